@@ -1,0 +1,1 @@
+"""Hosted checkout: sessions, their API, the customer-facing pages and the card return handler."""

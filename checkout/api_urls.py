@@ -1,0 +1,3 @@
+"""/v1 routes of checkout sessions."""
+
+urlpatterns: list = []

@@ -1,0 +1,3 @@
+"""Hosted checkout pages."""
+
+urlpatterns: list = []

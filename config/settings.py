@@ -1,0 +1,241 @@
+"""Settings, all from the environment (django-environ).
+
+The defaults are the embedded set-up: SQLite in var/, Celery on a SQLite broker, sandbox providers.
+Every variable read here is listed in README.md.
+"""
+
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(environ.Env().str("VAR_DIR", default=str(BASE_DIR / "var")))
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+env = environ.Env()
+
+DEBUG = env.bool("DEBUG", default=True)
+
+_DEV_SECRET_KEY = "dev-only-insecure-secret-key-change-me-in-production-0123456789"
+SECRET_KEY = env.str("SECRET_KEY", default=_DEV_SECRET_KEY if DEBUG else "")
+if not SECRET_KEY:
+    raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
+
+PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://127.0.0.1:8000").rstrip("/")
+_public = urlsplit(PUBLIC_BASE_URL)
+
+ALLOWED_HOSTS = env.list(
+    "ALLOWED_HOSTS",
+    default=(["localhost", "127.0.0.1", "[::1]", "testserver"] if DEBUG else [])
+    + ([_public.hostname] if _public.hostname else []),
+)
+CSRF_TRUSTED_ORIGINS = env.list(
+    "CSRF_TRUSTED_ORIGINS", default=[f"{_public.scheme}://{_public.netloc}"]
+)
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "payments",
+    "checkout",
+    "webhooks",
+]
+
+MIDDLEWARE = [
+    "payments.api.middleware.RequestIdMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------------------
+DATABASES = {
+    "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The web server and the worker share the file: wait for the lock instead of failing, and
+    # take the write lock at BEGIN so that read-then-write transactions do not deadlock.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"timeout": 30, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
+    )
+    DATABASES["default"].setdefault("TEST", {})["NAME"] = str(VAR_DIR / "test-db.sqlite3")
+else:
+    DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DB_CONN_MAX_AGE", default=60))
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+FORMS_URLFIELD_ASSUME_HTTPS = True  # Django 5.2 transitional; the default from 6.0 on
+
+# --- Cache and broker -----------------------------------------------------------------------
+REDIS_URL = env.str("REDIS_URL", default="")
+if REDIS_URL:
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "cache"),
+        }
+    }
+
+CELERY_BROKER_URL = REDIS_URL or f"sqla+sqlite:///{VAR_DIR / 'broker.sqlite3'}"
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+CELERY_TIMEZONE = "UTC"
+if REDIS_URL:
+    # Longer than the longest countdown we use, so a delayed task is not redelivered early.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 43200}
+# Embedded broker: the options are passed to SQLAlchemy's create_engine; none are needed.
+
+# --- Auth, i18n, static ---------------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "fr"
+LANGUAGES = [("fr", "Français"), ("en", "English")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "staticfiles"
+STATIC_ROOT.mkdir(exist_ok=True)
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if not DEBUG
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+
+# --- Security (production when DEBUG is off) ------------------------------------------------
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+_https = _public.scheme == "https"
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=_https and not DEBUG)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=_https and not DEBUG)
+SESSION_COOKIE_HTTPONLY = True
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=False)
+SECURE_HSTS_SECONDS = env.int(
+    "SECURE_HSTS_SECONDS", default=31536000 if _https and not DEBUG else 0
+)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_SECONDS > 0
+if env.bool("TRUST_X_FORWARDED_PROTO", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+
+# --- REST framework -------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["payments.api.authentication.ApiKeyAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["payments.api.authentication.HasApiKey"],
+    "DEFAULT_PARSER_CLASSES": ["payments.api.parsers.JsonObjectParser"],
+    "DEFAULT_RENDERER_CLASSES": ["payments.api.renderers.JsonRenderer"],
+    "DEFAULT_THROTTLE_CLASSES": ["payments.api.throttling.ApiKeyRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"api_key": env.str("API_RATE_LIMIT", default="100/s")},
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "payments.api.renderers.JsonOnlyNegotiation",
+    "EXCEPTION_HANDLER": "payments.api.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": None,
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Payments API",
+    "DESCRIPTION": (
+        "Collect mobile money (Airtel Money, Vodacom M-Pesa, Orange Money) and card payments in "
+        "CDF and USD. Authenticate with `Authorization: Bearer sk_test_…` or `sk_live_…`."
+    ),
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "SERVE_AUTHENTICATION": [],
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "SCHEMA_PATH_PREFIX": r"/v1",
+}
+
+# --- Payments -------------------------------------------------------------------------------
+SANDBOX_MOBILE_MONEY_DELAY = env.float("SANDBOX_MOBILE_MONEY_DELAY", default=3)
+MOBILE_MONEY_PROMPT_TIMEOUT = env.int("MOBILE_MONEY_PROMPT_TIMEOUT", default=300)
+CARD_PAYMENT_TIMEOUT = env.int("CARD_PAYMENT_TIMEOUT", default=3600)
+WEBHOOK_RETRY_SCHEDULE = [
+    int(s)
+    for s in env.list(
+        "WEBHOOK_RETRY_SCHEDULE", default=["5", "300", "1800", "7200", "18000", "36000", "36000"]
+    )
+]
+WEBHOOK_TIMEOUT = env.float("WEBHOOK_TIMEOUT", default=10)
+
+SANDBOX_CARD_ACCESS_KEY = env.str(
+    "SANDBOX_CARD_ACCESS_KEY", default="sandbox0access0key0000000000000001"
+)
+SANDBOX_CARD_PROFILE_ID = env.str("SANDBOX_CARD_PROFILE_ID", default="SANDBOX-PROFILE-1")
+SANDBOX_CARD_SECRET_KEY = env.str(
+    "SANDBOX_CARD_SECRET_KEY", default="sandbox-card-secret-key-for-local-development-only"
+)
+# Whether test mode offers card payments at all (the sandbox card rail).
+SANDBOX_CARD_ENABLED = env.bool("SANDBOX_CARD_ENABLED", default=True)
+
+CARD_PROVIDER_URL = env.str(
+    "CARD_PROVIDER_URL", default="https://secureacceptance.cybersource.com/pay"
+)
+
+# --- Logging --------------------------------------------------------------------------------
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {"django.request": {"level": "ERROR"}},
+}

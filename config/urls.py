@@ -1,0 +1,24 @@
+"""Top-level routes: the /v1 API, hosted checkout pages, the sandbox card provider, admin, health."""
+
+from django.contrib import admin
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularJSONAPIView, SpectacularRedocView
+
+from payments.api import errors as api_errors
+from payments.views import healthz
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("healthz", healthz, name="healthz"),
+    path("v1/openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
+    path("v1/docs", SpectacularRedocView.as_view(url_name="openapi"), name="api-docs"),
+    path("v1/", include("payments.api.urls")),
+    path("v1/", include("checkout.api_urls")),
+    path("v1/", include("webhooks.api_urls")),
+    re_path(r"^v1(?:/.*)?$", api_errors.not_found_view),
+    path("", include("checkout.urls")),
+    path("", include("payments.urls")),
+]
+
+handler404 = "payments.api.errors.handler404"
+handler500 = "payments.api.errors.handler500"

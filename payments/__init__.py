@@ -1,0 +1,1 @@
+"""The core: merchants, API keys, charges, refunds and the /v1 API machinery."""

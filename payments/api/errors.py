@@ -1,0 +1,216 @@
+"""The one exception handler: every error under /v1 leaves in the contract's envelope (§2)."""
+
+import logging
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404, HttpRequest, JsonResponse
+from django.views import defaults
+from rest_framework import exceptions as drf
+
+from payments.errors import ApiError
+
+logger = logging.getLogger("payments.api")
+
+# Contract codes that a serializer field may raise directly.
+IDEMPOTENCY_CODES = {"idempotency_key_invalid", "idempotency_key_reused", "idempotency_key_in_use"}
+CONTRACT_CODES = {
+    "invalid_json",
+    "parameter_missing",
+    "parameter_invalid",
+    "parameter_unknown",
+    "amount_invalid",
+    "currency_not_supported",
+    "phone_invalid",
+    "phone_network_mismatch",
+    "card_data_forbidden",
+    "charge_not_refundable",
+    "amount_exceeds_refundable",
+    "url_invalid",
+    "checkout_session_not_open",
+} | IDEMPOTENCY_CODES
+
+
+def error_body(
+    request_id: str | None, *, type: str, code: str, message: str, param: str | None = None
+) -> dict:
+    return {
+        "error": {
+            "type": type,
+            "code": code,
+            "message": message,
+            "param": param,
+            "request_id": request_id,
+        }
+    }
+
+
+def error_response(
+    request, status: int, *, type: str, code: str, message: str, param=None, headers=None
+) -> JsonResponse:
+    request_id = getattr(request, "request_id", None)
+    response = JsonResponse(
+        error_body(request_id, type=type, code=code, message=message, param=param),
+        status=status,
+        json_dumps_params={"ensure_ascii": False, "separators": (",", ":")},
+    )
+    response["Content-Type"] = "application/json; charset=utf-8"
+    for name, value in (headers or {}).items():
+        response[name] = value
+    return response
+
+
+def _first_validation_error(detail, prefix: str = "") -> tuple[str | None, str, str]:
+    """(param, code, message) of the first error in a DRF ValidationError detail."""
+    if isinstance(detail, dict):
+        for field, sub in detail.items():
+            name = field if field != "non_field_errors" else ""
+            param = f"{prefix}[{name}]" if prefix and name else (name or prefix)
+            return _first_validation_error(sub, param)
+    if isinstance(detail, list) and detail:
+        return _first_validation_error(detail[0], prefix)
+    code = getattr(detail, "code", None) or "invalid"
+    return (prefix or None), code, str(detail)
+
+
+def _validation_error(request, exc: drf.ValidationError) -> JsonResponse:
+    param, code, message = _first_validation_error(exc.detail)
+    if code in CONTRACT_CODES:
+        our_code = code
+    elif code == "required":
+        our_code = "parameter_missing"
+        message = f"Missing required param: {param}."
+    else:
+        our_code = "parameter_invalid"
+        if param and not message.lower().startswith(("invalid", param.lower())):
+            message = f"Invalid {param}: {message}"
+    error_type = "idempotency_error" if our_code in IDEMPOTENCY_CODES else "invalid_request_error"
+    return error_response(
+        request, 400, type=error_type, code=our_code, message=message, param=param
+    )
+
+
+def exception_handler(exc, context):
+    request = context.get("request")
+    if isinstance(exc, ApiError):
+        return error_response(
+            request,
+            exc.status,
+            type=exc.type,
+            code=exc.code,
+            message=exc.message,
+            param=exc.param,
+            headers=exc.headers,
+        )
+    if isinstance(exc, drf.ValidationError):
+        return _validation_error(request, exc)
+    if isinstance(exc, drf.NotAuthenticated):
+        return error_response(
+            request,
+            401,
+            type="authentication_error",
+            code="missing_api_key",
+            message="No API key provided. Send it as 'Authorization: Bearer <API_KEY>'.",
+            headers={"WWW-Authenticate": 'Bearer realm="api"'},
+        )
+    if isinstance(exc, drf.AuthenticationFailed):
+        return error_response(
+            request,
+            401,
+            type="authentication_error",
+            code="invalid_api_key",
+            message=str(exc.detail),
+            headers={"WWW-Authenticate": 'Bearer realm="api"'},
+        )
+    if isinstance(exc, (Http404, drf.NotFound)):
+        return error_response(
+            request,
+            404,
+            type="invalid_request_error",
+            code="resource_missing",
+            message=str(getattr(exc, "detail", "")) or "No such object.",
+        )
+    if isinstance(exc, drf.MethodNotAllowed):
+        return error_response(
+            request,
+            405,
+            type="invalid_request_error",
+            code="method_not_allowed",
+            message=f"Method {request.method} is not allowed on this endpoint.",
+        )
+    if isinstance(exc, drf.Throttled):
+        wait = max(1, int(exc.wait or 1))
+        return error_response(
+            request,
+            429,
+            type="rate_limit_error",
+            code="rate_limited",
+            message=f"Too many requests. Retry after {wait} seconds.",
+            headers={"Retry-After": str(wait)},
+        )
+    if isinstance(exc, (drf.ParseError, drf.UnsupportedMediaType)):
+        return error_response(
+            request,
+            400,
+            type="invalid_request_error",
+            code="invalid_json",
+            message="The request body must be a JSON object (Content-Type: application/json).",
+        )
+    if isinstance(exc, (drf.PermissionDenied, DjangoPermissionDenied)):
+        return error_response(
+            request,
+            403,
+            type="permission_error",
+            code="permission_denied",
+            message="You do not have permission to perform this request.",
+        )
+    if isinstance(exc, drf.APIException):
+        return error_response(
+            request,
+            exc.status_code,
+            type="invalid_request_error",
+            code=str(exc.get_codes()) if isinstance(exc.get_codes(), str) else "invalid_request",
+            message=str(exc.detail),
+        )
+    logger.exception(
+        "Unhandled error on %s %s (request_id=%s)",
+        getattr(request, "method", "?"),
+        getattr(request, "path", "?"),
+        getattr(request, "request_id", None),
+    )
+    return internal_error_response(request)
+
+
+def internal_error_response(request) -> JsonResponse:
+    return error_response(
+        request,
+        500,
+        type="api_error",
+        code="internal_error",
+        message="An internal error occurred. It has been logged; quote the request id to support.",
+    )
+
+
+def not_found_view(request: HttpRequest, *args, **kwargs) -> JsonResponse:
+    return error_response(
+        request,
+        404,
+        type="invalid_request_error",
+        code="resource_missing",
+        message=f"Unrecognized request URL ({request.method} {request.path}).",
+    )
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/v1/") or request.path == "/v1"
+
+
+def handler404(request: HttpRequest, exception=None):
+    if _is_api(request):
+        return not_found_view(request)
+    return defaults.page_not_found(request, exception)
+
+
+def handler500(request: HttpRequest):
+    if _is_api(request):
+        return internal_error_response(request)
+    return defaults.server_error(request)

@@ -1,0 +1,135 @@
+"""Serializer building blocks shared by every /v1 endpoint, raising the contract's codes."""
+
+from urllib.parse import urlsplit
+
+from rest_framework import serializers
+from rest_framework.exceptions import ErrorDetail, ValidationError
+
+from payments.carddata import find_card_data
+from payments.models import Currency
+
+AMOUNT_MIN = 1
+AMOUNT_MAX = 999_999_999_999
+METADATA_MAX_KEYS = 50
+METADATA_KEY_MAX = 40
+METADATA_VALUE_MAX = 500
+DESCRIPTION_MAX = 1000
+
+
+class AmountField(serializers.Field):
+    """A JSON integer of minor units; booleans, floats and strings are refused."""
+
+    def to_internal_value(self, data):
+        if type(data) is not int:
+            raise ValidationError(
+                "amount must be a JSON integer in the smallest currency unit (e.g. 1000 = 10.00).",
+                code="amount_invalid",
+            )
+        if not AMOUNT_MIN <= data <= AMOUNT_MAX:
+            raise ValidationError(
+                f"amount must be between {AMOUNT_MIN} and {AMOUNT_MAX}.", code="amount_invalid"
+            )
+        return data
+
+    def to_representation(self, value):
+        return value
+
+
+class CurrencyField(serializers.Field):
+    def to_internal_value(self, data):
+        if data not in Currency.values:
+            raise ValidationError(
+                f"Unsupported currency {data!r}: use one of {', '.join(Currency.values)}.",
+                code="currency_not_supported",
+            )
+        return data
+
+    def to_representation(self, value):
+        return value
+
+
+class MetadataField(serializers.Field):
+    def to_internal_value(self, data):
+        if not isinstance(data, dict):
+            raise ValidationError("metadata must be an object.", code="parameter_invalid")
+        if len(data) > METADATA_MAX_KEYS:
+            raise ValidationError(
+                f"metadata may have at most {METADATA_MAX_KEYS} keys.", code="parameter_invalid"
+            )
+        for key, value in data.items():
+            if not key or len(key) > METADATA_KEY_MAX:
+                raise ValidationError(
+                    f"metadata keys must be 1 to {METADATA_KEY_MAX} characters.",
+                    code="parameter_invalid",
+                )
+            if not isinstance(value, str) or len(value) > METADATA_VALUE_MAX:
+                raise ValidationError(
+                    f"metadata values must be strings of at most {METADATA_VALUE_MAX} characters"
+                    f" ({key!r} is not).",
+                    code="parameter_invalid",
+                )
+        return data
+
+    def to_representation(self, value):
+        return value
+
+
+class DescriptionField(serializers.CharField):
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_length", DESCRIPTION_MAX)
+        kwargs.setdefault("allow_blank", True)
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(**kwargs)
+
+
+class HttpUrlField(serializers.Field):
+    """An absolute http(s) URL; https only in live mode (serializer context `livemode`)."""
+
+    def __init__(self, *, max_length: int = 2000, **kwargs):
+        self.max_length = max_length
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str) or len(data) > self.max_length:
+            raise ValidationError("Must be an absolute http(s) URL.", code="url_invalid")
+        parts = urlsplit(data)
+        if parts.scheme not in ("http", "https") or not parts.hostname or " " in data:
+            raise ValidationError("Must be an absolute http(s) URL.", code="url_invalid")
+        if self.context.get("livemode") and parts.scheme != "https":
+            raise ValidationError("Live mode requires an https URL.", code="url_invalid")
+        return data
+
+    def to_representation(self, value):
+        return value
+
+
+class StrictSerializer(serializers.Serializer):
+    """Refuses card data and unknown fields before any field is validated (contract §1, §4)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            param = find_card_data(data)
+            if param is not None:
+                raise ValidationError(
+                    {
+                        param: [
+                            ErrorDetail(
+                                "Card details must never be sent to this API: card payments are "
+                                "entered on the card provider's hosted page only.",
+                                code="card_data_forbidden",
+                            )
+                        ]
+                    }
+                )
+            for key in data:
+                if key not in self.fields or self.fields[key].read_only:
+                    raise ValidationError(
+                        {
+                            key: [
+                                ErrorDetail(
+                                    f"Received unknown parameter: {key}.", code="parameter_unknown"
+                                )
+                            ]
+                        }
+                    )
+        return super().to_internal_value(data)

@@ -1,0 +1,3 @@
+"""/v1 routes of the payments app."""
+
+urlpatterns: list = []

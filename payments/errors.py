@@ -1,0 +1,90 @@
+"""Domain errors. Services raise these; the one exception handler turns them into the contract's
+error envelope (contract §2). No view builds an error body by hand."""
+
+
+class ApiError(Exception):
+    status = 400
+    type = "invalid_request_error"
+    code = "parameter_invalid"
+    default_message = "The request is invalid."
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        code: str | None = None,
+        param: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        self.message = message or self.default_message
+        if code:
+            self.code = code
+        self.param = param
+        self.headers = headers or {}
+        super().__init__(self.message)
+
+
+class InvalidRequest(ApiError):
+    """400 invalid_request_error with any code of contract §2."""
+
+
+class ResourceMissing(ApiError):
+    status = 404
+    code = "resource_missing"
+
+    def __init__(
+        self, resource: str = "object", object_id: str | None = None, *, param: str | None = None
+    ):
+        message = (
+            f"No such {resource}: '{object_id}'." if object_id else "Unrecognized request URL."
+        )
+        super().__init__(message, param=param)
+
+
+class ChargeNotRefundable(ApiError):
+    code = "charge_not_refundable"
+    default_message = "This charge cannot be refunded."
+
+
+class AmountExceedsRefundable(ApiError):
+    code = "amount_exceeds_refundable"
+    default_message = "The refund amount is greater than what remains refundable on this charge."
+
+
+class CheckoutSessionNotOpen(ApiError):
+    code = "checkout_session_not_open"
+    default_message = "This checkout session is no longer open."
+
+
+class PermissionDenied(ApiError):
+    status = 403
+    type = "permission_error"
+
+
+class LiveModeNotApproved(PermissionDenied):
+    code = "live_mode_not_approved"
+    default_message = "This account is not yet approved for live payments."
+
+
+class CardRailDisabled(PermissionDenied):
+    code = "card_rail_disabled"
+    default_message = "Card payments are not enabled for this account."
+
+
+class IdempotencyError(ApiError):
+    type = "idempotency_error"
+
+
+class IdempotencyKeyInUse(IdempotencyError):
+    status = 409
+    code = "idempotency_key_in_use"
+    default_message = (
+        "A request with this Idempotency-Key is still being processed. Retry after it completes."
+    )
+
+
+class ProviderUnavailable(ApiError):
+    status = 503
+    type = "api_error"
+    code = "provider_unavailable"
+    default_message = "The payment provider is unavailable. Please retry later."

@@ -1,0 +1,24 @@
+"""python manage.py revokeapikey (--key sk_… | --id N)"""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from payments import services
+from payments.models import ApiKey, hash_api_key
+
+
+class Command(BaseCommand):
+    help = "Revoke a secret key at once, given the key itself or its id (see the admin)."
+
+    def add_arguments(self, parser):
+        group = parser.add_mutually_exclusive_group(required=True)
+        group.add_argument("--key", help="The secret key (sk_test_… / sk_live_…)")
+        group.add_argument("--id", type=int, help="The key's id as shown in the admin")
+
+    def handle(self, *args, key, id, **options):
+        lookup = {"key_hash": hash_api_key(key)} if key else {"pk": id}
+        try:
+            api_key = ApiKey.objects.get(**lookup)
+        except ApiKey.DoesNotExist as exc:
+            raise CommandError("No such API key.") from exc
+        services.api_key_revoke(api_key=api_key)
+        self.stdout.write(f"Revoked {api_key.prefix} of {api_key.merchant_id}.")

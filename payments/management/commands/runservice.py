@@ -1,0 +1,59 @@
+"""Run the whole service on one machine: gunicorn, and a Celery worker with beat embedded.
+
+Production runs the three as separate processes (see README.md); this is the one-command set-up.
+"""
+
+import signal
+import subprocess
+import sys
+import time
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+
+class Command(BaseCommand):
+    help = "Start the web server and a Celery worker with beat; stop both together."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--bind", default="127.0.0.1:8000")
+        parser.add_argument("--web-workers", type=int, default=2)
+
+    def handle(self, *args, bind, web_workers, **options):
+        python = sys.executable
+        commands = {
+            "worker": [
+                python, "-m", "celery", "-A", "config", "worker", "--beat",
+                "--loglevel", "INFO", "--concurrency", "2",
+                "--schedule", str(settings.VAR_DIR / "celerybeat-schedule"),
+            ],
+            "web": [
+                python, "-m", "gunicorn", "config.wsgi", "--bind", bind,
+                "--workers", str(web_workers), "--threads", "4",
+                "--access-logfile", "-", "--graceful-timeout", "5",
+            ],
+        }  # fmt: skip
+        procs = {name: subprocess.Popen(cmd) for name, cmd in commands.items()}
+        self.stdout.write(f"Service on http://{bind} (worker and beat running). Ctrl-C stops it.")
+
+        def stop(*_):
+            for proc in procs.values():
+                if proc.poll() is None:
+                    proc.terminate()
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        try:
+            while all(proc.poll() is None for proc in procs.values()):
+                time.sleep(0.5)
+        finally:
+            stop()
+            deadline = time.monotonic() + 15
+            for proc in procs.values():
+                try:
+                    proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+        failed = [name for name, proc in procs.items() if proc.returncode not in (0, -15, None)]
+        if failed:
+            sys.exit(f"stopped: {', '.join(failed)} exited with an error")

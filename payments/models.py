@@ -1,0 +1,250 @@
+"""Merchants, API keys, charges, refunds and idempotency records.
+
+Models hold data and constraints only; every change of money state goes through services.py.
+"""
+
+import hashlib
+import secrets
+
+from django.db import models
+from django.utils import timezone
+
+from . import ids
+
+
+class Mode(models.TextChoices):
+    TEST = "test", "Test"
+    LIVE = "live", "Live"
+
+
+class Currency(models.TextChoices):
+    CDF = "CDF", "Congolese franc"
+    USD = "USD", "US dollar"
+
+
+class Network(models.TextChoices):
+    AIRTEL_MONEY = "AIRTEL_MONEY", "Airtel Money"
+    VODACOM_MPESA = "VODACOM_MPESA", "Vodacom M-Pesa"
+    ORANGE_MONEY = "ORANGE_MONEY", "Orange Money"
+
+
+class PaymentMethod(models.TextChoices):
+    MOBILE_MONEY = "mobile_money", "Mobile money"
+    CARD = "card", "Card"
+
+
+class ChargeStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+    DECLINED = "declined", "Declined"
+
+
+class RefundStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+
+
+class RefundReason(models.TextChoices):
+    DUPLICATE = "duplicate", "Duplicate"
+    FRAUDULENT = "fraudulent", "Fraudulent"
+    REQUESTED_BY_CUSTOMER = "requested_by_customer", "Requested by customer"
+
+
+def new_webhook_secret() -> str:
+    import base64
+
+    return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
+
+
+class Merchant(models.Model):
+    id = models.CharField(primary_key=True, max_length=40, default=ids.merchant_id, editable=False)
+    name = models.CharField(max_length=200)
+    live_approved = models.BooleanField(
+        default=False, help_text="Approved by staff to take live payments."
+    )
+    card_rail_enabled = models.BooleanField(
+        default=True, help_text="Card payments enabled for this merchant."
+    )
+    webhook_url = models.URLField(
+        max_length=2000, blank=True, default="", help_text="Default webhook URL."
+    )
+    webhook_secret = models.CharField(max_length=100, default=new_webhook_secret)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.id})"
+
+
+def hash_api_key(plaintext: str) -> str:
+    """Keys carry 190 bits of randomness, so a plain SHA-256 is enough to store them safely."""
+    return hashlib.sha256(plaintext.encode()).hexdigest()
+
+
+class ApiKey(models.Model):
+    merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE, related_name="api_keys")
+    mode = models.CharField(max_length=4, choices=Mode.choices)
+    prefix = models.CharField(max_length=40, help_text="Shown to identify the key; not secret.")
+    key_hash = models.CharField(max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "API key"
+
+    def __str__(self) -> str:
+        return self.prefix
+
+    @property
+    def livemode(self) -> bool:
+        return self.mode == Mode.LIVE
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+
+class Charge(models.Model):
+    id = models.CharField(primary_key=True, max_length=40, default=ids.charge_id, editable=False)
+    merchant = models.ForeignKey(Merchant, on_delete=models.PROTECT, related_name="charges")
+    livemode = models.BooleanField(default=False)
+    amount = models.BigIntegerField()
+    currency = models.CharField(max_length=3, choices=Currency.choices)
+    payment_method = models.CharField(
+        max_length=20, choices=PaymentMethod.choices, default=PaymentMethod.MOBILE_MONEY
+    )
+    phone = models.CharField(max_length=20, blank=True, default="")
+    network = models.CharField(max_length=20, choices=Network.choices, blank=True, default="")
+    status = models.CharField(
+        max_length=10, choices=ChargeStatus.choices, default=ChargeStatus.PENDING
+    )
+    description = models.TextField(blank=True, default="")
+    metadata = models.JSONField(default=dict, blank=True)
+    callback_url = models.URLField(max_length=2000, blank=True, default="")
+    return_url = models.URLField(max_length=2000, blank=True, default="")
+    failure_code = models.CharField(max_length=40, blank=True, default="")
+    failure_message = models.CharField(max_length=500, blank=True, default="")
+    amount_refunded = models.BigIntegerField(default=0)
+    checkout_session = models.ForeignKey(
+        "checkout.CheckoutSession",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="charges",
+    )
+    # Provider side, for staff and for polling; never shown in the API.
+    provider = models.CharField(max_length=40, blank=True, default="")
+    provider_reference = models.CharField(max_length=100, blank=True, default="")
+    provider_attempt = models.CharField(
+        max_length=64, blank=True, default="", help_text="transaction_uuid of the card attempt."
+    )
+    provider_raw = models.JSONField(default=list, blank=True)
+    check_count = models.PositiveIntegerField(default=0)
+    next_check_at = models.DateTimeField(null=True, blank=True)
+    finalized_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(
+                fields=["merchant", "livemode", "-created_at", "-id"], name="charge_list_idx"
+            ),
+            models.Index(
+                fields=["merchant", "livemode", "status", "-created_at", "-id"],
+                name="charge_list_status_idx",
+            ),
+            models.Index(
+                fields=["merchant", "livemode", "network", "-created_at", "-id"],
+                name="charge_list_network_idx",
+            ),
+            models.Index(
+                fields=["next_check_at"],
+                name="charge_pending_check_idx",
+                condition=models.Q(status="pending"),
+            ),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(amount__gt=0), name="charge_amount_positive"),
+            models.CheckConstraint(
+                condition=models.Q(amount_refunded__gte=0)
+                & models.Q(amount_refunded__lte=models.F("amount")),
+                name="charge_refunded_within_amount",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.id
+
+    @property
+    def amount_refundable(self) -> int:
+        return self.amount - self.amount_refunded
+
+
+class Refund(models.Model):
+    id = models.CharField(primary_key=True, max_length=40, default=ids.refund_id, editable=False)
+    charge = models.ForeignKey(Charge, on_delete=models.PROTECT, related_name="refunds")
+    merchant = models.ForeignKey(Merchant, on_delete=models.PROTECT, related_name="refunds")
+    livemode = models.BooleanField(default=False)
+    amount = models.BigIntegerField()
+    currency = models.CharField(max_length=3, choices=Currency.choices)
+    status = models.CharField(
+        max_length=10, choices=RefundStatus.choices, default=RefundStatus.PENDING
+    )
+    reason = models.CharField(max_length=30, choices=RefundReason.choices, blank=True, default="")
+    metadata = models.JSONField(default=dict, blank=True)
+    failure_code = models.CharField(max_length=40, blank=True, default="")
+    failure_message = models.CharField(max_length=500, blank=True, default="")
+    provider_reference = models.CharField(max_length=100, blank=True, default="")
+    provider_raw = models.JSONField(default=list, blank=True)
+    next_check_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["charge", "-created_at", "-id"], name="refund_charge_idx"),
+            models.Index(
+                fields=["merchant", "livemode", "-created_at", "-id"], name="refund_list_idx"
+            ),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(amount__gt=0), name="refund_amount_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return self.id
+
+
+class IdempotencyRecord(models.Model):
+    """The stored answer to a POST made with an Idempotency-Key (contract §8)."""
+
+    merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE)
+    livemode = models.BooleanField()
+    key = models.CharField(max_length=255)
+    method = models.CharField(max_length=10)
+    path = models.CharField(max_length=500)
+    request_fingerprint = models.CharField(max_length=64)
+    response_status = models.PositiveSmallIntegerField()
+    response_body = models.BinaryField()
+    response_content_type = models.CharField(max_length=100, default="application/json")
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["merchant", "livemode", "key"], name="idempotency_scope_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.key

@@ -1,0 +1,133 @@
+"""Settings defaults, health, OpenAPI, the admin."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+from django.conf import settings
+from rest_framework.test import APIClient
+
+from payments.models import ApiKey
+
+ROOT = settings.BASE_DIR
+
+
+def settings_in_subprocess(env: dict, expr: str) -> str:
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY"}
+    }
+    clean.update(env, DJANGO_SETTINGS_MODULE="config.settings")
+    code = f"import django; django.setup(); from django.conf import settings as s; print({expr})"
+    result = subprocess.run(
+        [sys.executable, "-c", code], env=clean, cwd=ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_settings_defaults_are_the_embedded_setup(tmp_path):
+    out = settings_in_subprocess(
+        {"VAR_DIR": str(tmp_path)},
+        "s.DATABASES['default']['ENGINE'], s.CELERY_BROKER_URL, s.PUBLIC_BASE_URL, "
+        "s.SANDBOX_MOBILE_MONEY_DELAY, s.MOBILE_MONEY_PROMPT_TIMEOUT, s.CARD_PAYMENT_TIMEOUT, "
+        "s.WEBHOOK_RETRY_SCHEDULE",
+    )
+    assert "django.db.backends.sqlite3" in out
+    assert f"sqla+sqlite:///{tmp_path}/broker.sqlite3" in out
+    assert out.endswith(
+        "http://127.0.0.1:8000 3 300 3600 [5, 300, 1800, 7200, 18000, 36000, 36000]"
+    )
+
+
+def test_settings_follow_the_environment(tmp_path):
+    out = settings_in_subprocess(
+        {
+            "VAR_DIR": str(tmp_path),
+            "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/x",
+            "REDIS_URL": "redis://127.0.0.1:6379/3",
+            "WEBHOOK_RETRY_SCHEDULE": "1,2,3",
+            "PUBLIC_BASE_URL": "https://pay.example.cd/",
+        },
+        "s.DATABASES['default']['ENGINE'], s.CELERY_BROKER_URL, s.WEBHOOK_RETRY_SCHEDULE, s.PUBLIC_BASE_URL",
+    )
+    assert (
+        out
+        == "django.db.backends.postgresql redis://127.0.0.1:6379/3 [1, 2, 3] https://pay.example.cd"
+    )
+
+
+def test_production_requires_secret_key_and_is_hardened(tmp_path):
+    clean = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY"}}
+    clean.update(DEBUG="false", VAR_DIR=str(tmp_path), DJANGO_SETTINGS_MODULE="config.settings")
+    failed = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        env=clean,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert failed.returncode != 0 and "SECRET_KEY must be set" in failed.stderr
+    out = settings_in_subprocess(
+        {
+            "DEBUG": "false",
+            "SECRET_KEY": "x" * 50,
+            "VAR_DIR": str(tmp_path),
+            "PUBLIC_BASE_URL": "https://pay.example.cd",
+        },
+        "s.ALLOWED_HOSTS, s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SECURE_HSTS_SECONDS",
+    )
+    assert out == "['pay.example.cd'] True True 31536000"
+
+
+@pytest.mark.django_db
+def test_healthz_reports_database_and_broker():
+    response = APIClient().get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "checks": {"database": True, "broker": True}}
+
+
+@pytest.mark.django_db
+def test_healthz_is_503_when_the_broker_is_down(settings):
+    from config.celery import app
+
+    original = app.conf.broker_url
+    app.conf.broker_url = "redis://127.0.0.1:1/0"
+    try:
+        response = APIClient().get("/healthz")
+    finally:
+        app.conf.broker_url = original
+    assert response.status_code == 503
+    assert response.json()["checks"] == {"database": True, "broker": False}
+
+
+@pytest.mark.django_db
+def test_openapi_is_served_and_lists_the_api(api):
+    response = api.get("/v1/openapi.json")
+    assert response.status_code == 200
+    schema = response.json()
+    assert schema["openapi"].startswith("3.")
+    assert "/v1/webhook_endpoint" in schema["paths"]
+    assert APIClient().get("/v1/docs").status_code == 200
+
+
+@pytest.mark.django_db
+def test_admin_lists_merchants_and_issues_a_key_shown_once(client, django_user_model, merchant):
+    staff = django_user_model.objects.create_superuser("staff", "staff@example.cd", "pw-123-long")
+    client.force_login(staff)
+    assert merchant.name in client.get("/admin/payments/merchant/").content.decode()
+    before = ApiKey.objects.filter(merchant=merchant, mode="test").count()
+    response = client.post(
+        "/admin/payments/merchant/",
+        {"action": "issue_test_key", "_selected_action": [merchant.pk]},
+        follow=True,
+    )
+    page = response.content.decode()
+    assert ApiKey.objects.filter(merchant=merchant, mode="test").count() == before + 1
+    assert "sk_test_" in page and "shown only once" in page
+    key_page = client.get(
+        f"/admin/payments/apikey/{ApiKey.objects.first().pk}/change/"
+    ).content.decode()
+    assert ApiKey.objects.first().key_hash not in key_page

@@ -1,0 +1,1 @@
+"""Webhooks: the event outbox, signed deliveries with retries, and the events API."""
