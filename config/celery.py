@@ -3,7 +3,6 @@
 import os
 
 from celery import Celery
-from celery.schedules import schedule
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -11,9 +10,8 @@ app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
-# Every periodic job of the service, in one place. Tasks are thin wrappers around services.
-app.conf.beat_schedule = {}
-
-
-def register_periodic(name: str, task: str, every_seconds: float) -> None:
-    app.conf.beat_schedule[name] = {"task": task, "schedule": schedule(every_seconds)}
+# Every periodic job of the service, in one place (seconds between runs). Tasks are thin
+# wrappers around services.
+app.conf.beat_schedule = {
+    "charges-poll-due": {"task": "payments.tasks.charges_poll_due", "schedule": 5.0},
+}

@@ -99,7 +99,6 @@ else:
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-FORMS_URLFIELD_ASSUME_HTTPS = True  # Django 5.2 transitional; the default from 6.0 on
 
 # --- Cache and broker -----------------------------------------------------------------------
 REDIS_URL = env.str("REDIS_URL", default="")
@@ -238,4 +237,16 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {"django.request": {"level": "ERROR"}},
+}
+
+# Adapters per mode and rail (network or "card"); see payments/providers/registry.py.
+_SANDBOX_MM = "payments.providers.sandbox.SandboxMobileMoney"
+PAYMENT_PROVIDERS = {
+    "test": {
+        "AIRTEL_MONEY": _SANDBOX_MM,
+        "VODACOM_MPESA": _SANDBOX_MM,
+        "ORANGE_MONEY": _SANDBOX_MM,
+        **({"card": "payments.providers.sandbox.SandboxCard"} if SANDBOX_CARD_ENABLED else {}),
+    },
+    "live": {},
 }

@@ -39,5 +39,9 @@ def payout_id() -> str:
     return new_id("po")
 
 
+def sandbox_id() -> str:
+    return new_id("sbx")
+
+
 def request_id() -> str:
     return new_id("req")

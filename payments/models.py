@@ -145,6 +145,12 @@ class Charge(models.Model):
         max_length=64, blank=True, default="", help_text="transaction_uuid of the card attempt."
     )
     provider_raw = models.JSONField(default=list, blank=True)
+    next_action = models.JSONField(
+        null=True, blank=True, help_text="Signed card form, while pending."
+    )
+    provider_requested_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the payment request was handed to the provider."
+    )
     check_count = models.PositiveIntegerField(default=0)
     next_check_at = models.DateTimeField(null=True, blank=True)
     finalized_at = models.DateTimeField(null=True, blank=True)
@@ -248,3 +254,44 @@ class IdempotencyRecord(models.Model):
 
     def __str__(self) -> str:
         return self.key
+
+
+class SandboxTransaction(models.Model):
+    """The built-in test providers' own records: what the "operator" or "card provider" knows.
+
+    This is the outside world's storage, used only by the sandbox adapters and the sandbox card
+    page; the core never reads it. Every request the sandbox receives is counted here, so tests
+    can prove a payment was asked for exactly once.
+    """
+
+    class Kind(models.TextChoices):
+        MOBILE_MONEY = "mobile_money"
+        CARD = "card"
+        REFUND = "refund"
+
+    id = models.CharField(primary_key=True, max_length=40, default=ids.sandbox_id, editable=False)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    reference = models.CharField(max_length=64, db_index=True, help_text="Our charge or refund id.")
+    attempt = models.CharField(max_length=64, blank=True, default="")
+    amount = models.BigIntegerField()
+    currency = models.CharField(max_length=3)
+    phone = models.CharField(max_length=20, blank=True, default="")
+    network = models.CharField(max_length=20, blank=True, default="")
+    decision = models.CharField(max_length=10, blank=True, default="")
+    reason_code = models.CharField(max_length=10, blank=True, default="")
+    request_count = models.PositiveIntegerField(default=1)
+    request = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "attempt"],
+                condition=~models.Q(attempt=""),
+                name="sandbox_attempt_unique",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.id

@@ -2,9 +2,87 @@
 
 from datetime import UTC, datetime
 
+from payments.models import Charge, PaymentMethod, Refund
+
 
 def iso(value: datetime | None) -> str | None:
     """ISO 8601 in UTC with a trailing Z and microseconds (contract §1)."""
     if value is None:
         return None
     return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _next_action(charge: Charge) -> dict | None:
+    if charge.payment_method == PaymentMethod.CARD and charge.status == "pending":
+        return charge.next_action
+    return None
+
+
+def charge_repr(charge: Charge) -> dict:
+    """The full charge object (GET, lists, events)."""
+    data = {
+        "id": charge.id,
+        "object": "charge",
+        "livemode": charge.livemode,
+        "amount": charge.amount,
+        "currency": charge.currency,
+        "payment_method": charge.payment_method,
+    }
+    if charge.payment_method == PaymentMethod.MOBILE_MONEY:
+        data["phone"] = charge.phone
+        data["network"] = charge.network
+    data.update(
+        {
+            "status": charge.status,
+            "description": charge.description or None,
+            "metadata": charge.metadata,
+            "amount_refunded": charge.amount_refunded,
+            "failure_code": charge.failure_code or None,
+            "failure_message": charge.failure_message or None,
+            "checkout_session": charge.checkout_session_id,
+            "created_at": iso(charge.created_at),
+            "updated_at": iso(charge.updated_at),
+        }
+    )
+    next_action = _next_action(charge)
+    if next_action is not None:
+        data["next_action"] = next_action
+    return data
+
+
+MOBILE_MONEY_CREATED_FIELDS = (
+    "id", "object", "livemode", "amount", "currency", "phone", "network", "status",
+    "description", "metadata", "created_at", "updated_at",
+)  # fmt: skip
+CARD_CREATED_FIELDS = (
+    "id", "object", "livemode", "status", "amount", "currency", "payment_method", "next_action",
+)  # fmt: skip
+
+
+def charge_created_repr(charge: Charge) -> dict:
+    """The creation response: exactly the fields the interface lists (plus livemode)."""
+    full = charge_repr(charge)
+    names = (
+        CARD_CREATED_FIELDS
+        if charge.payment_method == PaymentMethod.CARD
+        else MOBILE_MONEY_CREATED_FIELDS
+    )
+    return {name: full[name] for name in names if name in full}
+
+
+def refund_repr(refund: Refund) -> dict:
+    return {
+        "id": refund.id,
+        "object": "refund",
+        "livemode": refund.livemode,
+        "charge_id": refund.charge_id,
+        "amount": refund.amount,
+        "currency": refund.currency,
+        "status": refund.status,
+        "reason": refund.reason or None,
+        "metadata": refund.metadata,
+        "failure_code": refund.failure_code or None,
+        "failure_message": refund.failure_message or None,
+        "created_at": iso(refund.created_at),
+        "updated_at": iso(refund.updated_at),
+    }

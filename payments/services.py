@@ -3,13 +3,37 @@
 Keyword-only arguments, type hints, one transaction per operation.
 """
 
+import logging
 from dataclasses import dataclass
+from datetime import timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from payments import ids
-from payments.models import ApiKey, Merchant, Mode, hash_api_key
+from payments import ids, state
+from payments.errors import CardRailDisabled, LiveModeNotApproved
+from payments.models import (
+    ApiKey,
+    Charge,
+    ChargeStatus,
+    Merchant,
+    Mode,
+    PaymentMethod,
+    hash_api_key,
+    new_webhook_secret,
+)
+from payments.providers import registry
+from payments.providers.base import (
+    CardPayment,
+    MobileMoneyPayment,
+    PaymentQuery,
+    ProviderError,
+    ProviderOutcome,
+)
+from payments.representations import charge_repr
+
+logger = logging.getLogger("payments.services")
 
 
 @dataclass(frozen=True)
@@ -77,8 +101,245 @@ def merchant_set_webhook_url(*, merchant: Merchant, url: str) -> Merchant:
 
 @transaction.atomic
 def merchant_rotate_webhook_secret(*, merchant: Merchant) -> Merchant:
-    from payments.models import new_webhook_secret
-
     merchant.webhook_secret = new_webhook_secret()
     merchant.save(update_fields=["webhook_secret"])
     return merchant
+
+
+# --- Charges ----------------------------------------------------------------------------------
+
+RAW_HISTORY = 20  # provider answers kept per charge, for staff
+
+
+def card_receipt_url() -> str:
+    return f"{settings.PUBLIC_BASE_URL}/card/receipt"
+
+
+def _check_access(*, merchant: Merchant, livemode: bool, payment_method: str) -> None:
+    if livemode and not merchant.live_approved:
+        raise LiveModeNotApproved()
+    if payment_method == PaymentMethod.CARD and not merchant.card_rail_enabled:
+        raise CardRailDisabled()
+
+
+@transaction.atomic
+def charge_create(
+    *,
+    merchant: Merchant,
+    livemode: bool,
+    amount: int,
+    currency: str,
+    payment_method: str = PaymentMethod.MOBILE_MONEY,
+    phone: str = "",
+    network: str = "",
+    description: str = "",
+    metadata: dict | None = None,
+    callback_url: str = "",
+    return_url: str = "",
+    checkout_session=None,
+    locale: str = "fr",
+) -> Charge:
+    """Create a pending charge. Mobile money: the prompt is sent by a task once this commits.
+    Card: the signed form for the hosted page is made now and kept as next_action."""
+    _check_access(merchant=merchant, livemode=livemode, payment_method=payment_method)
+    now = timezone.now()
+    charge = Charge(
+        merchant=merchant,
+        livemode=livemode,
+        amount=amount,
+        currency=currency,
+        payment_method=payment_method,
+        description=description,
+        metadata=metadata or {},
+        callback_url=callback_url,
+        checkout_session=checkout_session,
+        created_at=now,
+        updated_at=now,
+    )
+    if payment_method == PaymentMethod.CARD:
+        provider = registry.card(livemode=livemode)
+        redirect = provider.start_payment(
+            CardPayment(
+                charge_id=charge.id,
+                amount=amount,
+                currency=currency,
+                receipt_url=card_receipt_url(),
+                cancel_url=card_receipt_url(),
+                locale=locale,
+            )
+        )
+        charge.return_url = return_url
+        charge.provider = provider.name
+        charge.provider_attempt = redirect.attempt
+        charge.provider_requested_at = now
+        charge.next_action = {
+            "type": "provider_redirect",
+            "payment_url": redirect.payment_url,
+            "params": redirect.params,
+        }
+        charge.next_check_at = now + timedelta(seconds=CARD_FIRST_CHECK)
+        charge.save(force_insert=True)
+    else:
+        provider = registry.mobile_money(livemode=livemode, network=network)
+        charge.phone = phone
+        charge.network = network
+        charge.provider = provider.name
+        charge.save(force_insert=True)
+        from payments import tasks
+
+        transaction.on_commit(lambda: tasks.charge_request_payment.delay(charge.id))
+    return charge
+
+
+CARD_FIRST_CHECK = 60  # the receipt usually arrives first and triggers a check at once
+POLL_BACKOFF = (5, 10, 20, 30, 60, 120, 300)
+
+
+def _backoff(check_count: int) -> float:
+    return POLL_BACKOFF[min(check_count, len(POLL_BACKOFF) - 1)]
+
+
+def charge_request_payment(*, charge_id: str) -> None:
+    """Hand a mobile money charge to its operator (sends the prompt), at most once."""
+    claimed = Charge.objects.filter(
+        pk=charge_id, status=ChargeStatus.PENDING, provider_requested_at__isnull=True
+    ).update(provider_requested_at=timezone.now())
+    if not claimed:
+        return
+    charge = Charge.objects.get(pk=charge_id)
+    provider = registry.mobile_money(livemode=charge.livemode, network=charge.network)
+    try:
+        outcome = provider.request_payment(
+            MobileMoneyPayment(
+                charge_id=charge.id,
+                amount=charge.amount,
+                currency=charge.currency,
+                phone=charge.phone,
+                network=charge.network,
+                description=charge.description,
+                callback_url=f"{settings.PUBLIC_BASE_URL}/providers/{charge.network.lower()}/callback",
+            )
+        )
+    except ProviderError as exc:
+        # Unknown whether the operator got it: keep it pending and ask for its status later.
+        logger.warning("payment request for %s failed: %s", charge.id, exc)
+        outcome = ProviderOutcome(status="pending", raw={"error": str(exc)})
+    charge_apply_outcome(charge_id=charge.id, outcome=outcome)
+
+
+def _query(charge: Charge) -> PaymentQuery:
+    return PaymentQuery(
+        charge_id=charge.id,
+        amount=charge.amount,
+        currency=charge.currency,
+        provider_reference=charge.provider_reference,
+        requested_at=charge.provider_requested_at or charge.created_at,
+        phone=charge.phone,
+        network=charge.network,
+        attempt=charge.provider_attempt,
+    )
+
+
+def _provider_for(charge: Charge):
+    if charge.payment_method == PaymentMethod.CARD:
+        return registry.card(livemode=charge.livemode)
+    return registry.mobile_money(livemode=charge.livemode, network=charge.network)
+
+
+def _deadline_outcome(charge: Charge) -> ProviderOutcome | None:
+    """The failure a pending charge gets once its time is up (contract §4), else None."""
+    age = (timezone.now() - charge.created_at).total_seconds()
+    if charge.payment_method == PaymentMethod.CARD:
+        if age >= settings.CARD_PAYMENT_TIMEOUT:
+            return ProviderOutcome(
+                status="failed",
+                failure_code="abandoned",
+                failure_message="The card payment was not completed in time.",
+            )
+    elif age >= settings.MOBILE_MONEY_PROMPT_TIMEOUT:
+        return ProviderOutcome(
+            status="failed",
+            failure_code="timeout",
+            failure_message="The customer did not answer the payment prompt in time.",
+        )
+    return None
+
+
+def charge_refresh(*, charge_id: str) -> Charge:
+    """Ask the provider where a pending charge stands and apply the answer (the status check).
+
+    Safe to run twice at once: the outcome is applied under a row lock, and a final status never
+    changes."""
+    charge = Charge.objects.get(pk=charge_id)
+    if charge.status in state.CHARGE_FINAL:
+        return charge
+    Charge.objects.filter(pk=charge_id).update(check_count=charge.check_count + 1)
+    try:
+        outcome = _provider_for(charge).check_status(_query(charge))
+    except ProviderError as exc:
+        logger.warning("status check for %s failed: %s", charge.id, exc)
+        outcome = ProviderOutcome(status="pending", raw={"error": str(exc)})
+    if outcome.status == "pending":
+        outcome = _deadline_outcome(charge) or outcome
+    return charge_apply_outcome(charge_id=charge_id, outcome=outcome)
+
+
+@transaction.atomic
+def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
+    """The one place a charge's status changes: locked, checked, evented, in one transaction."""
+    charge = Charge.objects.select_for_update().get(pk=charge_id)
+    now = timezone.now()
+    fields = ["provider_raw"]
+    if outcome.raw:
+        charge.provider_raw = [*charge.provider_raw, {"at": now.isoformat(), **outcome.raw}][
+            -RAW_HISTORY:
+        ]
+    if outcome.provider_reference and not charge.provider_reference:
+        charge.provider_reference = outcome.provider_reference
+        fields.append("provider_reference")
+    if charge.status in state.CHARGE_FINAL:
+        charge.save(update_fields=fields)
+        return charge
+    if outcome.status == ChargeStatus.PENDING:
+        wait = (
+            outcome.check_after if outcome.check_after is not None else _backoff(charge.check_count)
+        )
+        charge.next_check_at = now + timedelta(seconds=wait)
+        charge.save(update_fields=[*fields, "next_check_at"])
+        return charge
+    state.check_charge_transition(charge.status, outcome.status)
+    charge.status = outcome.status
+    charge.failure_code = outcome.failure_code if outcome.status != ChargeStatus.SUCCEEDED else ""
+    charge.failure_message = (
+        outcome.failure_message if outcome.status != ChargeStatus.SUCCEEDED else ""
+    )
+    charge.next_check_at = None
+    charge.next_action = None
+    charge.finalized_at = now
+    charge.updated_at = now
+    charge.save(
+        update_fields=[
+            *fields,
+            "status",
+            "failure_code",
+            "failure_message",
+            "next_check_at",
+            "next_action",
+            "finalized_at",
+            "updated_at",
+        ]
+    )
+    from webhooks.services import event_record
+
+    event_record(
+        merchant=charge.merchant,
+        livemode=charge.livemode,
+        type=f"charge.{charge.status}",
+        data=charge_repr(charge),
+        destination_url=charge.callback_url,
+    )
+    if charge.checkout_session_id:
+        from checkout.services import session_charge_finalized
+
+        session_charge_finalized(charge=charge)
+    return charge

@@ -70,3 +70,131 @@ def live_api(merchant_keys) -> APIClient:
 @pytest.fixture
 def anon() -> APIClient:
     return APIClient()
+
+
+# --- Real browser -----------------------------------------------------------------------------
+
+# Playwright's sync API runs an event loop in the test thread; the ORM calls our tests make there
+# are still synchronous.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+ARTIFACTS = settings.BASE_DIR / "tests" / "artifacts"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's headless Chromium driven by Playwright (never a downloaded browser)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=shutil.which("chromium") or "/usr/bin/chromium",
+            headless=True,
+            args=CHROMIUM_ARGS,
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, request):
+    """A fresh browser page; a screenshot of its last state is kept in tests/artifacts/."""
+    context = browser.new_context(locale="fr-FR", viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    yield page
+    ARTIFACTS.mkdir(exist_ok=True)
+    try:
+        page.screenshot(path=str(ARTIFACTS / f"{request.node.name}-final.png"), full_page=True)
+    except Exception:
+        pass
+    context.close()
+
+
+@pytest.fixture
+def public_base_url(live_server, settings):
+    """Make absolute URLs (payment_url, checkout url, redirects) point at the live test server."""
+    settings.PUBLIC_BASE_URL = live_server.url
+    return live_server.url
+
+
+# --- Real Celery worker -----------------------------------------------------------------------
+
+
+def database_url_for_subprocess() -> str:
+    db = settings.DATABASES["default"]
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    user = db.get("USER") or "postgres"
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    return f"postgres://{user}{password}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
+
+
+@pytest.fixture
+def celery_worker_process(transactional_db, tmp_path):
+    """A real `celery worker` process on the Redis broker, sharing the test database.
+
+    Usage: `worker = celery_worker_process(SANDBOX_MOBILE_MONEY_DELAY="0")` starts one with extra
+    environment; it is stopped at the end of the test.
+    """
+    import subprocess
+    import sys
+    import time
+
+    from config.celery import app
+
+    started = []
+
+    def start(**extra_env):
+        app.control.purge()
+        env = {
+            **os.environ,
+            "DATABASE_URL": database_url_for_subprocess(),
+            "REDIS_URL": settings.REDIS_URL,
+            "VAR_DIR": str(tmp_path),
+            **{k: str(v) for k, v in extra_env.items()},
+        }
+        log = open(tmp_path / "worker.log", "w")  # noqa: SIM115
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "threads",
+             "--concurrency", "4", "--loglevel", "INFO", "--without-gossip", "--without-mingle"],
+            cwd=settings.BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        started.append((proc, log))
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError((tmp_path / "worker.log").read_text())
+            if app.control.ping(timeout=0.5):
+                return proc
+        raise RuntimeError("worker did not start: " + (tmp_path / "worker.log").read_text())
+
+    yield start
+    for proc, log in started:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def wait_for(predicate, timeout: float = 20, interval: float = 0.2):
+    """Poll until predicate() is truthy (for end-to-end tests); returns its value."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"condition not met within {timeout}s")

@@ -1,3 +1,11 @@
 """/v1 routes of the payments app."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from payments.api import views
+
+urlpatterns = [
+    path("charges", views.ChargeListCreateView.as_view(), name="charges"),
+    path("charges/<str:charge_id>", views.ChargeDetailView.as_view(), name="charge"),
+    path("transactions/<str:charge_id>", views.TransactionDetailView.as_view(), name="transaction"),
+]

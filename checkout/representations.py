@@ -1,0 +1,27 @@
+"""The checkout session object as the API and events show it."""
+
+from django.conf import settings
+
+from checkout.models import CheckoutSession
+from payments.representations import iso
+
+
+def checkout_session_repr(session: CheckoutSession) -> dict:
+    return {
+        "id": session.id,
+        "object": "checkout.session",
+        "livemode": session.livemode,
+        "url": f"{settings.PUBLIC_BASE_URL}/pay/{session.id}",
+        "amount": session.amount,
+        "currency": session.currency,
+        "status": session.status,
+        "success_url": session.success_url,
+        "cancel_url": session.cancel_url,
+        "metadata": session.metadata,
+        "customer_phone": session.customer_phone or None,
+        "customer_email": session.customer_email or None,
+        "payment_methods": session.payment_methods,
+        "charge": session.succeeded_charge_id,
+        "created_at": iso(session.created_at),
+        "expires_at": iso(session.expires_at),
+    }

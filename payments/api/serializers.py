@@ -1,0 +1,98 @@
+"""Request validation for /v1 charges and refunds (contract §4, §6)."""
+
+from rest_framework import serializers
+from rest_framework.exceptions import ErrorDetail, ValidationError
+
+from payments import phones
+from payments.api.fields import (
+    AmountField,
+    CurrencyField,
+    DescriptionField,
+    HttpUrlField,
+    MetadataField,
+    StrictSerializer,
+)
+from payments.models import Currency, Network, PaymentMethod
+
+WHOLE_UNIT = 100  # mobile money operators take whole francs or dollars
+
+
+def _error(param: str, message: str, code: str) -> ValidationError:
+    return ValidationError({param: [ErrorDetail(message, code=code)]})
+
+
+def check_whole_units(amount: int, param: str = "amount") -> None:
+    if amount % WHOLE_UNIT:
+        raise _error(
+            param,
+            "Mobile money takes whole units only: amount must be a multiple of 100 "
+            "(e.g. 2500 = 25.00).",
+            "amount_invalid",
+        )
+
+
+def check_drc_phone(phone: str, network: str | None, param: str = "phone") -> None:
+    if not phones.is_valid_drc_mobile(phone):
+        raise _error(
+            param,
+            "phone must be a DRC mobile number in E.164 format: +243 then 9 digits starting "
+            "with 8 or 9 (e.g. +243812345678).",
+            "phone_invalid",
+        )
+    owner = phones.network_for(phone)
+    if network and owner and owner != network:
+        raise _error(
+            param,
+            f"The number {phone} belongs to {owner}, not {network}.",
+            "phone_network_mismatch",
+        )
+
+
+class ChargeCreateIn(StrictSerializer):
+    amount = AmountField()
+    currency = CurrencyField()
+    phone = serializers.CharField(required=False, trim_whitespace=False)
+    network = serializers.ChoiceField(choices=Network.values, required=False)
+    payment_method = serializers.ChoiceField(
+        choices=PaymentMethod.values, default=PaymentMethod.MOBILE_MONEY
+    )
+    description = DescriptionField(required=False)
+    metadata = MetadataField(required=False)
+    callback_url = HttpUrlField(required=False)
+    return_url = HttpUrlField(
+        required=False, help_text="Card only: where the customer lands after the hosted page."
+    )
+
+    def validate(self, attrs):
+        if attrs["payment_method"] == PaymentMethod.CARD:
+            if attrs["currency"] != Currency.USD:
+                raise _error(
+                    "currency", "Card payments are taken in USD only.", "currency_not_supported"
+                )
+            attrs.pop("phone", None)
+            attrs.pop("network", None)
+            return attrs
+        attrs.pop("return_url", None)
+        for name in ("phone", "network"):
+            if not attrs.get(name):
+                raise _error(
+                    name,
+                    f"Missing required param: {name} (required for mobile money).",
+                    "parameter_missing",
+                )
+        check_drc_phone(attrs["phone"], attrs["network"])
+        check_whole_units(attrs["amount"])
+        return attrs
+
+
+class ChargeListQuery(StrictSerializer):
+    limit = serializers.CharField(required=False)
+    offset = serializers.CharField(required=False)
+    starting_after = serializers.CharField(required=False)
+    status = serializers.ChoiceField(
+        choices=["pending", "succeeded", "failed", "declined"], required=False
+    )
+    network = serializers.ChoiceField(choices=Network.values, required=False)
+    payment_method = serializers.ChoiceField(choices=PaymentMethod.values, required=False)
+    date_from = serializers.CharField(required=False)
+    date_to = serializers.CharField(required=False)

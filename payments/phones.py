@@ -1,0 +1,52 @@
+"""DRC mobile numbers: strict E.164 (+243 and 9 digits starting with 8 or 9) and the operator
+prefix table (the DRC has no number portability). The one place that knows the prefixes."""
+
+import re
+
+from payments.models import Network
+
+E164_DRC_MOBILE = re.compile(r"^\+243[89]\d{8}$")
+
+PREFIX_NETWORK: dict[str, str] = {
+    "81": Network.VODACOM_MPESA,
+    "82": Network.VODACOM_MPESA,
+    "83": Network.VODACOM_MPESA,
+    "86": Network.VODACOM_MPESA,
+    "97": Network.AIRTEL_MONEY,
+    "98": Network.AIRTEL_MONEY,
+    "99": Network.AIRTEL_MONEY,
+    "80": Network.ORANGE_MONEY,
+    "84": Network.ORANGE_MONEY,
+    "85": Network.ORANGE_MONEY,
+    "89": Network.ORANGE_MONEY,
+}
+
+
+def is_valid_drc_mobile(phone: str) -> bool:
+    return isinstance(phone, str) and bool(E164_DRC_MOBILE.match(phone))
+
+
+def national_number(phone: str) -> str:
+    """The 9-digit national significant number of a +243 number."""
+    return phone[4:]
+
+
+def network_for(phone: str) -> str | None:
+    """The operator a prefix belongs to, or None for a prefix the table does not know."""
+    return PREFIX_NETWORK.get(national_number(phone)[:2])
+
+
+def normalise(raw: str) -> str:
+    """Turn what a customer types (0812 345 678, 243812345678, +243 81…) into E.164 if possible."""
+    digits = re.sub(r"[^\d+]", "", raw or "")
+    if digits.startswith("+"):
+        return digits
+    if digits.startswith("00243"):
+        return "+" + digits[2:]
+    if digits.startswith("243") and len(digits) == 12:
+        return "+" + digits
+    if digits.startswith("0") and len(digits) == 10:
+        return "+243" + digits[1:]
+    if len(digits) == 9:
+        return "+243" + digits
+    return raw

@@ -1,0 +1,126 @@
+"""What crosses the boundary between the core and a provider adapter."""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal, Protocol
+
+OutcomeStatus = Literal["pending", "succeeded", "failed", "declined"]
+
+
+class ProviderError(Exception):
+    """The provider could not be reached or answered something unusable (→ provider_unavailable)."""
+
+
+class InvalidSignature(Exception):
+    """A message that claims to come from the provider does not verify."""
+
+
+@dataclass(frozen=True)
+class ProviderOutcome:
+    """What the provider says about a payment (or a refund) now."""
+
+    status: OutcomeStatus
+    failure_code: str = ""
+    failure_message: str = ""
+    provider_reference: str = ""
+    # Seconds after which asking again makes sense (None: use the poller's backoff).
+    check_after: float | None = None
+    raw: dict = field(default_factory=dict)  # the provider's answer, kept for staff only
+
+
+@dataclass(frozen=True)
+class MobileMoneyPayment:
+    charge_id: str
+    amount: int  # minor units; operators take whole units (amount % 100 == 0)
+    currency: str
+    phone: str  # E.164
+    network: str
+    description: str = ""
+    callback_url: str = ""  # where the provider may call us back
+
+
+@dataclass(frozen=True)
+class PaymentQuery:
+    charge_id: str
+    amount: int
+    currency: str
+    provider_reference: str
+    requested_at: datetime
+    phone: str = ""
+    network: str = ""
+    attempt: str = ""  # card: transaction_uuid of the attempt
+
+
+@dataclass(frozen=True)
+class RefundRequest:
+    refund_id: str
+    charge_id: str
+    amount: int
+    charge_amount: int
+    currency: str
+    provider_reference: str  # of the charge
+    phone: str = ""
+    network: str = ""
+    metadata: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CardPayment:
+    charge_id: str
+    amount: int
+    currency: str
+    receipt_url: str  # where the provider sends the customer (and its signed reply) back
+    cancel_url: str
+    locale: str = "fr"
+
+
+@dataclass(frozen=True)
+class CardRedirect:
+    """The signed form the customer's browser posts to the provider's hosted page."""
+
+    payment_url: str
+    params: dict[str, str]
+    attempt: str  # transaction_uuid
+
+
+@dataclass(frozen=True)
+class CardReply:
+    """A verified reply of the hosted page (decision + echoes of the request)."""
+
+    decision: str
+    reason_code: str
+    transaction_id: str
+    reference_number: str
+    amount: str
+    currency: str
+    attempt: str
+    raw: dict = field(default_factory=dict)
+
+
+class MobileMoneyProvider(Protocol):
+    name: str
+
+    def request_payment(self, payment: MobileMoneyPayment) -> ProviderOutcome:
+        """Send the payment prompt to the customer's phone."""
+
+    def check_status(self, query: PaymentQuery) -> ProviderOutcome:
+        """Ask the operator where the payment stands."""
+
+    def refund(self, request: RefundRequest) -> ProviderOutcome:
+        """Give money back."""
+
+
+class CardProvider(Protocol):
+    name: str
+
+    def start_payment(self, payment: CardPayment) -> CardRedirect:
+        """Signed fields for the hosted payment page."""
+
+    def verify_reply(self, fields: dict[str, str]) -> CardReply:
+        """Check the signature of a reply posted back through the browser (InvalidSignature)."""
+
+    def check_status(self, query: PaymentQuery) -> ProviderOutcome:
+        """Ask the provider for the result of the attempt."""
+
+    def refund(self, request: RefundRequest) -> ProviderOutcome:
+        """Give money back."""

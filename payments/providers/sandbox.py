@@ -1,0 +1,200 @@
+"""The built-in test providers (contract §10). They implement the very same protocols as the live
+adapters; their "outside world" state lives in SandboxTransaction.
+
+Mobile money: the outcome is chosen by the last three digits of the phone number and becomes
+visible to a status check SANDBOX_MOBILE_MONEY_DELAY seconds after the prompt was sent.
+Card: the hosted page at /sandbox/card/pay records the customer's choice; the status check reads it.
+"""
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from payments.models import SandboxTransaction
+from payments.providers import secure_acceptance
+from payments.providers.base import (
+    CardPayment,
+    CardRedirect,
+    CardReply,
+    InvalidSignature,
+    MobileMoneyPayment,
+    PaymentQuery,
+    ProviderOutcome,
+    RefundRequest,
+)
+
+# Last three digits → (status, failure_code, failure_message). None: the customer never answers.
+MOBILE_MONEY_SUFFIXES: dict[str, tuple[str, str, str] | None] = {
+    "001": ("declined", "insufficient_funds", "The customer's balance is too low."),
+    "002": ("declined", "customer_rejected", "The customer rejected the payment prompt."),
+    "003": None,
+    "004": ("failed", "provider_error", "The operator could not complete the payment."),
+}
+SUCCESS = ("succeeded", "", "")
+
+# Refunds: a refund whose metadata has {"sandbox_refund": "fail"} fails at the "operator".
+REFUND_FAIL_KEY = "sandbox_refund"
+
+
+class SandboxMobileMoney:
+    name = "sandbox"
+
+    def request_payment(self, payment: MobileMoneyPayment) -> ProviderOutcome:
+        with transaction.atomic():
+            record, created = SandboxTransaction.objects.get_or_create(
+                kind=SandboxTransaction.Kind.MOBILE_MONEY,
+                reference=payment.charge_id,
+                defaults={
+                    "amount": payment.amount,
+                    "currency": payment.currency,
+                    "phone": payment.phone,
+                    "network": payment.network,
+                    "request": {"description": payment.description},
+                },
+            )
+            if not created:
+                SandboxTransaction.objects.filter(pk=record.pk).update(
+                    request_count=F("request_count") + 1
+                )
+        return ProviderOutcome(
+            status="pending",
+            provider_reference=record.id,
+            check_after=settings.SANDBOX_MOBILE_MONEY_DELAY,
+            raw={"sandbox": "prompt sent", "transaction": record.id},
+        )
+
+    def check_status(self, query: PaymentQuery) -> ProviderOutcome:
+        record = SandboxTransaction.objects.filter(
+            kind=SandboxTransaction.Kind.MOBILE_MONEY, reference=query.charge_id
+        ).first()
+        if record is None:
+            return ProviderOutcome(status="pending", raw={"sandbox": "no such transaction yet"})
+        waited = (timezone.now() - record.created_at).total_seconds()
+        delay = settings.SANDBOX_MOBILE_MONEY_DELAY
+        if waited < delay:
+            return ProviderOutcome(
+                status="pending",
+                provider_reference=record.id,
+                check_after=delay - waited,
+                raw={"sandbox": "waiting for the customer"},
+            )
+        answer = MOBILE_MONEY_SUFFIXES.get(record.phone[-3:], SUCCESS)
+        if answer is None:
+            return ProviderOutcome(
+                status="pending", provider_reference=record.id, raw={"sandbox": "no answer"}
+            )
+        status, code, message = answer
+        if record.answered_at is None:
+            SandboxTransaction.objects.filter(pk=record.pk).update(
+                answered_at=timezone.now(), decision=status
+            )
+        return ProviderOutcome(
+            status=status,
+            failure_code=code,
+            failure_message=message,
+            provider_reference=record.id,
+            raw={"sandbox": status, "failure_code": code},
+        )
+
+    def refund(self, request: RefundRequest) -> ProviderOutcome:
+        return _sandbox_refund(request)
+
+
+def _sandbox_refund(request: RefundRequest) -> ProviderOutcome:
+    fail = request.metadata.get(REFUND_FAIL_KEY) == "fail"
+    record = SandboxTransaction.objects.create(
+        kind=SandboxTransaction.Kind.REFUND,
+        reference=request.refund_id,
+        amount=request.amount,
+        currency=request.currency,
+        decision="failed" if fail else "succeeded",
+        answered_at=timezone.now(),
+        request={"charge": request.charge_id},
+    )
+    if fail:
+        return ProviderOutcome(
+            status="failed",
+            failure_code="provider_error",
+            failure_message="The sandbox operator refused the refund.",
+            provider_reference=record.id,
+        )
+    return ProviderOutcome(status="succeeded", provider_reference=record.id)
+
+
+# Card decisions of the hosted-payment protocol → our outcome.
+CARD_DECISIONS: dict[str, tuple[str, str, str]] = {
+    "ACCEPT": ("succeeded", "", ""),
+    "DECLINE": ("declined", "card_declined", "The card was declined."),
+    "ERROR": ("failed", "processing_error", "The card payment could not be processed."),
+    "CANCEL": ("failed", "canceled", "The customer canceled the card payment."),
+}
+
+
+def card_outcome(decision: str, reason_code: str, reference: str, raw: dict) -> ProviderOutcome:
+    """Shared by the sandbox and the live card adapter. REVIEW and unknown stay pending."""
+    mapped = CARD_DECISIONS.get(decision.upper())
+    if mapped is None:
+        return ProviderOutcome(status="pending", provider_reference=reference, raw=raw)
+    status, code, message = mapped
+    return ProviderOutcome(
+        status=status,
+        failure_code=code,
+        failure_message=message,
+        provider_reference=reference,
+        raw=raw,
+    )
+
+
+class SandboxCard:
+    name = "sandbox"
+
+    def start_payment(self, payment: CardPayment) -> CardRedirect:
+        params = secure_acceptance.build_request(
+            access_key=settings.SANDBOX_CARD_ACCESS_KEY,
+            profile_id=settings.SANDBOX_CARD_PROFILE_ID,
+            secret_key=settings.SANDBOX_CARD_SECRET_KEY,
+            reference_number=payment.charge_id,
+            amount=payment.amount,
+            currency=payment.currency,
+            receipt_url=payment.receipt_url,
+            cancel_url=payment.cancel_url,
+            locale=payment.locale,
+        )
+        return CardRedirect(
+            payment_url=f"{settings.PUBLIC_BASE_URL}/sandbox/card/pay",
+            params=params,
+            attempt=params["transaction_uuid"],
+        )
+
+    def verify_reply(self, fields: dict[str, str]) -> CardReply:
+        secure_acceptance.verify(fields, settings.SANDBOX_CARD_SECRET_KEY)
+        try:
+            return CardReply(
+                decision=fields["decision"],
+                reason_code=fields.get("reason_code", ""),
+                transaction_id=fields.get("transaction_id", ""),
+                reference_number=fields["req_reference_number"],
+                amount=fields["req_amount"],
+                currency=fields["req_currency"],
+                attempt=fields.get("req_transaction_uuid", ""),
+                raw=dict(fields),
+            )
+        except KeyError as exc:
+            raise InvalidSignature(f"reply lacks {exc}") from exc
+
+    def check_status(self, query: PaymentQuery) -> ProviderOutcome:
+        record = SandboxTransaction.objects.filter(
+            kind=SandboxTransaction.Kind.CARD, attempt=query.attempt
+        ).first()
+        if record is None or not record.decision:
+            return ProviderOutcome(status="pending", raw={"sandbox": "no decision yet"})
+        return card_outcome(
+            record.decision,
+            record.reason_code,
+            record.id,
+            {"decision": record.decision, "reason_code": record.reason_code},
+        )
+
+    def refund(self, request: RefundRequest) -> ProviderOutcome:
+        return _sandbox_refund(request)

@@ -1,0 +1,102 @@
+"""HMAC signing and verification of the hosted-payment protocol (CyberSource Secure Acceptance).
+
+Shared by the built-in test card provider and the live card adapter. The string to sign is
+`name=value` for each name of `signed_field_names`, in that order, joined by commas; the signature
+is base64(HMAC-SHA256(secret_key_utf8, string_utf8)).
+"""
+
+import base64
+import hashlib
+import hmac
+import uuid
+from datetime import UTC, datetime
+
+from payments.providers.base import InvalidSignature
+
+SIGNED_DATE_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+REQUEST_SIGNED_FIELDS = (
+    "access_key",
+    "profile_id",
+    "transaction_uuid",
+    "signed_field_names",
+    "unsigned_field_names",
+    "signed_date_time",
+    "locale",
+    "transaction_type",
+    "reference_number",
+    "amount",
+    "currency",
+    "override_custom_receipt_page",
+    "override_custom_cancel_page",
+)
+
+
+def data_to_sign(fields: dict[str, str], signed_field_names: str | None = None) -> str:
+    names = (signed_field_names or fields["signed_field_names"]).split(",")
+    return ",".join(f"{name}={fields.get(name, '')}" for name in names)
+
+
+def sign(fields: dict[str, str], secret_key: str, signed_field_names: str | None = None) -> str:
+    message = data_to_sign(fields, signed_field_names).encode("utf-8")
+    digest = hmac.new(secret_key.encode("utf-8"), message, hashlib.sha256).digest()
+    return base64.b64encode(digest).decode("ascii")
+
+
+def verify(fields: dict[str, str], secret_key: str) -> None:
+    """Raise InvalidSignature unless `signature` matches `signed_field_names` of the fields."""
+    names = fields.get("signed_field_names", "")
+    signature = fields.get("signature", "")
+    if not names or not signature:
+        raise InvalidSignature("signed_field_names and signature are required")
+    if "signed_field_names" not in names.split(","):
+        raise InvalidSignature("signed_field_names must itself be signed")
+    expected = sign(fields, secret_key)
+    if not hmac.compare_digest(expected.encode(), signature.encode()):
+        raise InvalidSignature("signature does not match")
+
+
+def major_units(amount: int) -> str:
+    """1250 → '12.50' (both currencies have two minor units)."""
+    return f"{amount // 100}.{amount % 100:02d}"
+
+
+def signed_date_time(now: datetime | None = None) -> str:
+    return (now or datetime.now(UTC)).astimezone(UTC).strftime(SIGNED_DATE_FORMAT)
+
+
+def parse_signed_date_time(value: str) -> datetime:
+    return datetime.strptime(value, SIGNED_DATE_FORMAT).replace(tzinfo=UTC)
+
+
+def build_request(
+    *,
+    access_key: str,
+    profile_id: str,
+    secret_key: str,
+    reference_number: str,
+    amount: int,
+    currency: str,
+    receipt_url: str,
+    cancel_url: str,
+    locale: str = "fr",
+    now: datetime | None = None,
+) -> dict[str, str]:
+    """The signed fields of one payment attempt (a fresh transaction_uuid each time)."""
+    fields = {
+        "access_key": access_key,
+        "profile_id": profile_id,
+        "transaction_uuid": uuid.uuid4().hex,
+        "signed_field_names": ",".join(REQUEST_SIGNED_FIELDS),
+        "unsigned_field_names": "",
+        "signed_date_time": signed_date_time(now),
+        "locale": locale,
+        "transaction_type": "sale",
+        "reference_number": reference_number,
+        "amount": major_units(amount),
+        "currency": currency,
+        "override_custom_receipt_page": receipt_url,
+        "override_custom_cancel_page": cancel_url,
+    }
+    fields["signature"] = sign(fields, secret_key)
+    return fields

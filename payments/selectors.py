@@ -1,0 +1,67 @@
+"""Reads: what a merchant in one mode may see."""
+
+from datetime import UTC, datetime, time, timedelta
+
+from django.db.models import QuerySet
+from django.utils.dateparse import parse_date, parse_datetime
+
+from payments.errors import InvalidRequest, ResourceMissing
+from payments.models import Charge, Merchant, Refund
+
+
+def parse_date_bound(value: str, *, param: str, upper: bool) -> tuple[datetime, bool]:
+    """(instant, inclusive) for a `YYYY-MM-DD` or ISO 8601 datetime with offset (contract §5).
+
+    A date_from is inclusive. A date_to date includes that whole UTC day; a date_to datetime is
+    exclusive."""
+    day = parse_date(value) if len(value) == 10 else None
+    if day is not None:
+        start = datetime.combine(day, time.min, tzinfo=UTC)
+        return (start + timedelta(days=1), False) if upper else (start, True)
+    try:
+        moment = parse_datetime(value)
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        raise InvalidRequest(
+            f"Invalid {param}: use YYYY-MM-DD or an ISO 8601 datetime with offset "
+            "(e.g. 2026-11-21T09:30:00Z).",
+            param=param,
+        )
+    return moment, not upper
+
+
+def _date_filtered(qs: QuerySet, date_from: str | None, date_to: str | None) -> QuerySet:
+    if date_from:
+        moment, _ = parse_date_bound(date_from, param="date_from", upper=False)
+        qs = qs.filter(created_at__gte=moment)
+    if date_to:
+        moment, _ = parse_date_bound(date_to, param="date_to", upper=True)
+        qs = qs.filter(created_at__lt=moment)
+    return qs
+
+
+def charge_list(*, merchant: Merchant, livemode: bool, filters: dict) -> QuerySet:
+    qs = Charge.objects.filter(merchant=merchant, livemode=livemode)
+    for name in ("status", "network", "payment_method"):
+        if filters.get(name):
+            qs = qs.filter(**{name: filters[name]})
+    return _date_filtered(qs, filters.get("date_from"), filters.get("date_to"))
+
+
+def charge_get(*, merchant: Merchant, livemode: bool, charge_id: str) -> Charge:
+    charge = Charge.objects.filter(merchant=merchant, livemode=livemode, pk=charge_id).first()
+    if charge is None:
+        raise ResourceMissing("charge", charge_id)
+    return charge
+
+
+def refund_list(*, charge: Charge) -> QuerySet:
+    return Refund.objects.filter(charge=charge)
+
+
+def refund_get(*, merchant: Merchant, livemode: bool, refund_id: str) -> Refund:
+    refund = Refund.objects.filter(merchant=merchant, livemode=livemode, pk=refund_id).first()
+    if refund is None:
+        raise ResourceMissing("refund", refund_id)
+    return refund

@@ -1,0 +1,41 @@
+"""The charge and refund state machines, in one place.
+
+A charge goes pending → succeeded | failed | declined, once; a final status never changes.
+A refund goes pending → succeeded | failed, once.
+"""
+
+from payments.models import ChargeStatus, RefundStatus
+
+CHARGE_TRANSITIONS: dict[str, frozenset[str]] = {
+    ChargeStatus.PENDING: frozenset(
+        {ChargeStatus.SUCCEEDED, ChargeStatus.FAILED, ChargeStatus.DECLINED}
+    ),
+}
+CHARGE_FINAL = frozenset({ChargeStatus.SUCCEEDED, ChargeStatus.FAILED, ChargeStatus.DECLINED})
+
+REFUND_TRANSITIONS: dict[str, frozenset[str]] = {
+    RefundStatus.PENDING: frozenset({RefundStatus.SUCCEEDED, RefundStatus.FAILED}),
+}
+REFUND_FINAL = frozenset({RefundStatus.SUCCEEDED, RefundStatus.FAILED})
+
+
+class InvalidTransition(Exception):
+    pass
+
+
+def charge_can_move(current: str, new: str) -> bool:
+    return new in CHARGE_TRANSITIONS.get(current, frozenset())
+
+
+def check_charge_transition(current: str, new: str) -> None:
+    if not charge_can_move(current, new):
+        raise InvalidTransition(f"charge cannot go from {current} to {new}")
+
+
+def refund_can_move(current: str, new: str) -> bool:
+    return new in REFUND_TRANSITIONS.get(current, frozenset())
+
+
+def check_refund_transition(current: str, new: str) -> None:
+    if not refund_can_move(current, new):
+        raise InvalidTransition(f"refund cannot go from {current} to {new}")

@@ -1,0 +1,50 @@
+"""Celery tasks: thin wrappers that call services."""
+
+from datetime import timedelta
+
+from celery import shared_task
+from django.utils import timezone
+
+from payments import services
+from payments.models import Charge, ChargeStatus, PaymentMethod
+
+POLL_BATCH = 200
+UNSENT_GRACE = 30  # a mobile money charge not handed to its operator after this is re-sent
+
+
+@shared_task(acks_late=True)
+def charge_request_payment(charge_id: str) -> None:
+    services.charge_request_payment(charge_id=charge_id)
+    charge = Charge.objects.filter(pk=charge_id).values("next_check_at", "status").first()
+    if charge and charge["status"] == ChargeStatus.PENDING and charge["next_check_at"]:
+        charge_refresh.apply_async((charge_id,), eta=charge["next_check_at"])
+
+
+@shared_task(acks_late=True)
+def charge_refresh(charge_id: str) -> None:
+    services.charge_refresh(charge_id=charge_id)
+
+
+@shared_task
+def charges_poll_due() -> int:
+    """Enqueue a status check for every pending charge whose next check is due, and re-send
+    mobile money requests a lost task never delivered."""
+    now = timezone.now()
+    due = list(
+        Charge.objects.filter(status=ChargeStatus.PENDING, next_check_at__lte=now)
+        .order_by("next_check_at")
+        .values_list("id", flat=True)[:POLL_BATCH]
+    )
+    # Push the next check out so the next sweep does not enqueue the same charges again.
+    Charge.objects.filter(pk__in=due).update(next_check_at=now + timedelta(seconds=60))
+    for charge_id in due:
+        charge_refresh.delay(charge_id)
+    unsent = Charge.objects.filter(
+        status=ChargeStatus.PENDING,
+        payment_method=PaymentMethod.MOBILE_MONEY,
+        provider_requested_at__isnull=True,
+        created_at__lte=now - timedelta(seconds=UNSENT_GRACE),
+    ).values_list("id", flat=True)[:POLL_BATCH]
+    for charge_id in unsent:
+        charge_request_payment.delay(charge_id)
+    return len(due)
