@@ -88,3 +88,9 @@ class ProviderUnavailable(ApiError):
     type = "api_error"
     code = "provider_unavailable"
     default_message = "The payment provider is unavailable. Please retry later."
+
+
+class CardReplyRejected(Exception):
+    """A card provider reply posted to our receipt page that we do not trust (bad signature, not
+    our charge, or echoes that differ from what we asked for). Shown as a 400 page, never an API
+    error: the customer's browser brought it."""

@@ -12,7 +12,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from payments import ids, state
-from payments.errors import CardRailDisabled, LiveModeNotApproved
+from payments.errors import (
+    CardRailDisabled,
+    CardReplyRejected,
+    LiveModeNotApproved,
+    ProviderUnavailable,
+)
 from payments.models import (
     ApiKey,
     Charge,
@@ -26,11 +31,13 @@ from payments.models import (
 from payments.providers import registry
 from payments.providers.base import (
     CardPayment,
+    InvalidSignature,
     MobileMoneyPayment,
     PaymentQuery,
     ProviderError,
     ProviderOutcome,
 )
+from payments.providers.secure_acceptance import major_units
 from payments.representations import charge_repr
 
 logger = logging.getLogger("payments.services")
@@ -263,6 +270,32 @@ def _deadline_outcome(charge: Charge) -> ProviderOutcome | None:
             failure_message="The customer did not answer the payment prompt in time.",
         )
     return None
+
+
+def charge_card_return(*, fields: dict[str, str]) -> Charge:
+    """The card provider's reply, posted back through the customer's browser to our receipt page.
+
+    Only a hint: once it verifies and matches the charge, the status check decides. Raises
+    CardReplyRejected (charge untouched) otherwise. Not atomic on purpose: the status check may
+    call the provider, which must not happen inside an open transaction."""
+    reference = fields.get("req_reference_number", "")
+    charge = Charge.objects.filter(pk=reference, payment_method=PaymentMethod.CARD).first()
+    if charge is None:
+        raise CardReplyRejected(f"no card charge {reference!r}")
+    try:
+        reply = registry.card(livemode=charge.livemode).verify_reply(fields)
+    except (InvalidSignature, ProviderUnavailable) as exc:
+        raise CardReplyRejected(f"reply for {charge.id} does not verify: {exc}") from exc
+    expected = {
+        "req_reference_number": (reply.reference_number, charge.id),
+        "req_amount": (reply.amount, major_units(charge.amount)),
+        "req_currency": (reply.currency, charge.currency),
+        "req_transaction_uuid": (reply.attempt, charge.provider_attempt),
+    }
+    wrong = [name for name, (got, want) in expected.items() if got != want]
+    if wrong:
+        raise CardReplyRejected(f"reply for {charge.id} differs in {', '.join(wrong)}")
+    return charge_refresh(charge_id=charge.id)
 
 
 def charge_refresh(*, charge_id: str) -> Charge:

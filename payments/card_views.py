@@ -1,0 +1,56 @@
+"""Our card receipt page: where the card provider sends the customer back with its signed reply.
+
+Authenticated only by the reply's signature (no session, no CSRF token: the POST comes from the
+provider's page). The service verifies it and runs the status check; this view only redirects.
+"""
+
+import logging
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
+
+from payments import services
+from payments.errors import CardReplyRejected
+from payments.models import Charge
+
+logger = logging.getLogger("payments.card")
+
+
+def with_query(url: str, **params: str) -> str:
+    """The URL with params set in its query string; the merchant's own parameters are kept."""
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in params]
+    return urlunsplit(parts._replace(query=urlencode([*query, *params.items()])))
+
+
+def _see_other(url: str) -> HttpResponseRedirect:
+    response = HttpResponseRedirect(url)
+    response.status_code = 303  # the browser follows with GET after this POST
+    return response
+
+
+def return_destination(charge: Charge) -> str | None:
+    if charge.checkout_session_id:
+        return f"/pay/{charge.checkout_session_id}/card-return?" + urlencode(
+            {"transaction_id": charge.id}
+        )
+    if charge.return_url:
+        return with_query(charge.return_url, transaction_id=charge.id, status=charge.status)
+    return None
+
+
+@csrf_exempt
+@require_POST
+def card_receipt(request: HttpRequest) -> HttpResponse:
+    try:
+        charge = services.charge_card_return(fields=request.POST.dict())
+    except CardReplyRejected as exc:
+        logger.warning("card reply refused: %s", exc)
+        return render(request, "card/receipt_refused.html", status=400)
+    destination = return_destination(charge)
+    if destination:
+        return _see_other(destination)
+    return render(request, "card/receipt_done.html", {"charge": charge})
