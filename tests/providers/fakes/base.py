@@ -101,7 +101,7 @@ class FakeProvider:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True).start()
         host, port = self._server.server_address[:2]
         self.host = f"{host}:{port}"
         self.url = f"http://{self.host}"
