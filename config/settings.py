@@ -250,3 +250,68 @@ PAYMENT_PROVIDERS = {
     },
     "live": {},
 }
+
+# --- Live providers -------------------------------------------------------------------------
+# A live network is offered only when its credentials are set; otherwise live charges on it answer
+# 503 provider_unavailable. Test mode never uses these adapters. See README "Live providers".
+PROVIDER_HTTP_TIMEOUT = env.float("PROVIDER_HTTP_TIMEOUT", default=15)
+PROVIDER_HTTP_RETRIES = env.int("PROVIDER_HTTP_RETRIES", default=2)
+
+AIRTEL_BASE_URL = env.str("AIRTEL_BASE_URL", default="https://openapi.airtel.africa").rstrip("/")
+AIRTEL_CLIENT_ID = env.str("AIRTEL_CLIENT_ID", default="")
+AIRTEL_CLIENT_SECRET = env.str("AIRTEL_CLIENT_SECRET", default="")
+AIRTEL_CALLBACK_HASH_KEY = env.str("AIRTEL_CALLBACK_HASH_KEY", default="")
+
+MPESA_BASE_URL = env.str("MPESA_BASE_URL", default="https://openapi.m-pesa.com").rstrip("/")
+MPESA_PATH_PREFIX = env.str("MPESA_PATH_PREFIX", default="/openapi/ipg/v2/vodacomDRC").rstrip("/")
+MPESA_API_KEY = env.str("MPESA_API_KEY", default="")
+MPESA_PUBLIC_KEY = env.str("MPESA_PUBLIC_KEY", default="")
+MPESA_SERVICE_PROVIDER_CODE = env.str("MPESA_SERVICE_PROVIDER_CODE", default="")
+MPESA_ORIGIN = env.str("MPESA_ORIGIN", default="*")
+MPESA_TIMEOUT = env.float("MPESA_TIMEOUT", default=120)
+MPESA_SESSION_LIFETIME = env.float("MPESA_SESSION_LIFETIME", default=3600)
+
+ORANGE_BASE_URL = env.str("ORANGE_BASE_URL", default="https://api.orange.com").rstrip("/")
+ORANGE_CLIENT_ID = env.str("ORANGE_CLIENT_ID", default="")
+ORANGE_CLIENT_SECRET = env.str("ORANGE_CLIENT_SECRET", default="")
+ORANGE_POS_ID = env.str("ORANGE_POS_ID", default="")
+ORANGE_NOTIF_TOKEN = env.str("ORANGE_NOTIF_TOKEN", default="")
+
+CARD_LIVE_ACCESS_KEY = env.str("CARD_LIVE_ACCESS_KEY", default="")
+CARD_LIVE_PROFILE_ID = env.str("CARD_LIVE_PROFILE_ID", default="")
+CARD_LIVE_SECRET_KEY = env.str("CARD_LIVE_SECRET_KEY", default="")
+CARD_REST_BASE_URL = env.str("CARD_REST_BASE_URL", default="https://api.cybersource.com").rstrip(
+    "/"
+)
+CARD_MERCHANT_ID = env.str("CARD_MERCHANT_ID", default="")
+CARD_REST_KEY_ID = env.str("CARD_REST_KEY_ID", default="")
+CARD_REST_SHARED_SECRET = env.str("CARD_REST_SHARED_SECRET", default="")
+
+_LIVE_ADAPTERS = {
+    "AIRTEL_MONEY": (
+        "payments.providers.airtel.AirtelMoney",
+        [AIRTEL_CLIENT_ID, AIRTEL_CLIENT_SECRET],
+    ),
+    "VODACOM_MPESA": (
+        "payments.providers.mpesa.VodacomMpesa",
+        [MPESA_API_KEY, MPESA_PUBLIC_KEY, MPESA_SERVICE_PROVIDER_CODE],
+    ),
+    "ORANGE_MONEY": (
+        "payments.providers.orange.OrangeMoney",
+        [ORANGE_CLIENT_ID, ORANGE_CLIENT_SECRET, ORANGE_POS_ID],
+    ),
+    "card": (
+        "payments.providers.cybersource.CyberSourceCard",
+        [
+            CARD_LIVE_ACCESS_KEY,
+            CARD_LIVE_PROFILE_ID,
+            CARD_LIVE_SECRET_KEY,
+            CARD_MERCHANT_ID,
+            CARD_REST_KEY_ID,
+            CARD_REST_SHARED_SECRET,
+        ],
+    ),
+}
+PAYMENT_PROVIDERS["live"] = {
+    rail: path for rail, (path, credentials) in _LIVE_ADAPTERS.items() if all(credentials)
+}

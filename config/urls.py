@@ -12,6 +12,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("v1/openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
     path("v1/docs", SpectacularRedocView.as_view(url_name="openapi"), name="api-docs"),
+    path("providers/", include("payments.provider_urls")),
     path("v1/", include("payments.api.urls")),
     path("v1/", include("checkout.api_urls")),
     path("v1/", include("webhooks.api_urls")),

@@ -11,7 +11,7 @@ import hmac
 import uuid
 from datetime import UTC, datetime
 
-from payments.providers.base import InvalidSignature
+from payments.providers.base import CardReply, InvalidSignature
 
 SIGNED_DATE_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
@@ -100,3 +100,21 @@ def build_request(
     }
     fields["signature"] = sign(fields, secret_key)
     return fields
+
+
+def verified_reply(fields: dict[str, str], secret_key: str) -> CardReply:
+    """The CardReply of a reply whose signature verifies (InvalidSignature otherwise)."""
+    verify(fields, secret_key)
+    try:
+        return CardReply(
+            decision=fields["decision"],
+            reason_code=fields.get("reason_code", ""),
+            transaction_id=fields.get("transaction_id", ""),
+            reference_number=fields["req_reference_number"],
+            amount=fields["req_amount"],
+            currency=fields["req_currency"],
+            attempt=fields.get("req_transaction_uuid", ""),
+            raw=dict(fields),
+        )
+    except KeyError as exc:
+        raise InvalidSignature(f"reply lacks {exc}") from exc

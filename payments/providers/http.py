@@ -1,0 +1,144 @@
+"""HTTP plumbing shared by the live adapters: one `requests` session, explicit timeouts on every
+call, retries only for idempotent calls, transport failures turned into ProviderError, and a
+process-wide cache of access tokens.
+
+Nothing here logs a request or response body, a header or a credential: callers log what they
+choose (the charge id, the provider's codes), never secrets.
+"""
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import requests
+from django.conf import settings
+
+from payments.providers.base import ProviderError
+
+logger = logging.getLogger("payments.providers")
+
+_session = requests.Session()
+RETRY_STATUSES = {429, 502, 503, 504}
+
+
+def timeout() -> float:
+    return settings.PROVIDER_HTTP_TIMEOUT
+
+
+def send(
+    method: str,
+    url: str,
+    *,
+    what: str,
+    ref: str,
+    idempotent: bool,
+    read_timeout: float | None = None,
+    **kwargs,
+) -> requests.Response:
+    """One call to a provider. `what`/`ref` name it in logs (e.g. "airtel enquiry", a charge id).
+
+    Idempotent calls (token fetch, status queries) are tried up to PROVIDER_HTTP_RETRIES more
+    times after a transport failure or a 429/5xx gateway answer; others exactly once. A read
+    timeout of a non-idempotent call raises requests.Timeout through ProviderTimeout so the caller
+    can tell "no answer" from "no connection"."""
+    attempts = 1 + (settings.PROVIDER_HTTP_RETRIES if idempotent else 0)
+    connect = timeout()
+    for attempt in range(1, attempts + 1):
+        try:
+            response = _session.request(
+                method, url, timeout=(connect, read_timeout or connect), **kwargs
+            )
+        except requests.Timeout as exc:
+            logger.warning("%s for %s: timeout (attempt %s/%s)", what, ref, attempt, attempts)
+            if attempt == attempts:
+                raise ProviderTimeout(f"{what}: no answer in time") from exc
+        except requests.RequestException as exc:
+            logger.warning(
+                "%s for %s: %s (attempt %s/%s)", what, ref, type(exc).__name__, attempt, attempts
+            )
+            if attempt == attempts:
+                raise ProviderError(f"{what}: {type(exc).__name__}") from exc
+        else:
+            if response.status_code in RETRY_STATUSES and attempt < attempts:
+                logger.warning("%s for %s: HTTP %s, retrying", what, ref, response.status_code)
+            else:
+                logger.info("%s for %s: HTTP %s", what, ref, response.status_code)
+                return response
+        time.sleep(min(0.2 * attempt, 1.0))
+    raise ProviderError(f"{what}: gave up")  # pragma: no cover - the loop returns or raises
+
+
+class ProviderTimeout(ProviderError):
+    """The provider did not answer in time: it may or may not have acted on the request."""
+
+
+def json_body(response: requests.Response, what: str) -> dict:
+    """The JSON object of an answer, or ProviderError when it is not one."""
+    try:
+        body = response.json()
+    except ValueError as exc:
+        raise ProviderError(f"{what}: HTTP {response.status_code}, not JSON") from exc
+    if not isinstance(body, dict):
+        raise ProviderError(f"{what}: HTTP {response.status_code}, not a JSON object")
+    return body
+
+
+@dataclass
+class _Token:
+    value: str
+    good_until: float  # time.monotonic()
+
+
+class TokenCache:
+    """Access tokens shared by every thread of the process, renewed shortly before they expire."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._tokens: dict[tuple, _Token] = {}
+
+    def get(self, key: tuple, fetch: Callable[[], tuple[str, float]]) -> str:
+        """The cached token for `key`, or a new one from fetch() → (token, lifetime seconds)."""
+        with self._lock:
+            token = self._tokens.get(key)
+            if token and token.good_until > time.monotonic():
+                return token.value
+            value, lifetime = fetch()
+            margin = min(60.0, lifetime / 5)
+            self._tokens[key] = _Token(value, time.monotonic() + max(lifetime - margin, 0))
+            return value
+
+    def forget(self, key: tuple) -> None:
+        with self._lock:
+            self._tokens.pop(key, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._tokens.clear()
+
+
+tokens = TokenCache()
+
+
+def lifetime(value, default: float) -> float:
+    """expires_in as providers send it (Airtel: a string) → seconds."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        return default
+    return seconds if seconds > 0 else default
+
+
+def redact(body: dict, secret_keys: tuple[str, ...] = ()) -> dict:
+    """A copy of a provider answer safe to keep for staff: token-like fields removed."""
+    hidden = {"access_token", "token", "pin", "client_secret", "notif_token", *secret_keys}
+
+    def clean(value):
+        if isinstance(value, dict):
+            return {k: ("[hidden]" if k in hidden else clean(v)) for k, v in value.items()}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    return clean(body)

@@ -1,0 +1,278 @@
+"""Vodacom M-Pesa DRC through the M-Pesa OpenAPI (openapi.m-pesa.com, market vodacomDRC).
+
+- Session: GET {prefix}/getSession/ with Bearer = base64(RSA PKCS#1 v1.5 encrypt(public key,
+  api key)); the session id it returns is encrypted the same way for every later call. One session
+  per process, kept MPESA_SESSION_LIFETIME seconds (and dropped when refused).
+- Payment: POST {prefix}/c2bPayment/singleStage/ — synchronous: the call blocks while the customer
+  enters the PIN, so it gets MPESA_TIMEOUT seconds; no answer in time is "unknown" → pending, and
+  the poller asks queryTransactionStatus. input_ThirdPartyConversationID is our charge id.
+- Refund: PUT {prefix}/reversal/ with the M-Pesa transaction id and the amount.
+
+Confirm with Vodacom before going live: the production path prefix (MPESA_PATH_PREFIX), whether CDF
+is enabled (the public SDKs list DRC as USD only), the meaning of INS codes (repositories disagree
+on some), the words queryTransactionStatus uses for output_ResponseTransactionStatus, the session
+lifetime and its activation delay (up to 30 s), and whether reversals accept partial amounts.
+Many DRC integrations use Vodacom's SOAP IPG instead; this adapter does not.
+"""
+
+import base64
+import logging
+import secrets
+from functools import cache
+
+import requests
+from cryptography.hazmat.primitives.asymmetric import padding
+from cryptography.hazmat.primitives.serialization import load_der_public_key, load_pem_public_key
+from django.conf import settings
+
+from payments.providers import http
+from payments.providers.base import (
+    MobileMoneyPayment,
+    PaymentQuery,
+    ProviderError,
+    ProviderOutcome,
+    RefundRequest,
+)
+
+logger = logging.getLogger("payments.providers.mpesa")
+
+COUNTRY = "DRC"
+
+# INS code → (status, failure_code, message). Codes not listed leave the payment pending (ask again).
+INS_CODES: dict[str, tuple[str, str, str]] = {
+    "INS-0": ("succeeded", "", ""),
+    "INS-2": ("failed", "provider_error", "The operator refused our credentials."),
+    "INS-4": ("declined", "account_inactive", "The customer's M-Pesa account is not active."),
+    "INS-5": ("declined", "customer_rejected", "The customer cancelled the payment."),
+    "INS-6": ("failed", "provider_error", "The operator could not complete the payment."),
+    "INS-9": ("failed", "timeout", "The customer did not answer the payment prompt in time."),
+    "INS-13": ("failed", "provider_error", "The merchant shortcode was refused."),
+    "INS-14": ("failed", "provider_error", "The payment reference was refused."),
+    "INS-15": ("failed", "amount_invalid", "The operator refused the amount."),
+    "INS-16": ("failed", "provider_error", "The operator is overloaded; try again."),
+    "INS-2001": ("declined", "invalid_pin", "The customer could not be authenticated."),
+    "INS-2006": ("declined", "insufficient_funds", "The customer's balance is too low."),
+    "INS-2051": ("failed", "phone_invalid", "The operator does not know this phone number."),
+}
+for _code in range(17, 27):
+    INS_CODES[f"INS-{_code}"] = ("failed", "provider_error", "The operator refused the request.")
+for _code in range(993, 999):
+    INS_CODES[f"INS-{_code}"] = ("failed", "provider_error", "The operator refused the request.")
+# INS-1 (internal error) and INS-10 (duplicate: a request with this id exists) say nothing about
+# the payment itself: they stay pending and the status query decides.
+
+# output_ResponseTransactionStatus of queryTransactionStatus.
+QUERY_STATUSES: dict[str, tuple[str, str, str]] = {
+    "completed": ("succeeded", "", ""),
+    "successful": ("succeeded", "", ""),
+    "cancelled": ("declined", "customer_rejected", "The customer cancelled the payment."),
+    "canceled": ("declined", "customer_rejected", "The customer cancelled the payment."),
+    "declined": ("declined", "customer_rejected", "The payment was declined."),
+    "expired": ("failed", "timeout", "The customer did not answer the payment prompt in time."),
+    "failed": ("failed", "provider_error", "The operator could not complete the payment."),
+}
+
+
+def outcome_for_code(code: str, raw: dict, reference: str = "") -> ProviderOutcome:
+    mapped = INS_CODES.get(code)
+    if mapped is None:
+        return ProviderOutcome(status="pending", provider_reference=reference, raw=raw)
+    status, failure_code, message = mapped
+    return ProviderOutcome(
+        status=status,
+        failure_code=failure_code,
+        failure_message=message,
+        provider_reference=reference,
+        raw=raw,
+    )
+
+
+@cache
+def _public_key(text: str):
+    text = text.strip()
+    if text.startswith("-----BEGIN"):
+        return load_pem_public_key(text.encode())
+    return load_der_public_key(base64.b64decode(text))
+
+
+def encrypt(value: str, public_key: str) -> str:
+    """base64(RSA PKCS#1 v1.5(public key, value)), the M-Pesa Bearer."""
+    key = _public_key(public_key)
+    return base64.b64encode(key.encrypt(value.encode(), padding.PKCS1v15())).decode()
+
+
+def msisdn(phone: str) -> str:
+    """+243812345678 → 243812345678."""
+    return phone.lstrip("+")
+
+
+def transaction_reference(charge_id: str) -> str:
+    """input_TransactionReference allows about 20 characters: the random part of our id."""
+    return charge_id.split("_", 1)[-1][:20]
+
+
+class VodacomMpesa:
+    name = "vodacom_mpesa"
+
+    def _url(self, endpoint: str) -> str:
+        return f"{settings.MPESA_BASE_URL}{settings.MPESA_PATH_PREFIX}/{endpoint}/"
+
+    def _session_key(self) -> tuple:
+        return ("mpesa", settings.MPESA_BASE_URL, settings.MPESA_API_KEY)
+
+    def _fetch_session(self) -> tuple[str, float]:
+        response = http.send(
+            "GET",
+            self._url("getSession"),
+            what="mpesa session",
+            ref="-",
+            idempotent=True,
+            headers=self._headers(settings.MPESA_API_KEY),
+        )
+        body = http.json_body(response, "mpesa session")
+        session = body.get("output_SessionID")
+        if response.status_code >= 300 or body.get("output_ResponseCode") != "INS-0" or not session:
+            raise ProviderError(
+                f"mpesa session: HTTP {response.status_code} {body.get('output_ResponseCode')}"
+            )
+        return str(session), settings.MPESA_SESSION_LIFETIME
+
+    def _headers(self, secret: str) -> dict[str, str]:
+        return {
+            "Authorization": f"Bearer {encrypt(secret, settings.MPESA_PUBLIC_KEY)}",
+            "Origin": settings.MPESA_ORIGIN,
+            "Content-Type": "application/json",
+        }
+
+    def _call(self, method: str, endpoint: str, **kwargs) -> requests.Response:
+        """A call within our session. A 401 means the session was refused before anything
+        happened (expired, revoked): a new session is opened and the call made once more."""
+        for renewed in (False, True):
+            session = http.tokens.get(self._session_key(), self._fetch_session)
+            response = http.send(
+                method, self._url(endpoint), headers=self._headers(session), **kwargs
+            )
+            if response.status_code != 401 or renewed:
+                return response
+            http.tokens.forget(self._session_key())
+        return response  # pragma: no cover
+
+    def _answer(self, response: requests.Response, what: str) -> dict:
+        if response.status_code == 401:
+            http.tokens.forget(self._session_key())
+        if response.status_code >= 500 and response.status_code != 503:
+            raise ProviderError(f"{what}: HTTP {response.status_code}")
+        return http.json_body(response, what)
+
+    def request_payment(self, payment: MobileMoneyPayment) -> ProviderOutcome:
+        if payment.amount % 100:
+            return ProviderOutcome(
+                status="failed",
+                failure_code="amount_invalid",
+                failure_message="M-Pesa takes whole units only.",
+            )
+        try:
+            response = self._call(
+                "POST",
+                "c2bPayment/singleStage",
+                what="mpesa c2b",
+                ref=payment.charge_id,
+                idempotent=False,
+                read_timeout=settings.MPESA_TIMEOUT,
+                json={
+                    "input_Amount": str(payment.amount // 100),
+                    "input_Country": COUNTRY,
+                    "input_Currency": payment.currency,
+                    "input_CustomerMSISDN": msisdn(payment.phone),
+                    "input_ServiceProviderCode": settings.MPESA_SERVICE_PROVIDER_CODE,
+                    "input_ThirdPartyConversationID": payment.charge_id,
+                    "input_TransactionReference": transaction_reference(payment.charge_id),
+                    "input_PurchasedItemsDesc": (payment.description or payment.charge_id)[:100],
+                },
+            )
+        except http.ProviderTimeout:
+            logger.info("mpesa c2b for %s: no answer in time, will query", payment.charge_id)
+            return ProviderOutcome(status="pending", check_after=5, raw={"c2b": "timeout"})
+        body = self._answer(response, "mpesa c2b")
+        code = str(body.get("output_ResponseCode", ""))
+        logger.info("mpesa c2b for %s: %s", payment.charge_id, code or "no code")
+        return outcome_for_code(
+            code, http.redact(body), str(body.get("output_TransactionID") or "")
+        )
+
+    def check_status(self, query: PaymentQuery) -> ProviderOutcome:
+        response = self._call(
+            "GET",
+            "queryTransactionStatus",
+            what="mpesa query",
+            ref=query.charge_id,
+            idempotent=True,
+            params={
+                "input_QueryReference": query.charge_id,
+                "input_ServiceProviderCode": settings.MPESA_SERVICE_PROVIDER_CODE,
+                "input_ThirdPartyConversationID": f"q{transaction_reference(query.charge_id)}"
+                f"{secrets.token_hex(6)}",
+                "input_Country": COUNTRY,
+            },
+        )
+        body = self._answer(response, "mpesa query")
+        raw = http.redact(body)
+        code = str(body.get("output_ResponseCode", ""))
+        state = str(body.get("output_ResponseTransactionStatus", "")).strip().lower()
+        reference = str(body.get("output_TransactionID") or "")
+        logger.info("mpesa query for %s: %s %s", query.charge_id, code, state or "-")
+        if code != "INS-0" or state not in QUERY_STATUSES:
+            return ProviderOutcome(status="pending", provider_reference=reference, raw=raw)
+        status, failure_code, message = QUERY_STATUSES[state]
+        return ProviderOutcome(
+            status=status,
+            failure_code=failure_code,
+            failure_message=message,
+            provider_reference=reference,
+            raw=raw,
+        )
+
+    def refund(self, request: RefundRequest) -> ProviderOutcome:
+        if request.amount % 100:
+            return ProviderOutcome(
+                status="failed",
+                failure_code="amount_invalid",
+                failure_message="M-Pesa takes whole units only.",
+            )
+        if not request.provider_reference:
+            return ProviderOutcome(
+                status="failed",
+                failure_code="provider_error",
+                failure_message="The M-Pesa transaction id of this payment is unknown.",
+            )
+        try:
+            response = self._call(
+                "PUT",
+                "reversal",
+                what="mpesa reversal",
+                ref=request.refund_id,
+                idempotent=False,
+                json={
+                    "input_ReversalAmount": str(request.amount // 100),
+                    "input_Country": COUNTRY,
+                    "input_ServiceProviderCode": settings.MPESA_SERVICE_PROVIDER_CODE,
+                    "input_ThirdPartyConversationID": request.refund_id,
+                    "input_TransactionID": request.provider_reference,
+                },
+            )
+        except http.ProviderTimeout:
+            return ProviderOutcome(status="pending", raw={"reversal": "timeout"})
+        body = self._answer(response, "mpesa reversal")
+        code = str(body.get("output_ResponseCode", ""))
+        logger.info("mpesa reversal %s of %s: %s", request.refund_id, request.charge_id, code)
+        outcome = outcome_for_code(
+            code, http.redact(body), str(body.get("output_TransactionID") or "")
+        )
+        if outcome.status == "declined":  # a refund is either done or not
+            return ProviderOutcome(
+                status="failed",
+                failure_code=outcome.failure_code,
+                failure_message=outcome.failure_message,
+                raw=outcome.raw,
+            )
+        return outcome

@@ -1,0 +1,117 @@
+"""A tiny threaded HTTP server on 127.0.0.1 (random port) that hosts one fake provider.
+
+A fake answers like the provider would, and refuses — recording a `violation` — any request that
+breaks the provider's rules (missing header, wrong signature, bad body…). Tests assert that no
+violation happened, or that the expected one did.
+"""
+
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]  # lower-cased names
+    body: bytes
+
+    def json(self):
+        try:
+            return json.loads(self.body or b"null")
+        except ValueError:
+            return None
+
+
+@dataclass
+class Response:
+    status: int
+    body: object = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class FakeProvider:
+    """Subclasses register routes with `route(method, pattern)`, each returning a Response."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.violations: list[str] = []
+        self.log: list[Request] = []
+        self._routes: list[tuple[str, re.Pattern, object]] = []
+        self._server: ThreadingHTTPServer | None = None
+
+    def route(self, method: str, pattern: str, handler) -> None:
+        self._routes.append((method, re.compile(f"^{pattern}$"), handler))
+
+    def refuse(self, status: int, violation: str, body: object = None) -> Response:
+        with self.lock:
+            self.violations.append(violation)
+        return Response(status, body if body is not None else {"error": violation})
+
+    def dispatch(self, request: Request) -> Response:
+        with self.lock:
+            self.log.append(request)
+        for method, pattern, handler in self._routes:
+            match = pattern.match(request.path)
+            if match and method == request.method:
+                return handler(request, **match.groupdict())
+        return self.refuse(404, f"no route {request.method} {request.path}")
+
+    # --- server -------------------------------------------------------------------------------
+    def start(self) -> str:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _handle(self):
+                split = urlsplit(self.path)
+                length = int(self.headers.get("Content-Length") or 0)
+                request = Request(
+                    method=self.command,
+                    path=split.path,
+                    query={k: v[0] for k, v in parse_qs(split.query).items()},
+                    headers={k.lower(): v for k, v in self.headers.items()},
+                    body=self.rfile.read(length) if length else b"",
+                )
+                response = fake.dispatch(request)
+                payload = (
+                    response.body
+                    if isinstance(response.body, bytes)
+                    else json.dumps(response.body).encode()
+                )
+                self.send_response(response.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                for name, value in response.headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                try:
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up waiting (a timeout test)
+
+            do_GET = do_POST = do_PUT = _handle
+
+            def log_message(self, *args):
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True).start()
+        host, port = self._server.server_address[:2]
+        self.host = f"{host}:{port}"
+        self.url = f"http://{self.host}"
+        return self.url
+
+    def stop(self) -> None:
+        if self._server:
+            self._server.shutdown()
+            self._server.server_close()
+
+    def bearer(self, request: Request) -> str | None:
+        value = request.headers.get("authorization", "")
+        return value[7:] if value.startswith("Bearer ") else None

@@ -1,0 +1,195 @@
+"""Airtel Money live adapter against a faithful local Airtel Open API, through the real services."""
+
+import json
+
+import pytest
+
+from payments import services
+from payments.models import Charge
+from payments.providers import airtel as airtel_module
+from payments.providers.airtel import AirtelMoney
+from payments.providers.base import RefundRequest
+
+pytestmark = pytest.mark.django_db
+
+CHARGE = {"amount": 250000, "currency": "CDF", "phone": "+243971234567", "network": "AIRTEL_MONEY"}
+CALLBACK = "/providers/airtel_money/callback"
+
+
+def create(live_api, **overrides) -> Charge:
+    response = live_api.post("/v1/charges", {**CHARGE, **overrides}, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["livemode"] is True
+    return Charge.objects.get(pk=response.json()["id"])
+
+
+def refund_of(charge: Charge, amount: int | None = None) -> RefundRequest:
+    return RefundRequest(
+        refund_id="re_test000000000000000000001",
+        charge_id=charge.id,
+        amount=amount or charge.amount,
+        charge_amount=charge.amount,
+        currency=charge.currency,
+        provider_reference=charge.provider_reference,
+        phone=charge.phone,
+        network=charge.network,
+    )
+
+
+def test_prompt_callback_enquiry_and_full_refund(airtel, live_api, client, settings):
+    settings.AIRTEL_CALLBACK_HASH_KEY = "airtel-callback-private-key"
+    charge = create(live_api)
+    services.charge_request_payment(charge_id=charge.id)
+    sent = airtel.transactions[charge.id]
+    assert sent["msisdn"] == "971234567" and sent["amount"] == 2500 and sent["currency"] == "CDF"
+    charge.refresh_from_db()
+    assert charge.status == "pending" and charge.provider == "airtel_money"
+    assert charge.provider_raw[-1]["status"]["response_code"] == "DP00800001006"
+
+    services.charge_refresh(charge_id=charge.id)  # first enquiry: still TIP
+    charge.refresh_from_db()
+    assert charge.status == "pending"
+
+    body = airtel.callback_body(charge.id, "TS", hash_key=settings.AIRTEL_CALLBACK_HASH_KEY)
+    response = client.post(CALLBACK, body, content_type="application/json")
+    assert response.status_code == 200 and response.json() == {"received": True}
+    charge.refresh_from_db()
+    assert charge.status == "succeeded"
+    assert charge.provider_reference == sent["airtel_money_id"]
+    assert "access_token" not in json.dumps(charge.provider_raw)
+
+    partial = AirtelMoney().refund(refund_of(charge, amount=100000))
+    assert partial.status == "failed" and partial.failure_code == "partial_refund_not_supported"
+    assert airtel.refunds == []
+    full = AirtelMoney().refund(refund_of(charge))
+    assert full.status == "succeeded"
+    assert airtel.refunds == [{"airtel_money_id": sent["airtel_money_id"], "amount": 2500}]
+
+
+def test_callback_body_alone_never_settles_the_charge(airtel, live_api, client):
+    airtel.enquiries_before_answer = 99  # Airtel's own enquiry still says TIP
+    charge = create(live_api)
+    services.charge_request_payment(charge_id=charge.id)
+    response = client.post(
+        CALLBACK, airtel.callback_body(charge.id, "TS"), content_type="application/json"
+    )
+    assert response.status_code == 200
+    charge.refresh_from_db()
+    assert charge.status == "pending"
+    assert [r.path for r in airtel.log].count(f"/standard/v1/payments/{charge.id}") == 1
+
+
+def test_callback_with_a_wrong_hash_is_refused_and_asks_nothing(airtel, live_api, client, settings):
+    settings.AIRTEL_CALLBACK_HASH_KEY = "airtel-callback-private-key"
+    charge = create(live_api)
+    services.charge_request_payment(charge_id=charge.id)
+    for body in (
+        airtel.callback_body(charge.id, "TS", hash_key="another-key"),
+        airtel.callback_body(charge.id, "TS"),  # no hash at all
+    ):
+        response = client.post(CALLBACK, body, content_type="application/json")
+        assert response.status_code == 401
+    assert not any(r.path.startswith("/standard/") for r in airtel.log)
+    charge.refresh_from_db()
+    assert charge.status == "pending"
+
+
+def test_callback_for_an_unknown_or_test_charge_is_acknowledged_and_ignored(airtel, api, client):
+    test_charge = api.post("/v1/charges", CHARGE, format="json").json()["id"]
+    body = json.dumps({"transaction": {"id": test_charge, "status_code": "TS"}})
+    assert client.post(CALLBACK, body, content_type="application/json").status_code == 200
+    assert client.post(CALLBACK, "not json", content_type="application/json").status_code == 400
+    assert airtel.log == []
+    assert Charge.objects.get(pk=test_charge).status == "pending"
+
+
+@pytest.mark.parametrize(
+    "code, status, failure_code",
+    [
+        ("DP00800001007", "declined", "insufficient_funds"),
+        ("DP00800001002", "declined", "invalid_pin"),
+        ("DP00800001003", "declined", "limit_exceeded"),
+        ("DP00800001024", "failed", "timeout"),
+    ],
+)
+def test_immediate_refusals(airtel, live_api, code, status, failure_code):
+    airtel.immediate["971234567"] = code
+    charge = create(live_api)
+    services.charge_request_payment(charge_id=charge.id)
+    body = live_api.get(f"/v1/charges/{charge.id}").json()
+    assert (body["status"], body["failure_code"]) == (status, failure_code)
+
+
+@pytest.mark.parametrize(
+    "final, status, failure_code",
+    [
+        (("TF", "DP00800001008"), "declined", "customer_rejected"),
+        (("TF", "DP00800001007"), "declined", "insufficient_funds"),
+        (("TF", "ESB000001"), "failed", "provider_error"),
+        (("TE", "DP00800001024"), "failed", "timeout"),
+    ],
+)
+def test_enquiry_outcomes(airtel, live_api, final, status, failure_code):
+    airtel.outcomes["971234567"] = final
+    airtel.enquiries_before_answer = 0
+    charge = create(live_api)
+    services.charge_request_payment(charge_id=charge.id)
+    services.charge_refresh(charge_id=charge.id)
+    body = live_api.get(f"/v1/charges/{charge.id}").json()
+    assert (body["status"], body["failure_code"]) == (status, failure_code)
+
+
+def test_prompt_is_sent_once_and_the_token_is_reused_then_renewed(airtel, live_api):
+    first = create(live_api)
+    services.charge_request_payment(charge_id=first.id)
+    services.charge_request_payment(charge_id=first.id)  # a duplicated task sends nothing
+    second = create(live_api, amount=500, currency="USD", phone="+243991234567")
+    services.charge_request_payment(charge_id=second.id)
+    assert len(airtel.transactions) == 2 and airtel.token_requests == 1
+    assert airtel.transactions[second.id]["amount"] == 5
+    assert airtel.transactions[second.id]["currency"] == "USD"
+
+    airtel.expire_tokens()  # Airtel forgets our token before we expected: 401, renew, retry
+    services.charge_refresh(charge_id=second.id)
+    assert airtel.token_requests == 2
+    assert [r.path for r in airtel.log].count(f"/standard/v1/payments/{second.id}") == 2
+
+
+def test_unreachable_airtel_keeps_the_charge_pending(airtel, live_api, settings):
+    charge = create(live_api)
+    settings.AIRTEL_BASE_URL = "http://127.0.0.1:9"  # nothing listens there
+    services.charge_request_payment(charge_id=charge.id)
+    charge.refresh_from_db()
+    assert charge.status == "pending" and "error" in charge.provider_raw[-1]
+
+
+def test_enquiry_mapping_table():
+    def enquiry(state, code=""):
+        return airtel_module.outcome_for_enquiry(
+            {
+                "data": {"transaction": {"status": state, "airtel_money_id": "MP1"}},
+                "status": {"response_code": code},
+            }
+        )
+
+    assert enquiry("TS").status == "succeeded" and enquiry("TS").provider_reference == "MP1"
+    assert enquiry("TIP").status == "pending" and enquiry("TA").status == "pending"
+    assert (enquiry("TE").status, enquiry("TE").failure_code) == ("failed", "timeout")
+    assert enquiry("TF", "DP00800001005").failure_code == "timeout"
+    assert enquiry("").status == "pending"
+
+
+def test_callback_hash_readings():
+    key = "k"
+    body = {"transaction": {"id": "ch_1", "status_code": "TS"}}
+    import base64
+    import hashlib
+    import hmac
+
+    def mac(message: str) -> str:
+        return base64.b64encode(hmac.new(b"k", message.encode(), hashlib.sha256).digest()).decode()
+
+    compact = json.dumps(body["transaction"], separators=(",", ":"))
+    assert airtel_module.callback_hash_valid(b"", {**body, "hash": mac(compact)}, key)
+    assert not airtel_module.callback_hash_valid(b"", {**body, "hash": mac(compact + " ")}, key)
+    assert not airtel_module.callback_hash_valid(b"", body, key)

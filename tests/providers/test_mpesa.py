@@ -1,0 +1,127 @@
+"""Vodacom M-Pesa live adapter against a local M-Pesa OpenAPI that decrypts every Bearer."""
+
+import base64
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from payments import services
+from payments.models import Charge
+from payments.providers import mpesa as mpesa_module
+from payments.providers.base import RefundRequest
+from payments.providers.mpesa import VodacomMpesa
+from tests.conftest import wait_for
+
+pytestmark = pytest.mark.django_db
+
+CHARGE = {"amount": 1000, "currency": "USD", "phone": "+243812345678", "network": "VODACOM_MPESA"}
+
+
+def create(live_api, **overrides) -> Charge:
+    response = live_api.post("/v1/charges", {**CHARGE, **overrides}, format="json")
+    assert response.status_code == 201, response.content
+    return Charge.objects.get(pk=response.json()["id"])
+
+
+def refund_of(charge: Charge, amount: int, refund_id: str) -> RefundRequest:
+    return RefundRequest(
+        refund_id=refund_id,
+        charge_id=charge.id,
+        amount=amount,
+        charge_amount=charge.amount,
+        currency=charge.currency,
+        provider_reference=charge.provider_reference,
+    )
+
+
+def test_pin_entered_during_the_call_settles_at_once_then_reversals(mpesa, live_api):
+    charge = create(live_api, description="Commande 42")
+    services.charge_request_payment(charge_id=charge.id)
+    charge.refresh_from_db()
+    record = mpesa.transactions[charge.id]
+    assert record["msisdn"] == "243812345678" and record["amount"] == 10
+    assert charge.status == "succeeded" and charge.provider == "vodacom_mpesa"
+    assert charge.provider_reference == record["transaction_id"]
+
+    adapter = VodacomMpesa()
+    first = adapter.refund(refund_of(charge, 400, "re_aaaaaaaaaaaaaaaaaaaaaaaa"))
+    assert first.status == "succeeded"
+    too_much = adapter.refund(refund_of(charge, 700, "re_bbbbbbbbbbbbbbbbbbbbbbbb"))
+    assert (too_much.status, too_much.failure_code) == ("failed", "amount_invalid")
+    rest = adapter.refund(refund_of(charge, 600, "re_cccccccccccccccccccccccc"))
+    assert rest.status == "succeeded"
+    assert [r["amount"] for r in mpesa.reversals] == [4, 6]
+    assert mpesa.session_requests == 1  # one session for the payment and every reversal
+
+
+@pytest.mark.parametrize(
+    "code, status, failure_code",
+    [
+        ("INS-2006", "declined", "insufficient_funds"),
+        ("INS-5", "declined", "customer_rejected"),
+        ("INS-9", "failed", "timeout"),
+        ("INS-2051", "failed", "phone_invalid"),
+    ],
+)
+def test_refusals_map_to_our_codes(mpesa, live_api, code, status, failure_code):
+    mpesa.pin_entry["243812345678"] = code
+    charge = create(live_api)
+    services.charge_request_payment(charge_id=charge.id)
+    body = live_api.get(f"/v1/charges/{charge.id}").json()
+    assert (body["status"], body["failure_code"]) == (status, failure_code)
+
+
+def test_no_answer_in_time_is_pending_then_the_query_settles_it(mpesa, live_api, settings):
+    settings.MPESA_TIMEOUT = 0.5
+    mpesa.pin_entry["243812345678"] = "hold"  # the customer takes longer than our timeout
+    charge = create(live_api)
+    services.charge_request_payment(charge_id=charge.id)
+    charge.refresh_from_db()
+    assert charge.status == "pending" and charge.provider_raw[-1]["c2b"] == "timeout"
+
+    services.charge_refresh(charge_id=charge.id)  # M-Pesa still waits for the PIN
+    charge.refresh_from_db()
+    assert charge.status == "pending"
+
+    mpesa.released.set()  # the PIN is entered
+    wait_for(lambda: mpesa.transactions[charge.id]["status"] == "Completed", timeout=5)
+    services.charge_refresh(charge_id=charge.id)
+    charge.refresh_from_db()
+    assert charge.status == "succeeded"
+    assert charge.provider_reference == mpesa.transactions[charge.id]["transaction_id"]
+
+
+def test_a_refused_session_is_renewed_once(mpesa, live_api):
+    create_first = create(live_api)
+    services.charge_request_payment(charge_id=create_first.id)
+    mpesa.drop_sessions()  # M-Pesa expires our session early
+    second = create(live_api, phone="+243821234567")
+    services.charge_request_payment(charge_id=second.id)
+    assert Charge.objects.get(pk=second.id).status == "succeeded"
+    assert mpesa.session_requests == 2
+
+
+def test_a_wrong_public_key_is_refused_and_the_charge_stays_pending(mpesa, live_api, settings):
+    other = rsa.generate_private_key(public_exponent=65537, key_size=2048).public_key()
+    settings.MPESA_PUBLIC_KEY = base64.b64encode(
+        other.public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
+    ).decode()
+    charge = create(live_api)
+    services.charge_request_payment(charge_id=charge.id)
+    charge.refresh_from_db()
+    assert charge.status == "pending" and "mpesa session" in charge.provider_raw[-1]["error"]
+    assert mpesa.transactions == {}
+    assert set(mpesa.violations) == {"getSession: Bearer is not the encrypted API key"}
+    mpesa.violations.clear()
+
+
+def test_query_status_words():
+    mapped = mpesa_module.QUERY_STATUSES
+    assert mapped["completed"][0] == "succeeded"
+    assert mapped["expired"][:2] == ("failed", "timeout")
+    assert mpesa_module.outcome_for_code("INS-10", {}).status == "pending"
+    assert mpesa_module.outcome_for_code("INS-1", {}).status == "pending"
+    assert mpesa_module.outcome_for_code("INS-999999", {}).status == "pending"
+    assert mpesa_module.outcome_for_code("INS-15", {}).failure_code == "amount_invalid"
+    assert mpesa_module.transaction_reference("ch_" + "a" * 24) == "a" * 20
