@@ -65,6 +65,19 @@ class RefundRequest:
 
 
 @dataclass(frozen=True)
+class RefundQuery:
+    """Where does a refund stand? (the status check of a refund the provider answered `pending`)."""
+
+    refund_id: str
+    charge_id: str
+    amount: int
+    currency: str
+    provider_reference: str  # of the refund, if the provider gave one
+    requested_at: datetime
+    network: str = ""
+
+
+@dataclass(frozen=True)
 class CardPayment:
     charge_id: str
     amount: int
@@ -109,6 +122,9 @@ class MobileMoneyProvider(Protocol):
     def refund(self, request: RefundRequest) -> ProviderOutcome:
         """Give money back."""
 
+    def check_refund(self, query: RefundQuery) -> ProviderOutcome:
+        """Ask where a refund stands. A provider with no record of it answers `failed`."""
+
 
 class CardProvider(Protocol):
     name: str
@@ -124,3 +140,6 @@ class CardProvider(Protocol):
 
     def refund(self, request: RefundRequest) -> ProviderOutcome:
         """Give money back."""
+
+    def check_refund(self, query: RefundQuery) -> ProviderOutcome:
+        """Ask where a refund stands. A provider with no record of it answers `failed`."""
