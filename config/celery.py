@@ -14,4 +14,5 @@ app.autodiscover_tasks()
 # wrappers around services.
 app.conf.beat_schedule = {
     "charges-poll-due": {"task": "payments.tasks.charges_poll_due", "schedule": 5.0},
+    "refunds-poll-due": {"task": "payments.tasks.refunds_poll_due", "schedule": 5.0},
 }

@@ -4,6 +4,7 @@ from django.contrib import admin, messages
 from django.utils.html import format_html
 
 from payments import services
+from payments.admin_refunds import RefundInline  # noqa: F401  (registers RefundAdmin)
 from payments.models import ApiKey, Merchant, Mode
 
 

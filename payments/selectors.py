@@ -60,6 +60,10 @@ def refund_list(*, charge: Charge) -> QuerySet:
     return Refund.objects.filter(charge=charge)
 
 
+def refund_list_for_merchant(*, merchant: Merchant, livemode: bool) -> QuerySet:
+    return Refund.objects.filter(merchant=merchant, livemode=livemode)
+
+
 def refund_get(*, merchant: Merchant, livemode: bool, refund_id: str) -> Refund:
     refund = Refund.objects.filter(merchant=merchant, livemode=livemode, pk=refund_id).first()
     if refund is None:

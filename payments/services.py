@@ -13,8 +13,11 @@ from django.utils import timezone
 
 from payments import ids, state
 from payments.errors import (
+    AmountExceedsRefundable,
     CardRailDisabled,
     CardReplyRejected,
+    ChargeNotRefundable,
+    InvalidRequest,
     LiveModeNotApproved,
     ProviderUnavailable,
 )
@@ -25,6 +28,9 @@ from payments.models import (
     Merchant,
     Mode,
     PaymentMethod,
+    Refund,
+    RefundReason,
+    RefundStatus,
     hash_api_key,
     new_webhook_secret,
 )
@@ -36,9 +42,11 @@ from payments.providers.base import (
     PaymentQuery,
     ProviderError,
     ProviderOutcome,
+    RefundQuery,
+    RefundRequest,
 )
 from payments.providers.secure_acceptance import major_units
-from payments.representations import charge_repr
+from payments.representations import charge_repr, refund_repr
 
 logger = logging.getLogger("payments.services")
 
@@ -376,3 +384,209 @@ def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
 
         session_charge_finalized(charge=charge)
     return charge
+
+
+# --- Refunds ----------------------------------------------------------------------------------
+#
+# A refund is made in three steps, so that neither a lock nor a transaction is held while the
+# provider is asked, and no refund is ever paid without a record of it:
+#   1. _refund_reserve: under the charge's row lock, check the rules and write the refund as
+#      `pending`, adding its amount to charge.amount_refunded. Concurrent requests queue on the
+#      lock, each sees what the others reserved, so the refunds never exceed the charge.
+#   2. ask the provider (outside any transaction; the reservation is committed first);
+#   3. refund_apply_outcome: settle the refund; a failed refund frees its amount again.
+# If the request dies between 1 and 3, the refund stays pending and the poller asks the provider
+# about it after REFUND_CHECK_GRACE; a provider with no record of it answers `failed`.
+
+REFUND_CHECK_GRACE = 300  # longer than any provider call may take
+REFUND_POLL_INTERVAL = 30  # between status checks of a pending refund, unless the provider says
+MOBILE_MONEY_UNIT = 100  # mobile money operators pay whole francs or dollars only (contract §4)
+
+
+@transaction.atomic
+def _refund_reserve(*, charge_id: str, amount: int | None, reason: str, metadata: dict) -> Refund:
+    charge = Charge.objects.select_for_update().get(pk=charge_id)
+    if charge.status != ChargeStatus.SUCCEEDED:
+        raise ChargeNotRefundable(
+            f"Only succeeded charges can be refunded; charge {charge.id} is {charge.status}."
+        )
+    remaining = charge.amount - charge.amount_refunded
+    if remaining <= 0:
+        raise ChargeNotRefundable(f"Charge {charge.id} has already been refunded in full.")
+    if amount is None:
+        amount = remaining
+    if type(amount) is not int or amount < 1:
+        raise InvalidRequest(
+            "amount must be a positive integer in the smallest currency unit.",
+            code="amount_invalid",
+            param="amount",
+        )
+    if charge.payment_method == PaymentMethod.MOBILE_MONEY and amount % MOBILE_MONEY_UNIT:
+        raise InvalidRequest(
+            "Mobile money takes whole units only: a refund of a mobile money charge must be a "
+            "multiple of 100 (e.g. 2500 = 25.00).",
+            code="amount_invalid",
+            param="amount",
+        )
+    if amount > remaining:
+        raise AmountExceedsRefundable(
+            f"amount ({amount}) is greater than what remains refundable on charge {charge.id} "
+            f"({remaining}).",
+            param="amount",
+        )
+    now = timezone.now()
+    refund = Refund.objects.create(
+        charge=charge,
+        merchant_id=charge.merchant_id,
+        livemode=charge.livemode,
+        amount=amount,
+        currency=charge.currency,
+        status=RefundStatus.PENDING,
+        reason=reason,
+        metadata=metadata,
+        next_check_at=now + timedelta(seconds=REFUND_CHECK_GRACE),
+        created_at=now,
+        updated_at=now,
+    )
+    charge.amount_refunded += amount
+    charge.updated_at = now
+    charge.save(update_fields=["amount_refunded", "updated_at"])
+    return refund
+
+
+def refund_create(
+    *,
+    charge: Charge,
+    amount: int | None = None,
+    reason: str = "",
+    metadata: dict | None = None,
+) -> Refund:
+    """Refund a succeeded charge in full (amount omitted) or in part (contract §6).
+
+    Not one transaction on purpose: see the steps above. A rule that refuses the refund leaves
+    nothing behind."""
+    reason = reason or ""
+    if reason not in ("", *RefundReason.values):
+        raise InvalidRequest(
+            f"reason must be one of {', '.join(RefundReason.values)}.", param="reason"
+        )
+    provider = _provider_for(charge)  # provider_unavailable before anything is reserved
+    refund = _refund_reserve(
+        charge_id=charge.pk, amount=amount, reason=reason, metadata=metadata or {}
+    )
+    locked = refund.charge
+    try:
+        outcome = provider.refund(
+            RefundRequest(
+                refund_id=refund.id,
+                charge_id=locked.id,
+                amount=refund.amount,
+                charge_amount=locked.amount,
+                currency=refund.currency,
+                provider_reference=locked.provider_reference,
+                phone=locked.phone,
+                network=locked.network,
+                metadata=refund.metadata,
+            )
+        )
+    except ProviderError as exc:
+        # Unknown whether the provider took it: keep it pending and ask for its status later.
+        logger.warning("refund request for %s failed: %s", refund.id, exc)
+        outcome = ProviderOutcome(
+            status="pending", check_after=REFUND_POLL_INTERVAL, raw={"error": str(exc)}
+        )
+    return refund_apply_outcome(refund_id=refund.id, outcome=outcome)
+
+
+def refund_refresh(*, refund_id: str) -> Refund:
+    """Ask the provider where a pending refund stands and apply the answer (the status check)."""
+    refund = Refund.objects.select_related("charge").get(pk=refund_id)
+    if refund.status in state.REFUND_FINAL:
+        return refund
+    charge = refund.charge
+    try:
+        outcome = _provider_for(charge).check_refund(
+            RefundQuery(
+                refund_id=refund.id,
+                charge_id=charge.id,
+                amount=refund.amount,
+                currency=refund.currency,
+                provider_reference=refund.provider_reference,
+                requested_at=refund.created_at,
+                network=charge.network,
+            )
+        )
+    except ProviderError as exc:
+        logger.warning("status check for %s failed: %s", refund.id, exc)
+        outcome = ProviderOutcome(status="pending", raw={"error": str(exc)})
+    return refund_apply_outcome(refund_id=refund.id, outcome=outcome)
+
+
+@transaction.atomic
+def refund_apply_outcome(*, refund_id: str, outcome: ProviderOutcome) -> Refund:
+    """The one place a refund's status changes: locked, checked, evented, in one transaction.
+
+    Locks the charge before the refund (the order _refund_reserve takes), because a failed refund
+    gives its amount back to the charge."""
+    charge_id = Refund.objects.values_list("charge_id", flat=True).get(pk=refund_id)
+    charge = Charge.objects.select_for_update().get(pk=charge_id)
+    refund = Refund.objects.select_for_update().get(pk=refund_id)
+    now = timezone.now()
+    fields = ["provider_raw"]
+    if outcome.raw:
+        refund.provider_raw = [*refund.provider_raw, {"at": now.isoformat(), **outcome.raw}][
+            -RAW_HISTORY:
+        ]
+    if outcome.provider_reference and not refund.provider_reference:
+        refund.provider_reference = outcome.provider_reference
+        fields.append("provider_reference")
+    if refund.status in state.REFUND_FINAL:
+        if outcome.status != "pending" and outcome.status != refund.status:
+            logger.error(
+                "refund %s is %s but the provider now answers %s",
+                refund.id,
+                refund.status,
+                outcome.status,
+            )
+        refund.save(update_fields=fields)
+        return refund
+    if outcome.status == RefundStatus.PENDING:
+        wait = outcome.check_after if outcome.check_after is not None else REFUND_POLL_INTERVAL
+        refund.next_check_at = now + timedelta(seconds=wait)
+        refund.save(update_fields=[*fields, "next_check_at"])
+        return refund
+    # A provider's "declined" refund is a failed one: refunds have no declined status.
+    new_status = RefundStatus.SUCCEEDED if outcome.status == "succeeded" else RefundStatus.FAILED
+    state.check_refund_transition(refund.status, new_status)
+    refund.status = new_status
+    failed = new_status == RefundStatus.FAILED
+    refund.failure_code = (outcome.failure_code or "provider_error") if failed else ""
+    refund.failure_message = (
+        (outcome.failure_message or "The provider could not complete the refund.") if failed else ""
+    )
+    refund.next_check_at = None
+    refund.updated_at = now
+    refund.save(
+        update_fields=[
+            *fields,
+            "status",
+            "failure_code",
+            "failure_message",
+            "next_check_at",
+            "updated_at",
+        ]
+    )
+    if failed:
+        charge.amount_refunded -= refund.amount
+        charge.updated_at = now
+        charge.save(update_fields=["amount_refunded", "updated_at"])
+    from webhooks.services import event_record
+
+    event_record(
+        merchant=charge.merchant,
+        livemode=refund.livemode,
+        type=f"refund.{refund.status}",
+        data=refund_repr(refund),
+        destination_url=charge.callback_url,
+    )
+    return refund

@@ -6,7 +6,7 @@ from celery import shared_task
 from django.utils import timezone
 
 from payments import services
-from payments.models import Charge, ChargeStatus, PaymentMethod
+from payments.models import Charge, ChargeStatus, PaymentMethod, Refund, RefundStatus
 
 POLL_BATCH = 200
 UNSENT_GRACE = 30  # a mobile money charge not handed to its operator after this is re-sent
@@ -47,4 +47,25 @@ def charges_poll_due() -> int:
     ).values_list("id", flat=True)[:POLL_BATCH]
     for charge_id in unsent:
         charge_request_payment.delay(charge_id)
+    return len(due)
+
+
+@shared_task(acks_late=True)
+def refund_refresh(refund_id: str) -> None:
+    services.refund_refresh(refund_id=refund_id)
+
+
+@shared_task
+def refunds_poll_due() -> int:
+    """Enqueue a status check for every pending refund whose next check is due."""
+    now = timezone.now()
+    due = list(
+        Refund.objects.filter(status=RefundStatus.PENDING, next_check_at__lte=now)
+        .order_by("next_check_at")
+        .values_list("id", flat=True)[:POLL_BATCH]
+    )
+    # Push the next check out so the next sweep does not enqueue the same refunds again.
+    Refund.objects.filter(pk__in=due).update(next_check_at=now + timedelta(seconds=60))
+    for refund_id in due:
+        refund_refresh.delay(refund_id)
     return len(due)

@@ -12,7 +12,7 @@ from payments.api.fields import (
     MetadataField,
     StrictSerializer,
 )
-from payments.models import Currency, Network, PaymentMethod
+from payments.models import Currency, Network, PaymentMethod, RefundReason
 
 WHOLE_UNIT = 100  # mobile money operators take whole francs or dollars
 
@@ -96,3 +96,15 @@ class ChargeListQuery(StrictSerializer):
     payment_method = serializers.ChoiceField(choices=PaymentMethod.values, required=False)
     date_from = serializers.CharField(required=False)
     date_to = serializers.CharField(required=False)
+
+
+class RefundCreateIn(StrictSerializer):
+    amount = AmountField(required=False, help_text="Omitted: what remains refundable.")
+    reason = serializers.ChoiceField(choices=RefundReason.values, required=False)
+    metadata = MetadataField(required=False)
+
+
+class PageQuery(StrictSerializer):
+    limit = serializers.CharField(required=False)
+    offset = serializers.CharField(required=False)
+    starting_after = serializers.CharField(required=False)

@@ -2,10 +2,17 @@
 
 from django.urls import path
 
-from payments.api import views
+from payments.api import refund_views, views
 
 urlpatterns = [
     path("charges", views.ChargeListCreateView.as_view(), name="charges"),
     path("charges/<str:charge_id>", views.ChargeDetailView.as_view(), name="charge"),
     path("transactions/<str:charge_id>", views.TransactionDetailView.as_view(), name="transaction"),
+    path(
+        "charges/<str:charge_id>/refunds",
+        refund_views.ChargeRefundListCreateView.as_view(),
+        name="charge-refunds",
+    ),
+    path("refunds", refund_views.RefundListView.as_view(), name="refunds"),
+    path("refunds/<str:refund_id>", refund_views.RefundDetailView.as_view(), name="refund"),
 ]

@@ -25,7 +25,9 @@ from payments.providers.base import (
     PaymentQuery,
     ProviderError,
     ProviderOutcome,
+    RefundQuery,
     RefundRequest,
+    refund_unconfirmed,
 )
 
 logger = logging.getLogger("payments.providers.airtel")
@@ -270,6 +272,9 @@ class AirtelMoney:
             )[:500],
             raw=raw,
         )
+
+    def check_refund(self, query: RefundQuery) -> ProviderOutcome:
+        return refund_unconfirmed("Airtel Money", query)
 
 
 def callback_hash_valid(raw_body: bytes, body: dict, key: str) -> bool:

@@ -65,6 +65,19 @@ class RefundRequest:
 
 
 @dataclass(frozen=True)
+class RefundQuery:
+    """Where does a refund stand? (the status check of a refund the provider answered `pending`)."""
+
+    refund_id: str
+    charge_id: str
+    amount: int
+    currency: str
+    provider_reference: str  # of the refund, if the provider gave one
+    requested_at: datetime
+    network: str = ""
+
+
+@dataclass(frozen=True)
 class CardPayment:
     charge_id: str
     amount: int
@@ -109,6 +122,9 @@ class MobileMoneyProvider(Protocol):
     def refund(self, request: RefundRequest) -> ProviderOutcome:
         """Give money back."""
 
+    def check_refund(self, query: RefundQuery) -> ProviderOutcome:
+        """Ask where a refund stands. A provider with no record of it answers `failed`."""
+
 
 class CardProvider(Protocol):
     name: str
@@ -124,3 +140,18 @@ class CardProvider(Protocol):
 
     def refund(self, request: RefundRequest) -> ProviderOutcome:
         """Give money back."""
+
+    def check_refund(self, query: RefundQuery) -> ProviderOutcome:
+        """Ask where a refund stands. A provider with no record of it answers `failed`."""
+
+
+def refund_unconfirmed(provider: str, query: RefundQuery) -> ProviderOutcome:
+    """For operators that publish no refund enquiry: a refund left pending (its answer was lost)
+    stays pending for staff to confirm with the operator. Failing it would free money that may
+    already have been paid back."""
+    return ProviderOutcome(
+        status="pending",
+        provider_reference=query.provider_reference,
+        check_after=3600,
+        raw={"refund": f"{provider} has no refund enquiry; confirm with the operator"},
+    )

@@ -36,6 +36,7 @@ from payments.providers.base import (
     PaymentQuery,
     ProviderError,
     ProviderOutcome,
+    RefundQuery,
     RefundRequest,
 )
 
@@ -224,8 +225,16 @@ class CyberSourceCard:
         return outcome
 
     def refund(self, request: RefundRequest) -> ProviderOutcome:
+        return self.refund_not_supported()
+
+    @staticmethod
+    def refund_not_supported() -> ProviderOutcome:
         return ProviderOutcome(
             status="failed",
             failure_code="refund_not_supported",
             failure_message="Card refunds are made from the CyberSource Business Center for now.",
         )
+
+    def check_refund(self, query: RefundQuery) -> ProviderOutcome:
+        # refund() never reaches the provider, so a refund of ours is unknown there.
+        return self.refund_not_supported()

@@ -31,7 +31,9 @@ from payments.providers.base import (
     PaymentQuery,
     ProviderError,
     ProviderOutcome,
+    RefundQuery,
     RefundRequest,
+    refund_unconfirmed,
 )
 
 logger = logging.getLogger("payments.providers.mpesa")
@@ -276,3 +278,6 @@ class VodacomMpesa:
                 raw=outcome.raw,
             )
         return outcome
+
+    def check_refund(self, query: RefundQuery) -> ProviderOutcome:
+        return refund_unconfirmed("M-Pesa", query)

@@ -4,6 +4,8 @@ adapters; their "outside world" state lives in SandboxTransaction.
 Mobile money: the outcome is chosen by the last three digits of the phone number and becomes
 visible to a status check SANDBOX_MOBILE_MONEY_DELAY seconds after the prompt was sent.
 Card: the hosted page at /sandbox/card/pay records the customer's choice; the status check reads it.
+Refunds: succeeded at once, unless the refund's metadata "sandbox_refund" asks otherwise
+(REFUND_BEHAVIOURS).
 """
 
 from django.conf import settings
@@ -21,6 +23,7 @@ from payments.providers.base import (
     MobileMoneyPayment,
     PaymentQuery,
     ProviderOutcome,
+    RefundQuery,
     RefundRequest,
 )
 
@@ -33,8 +36,15 @@ MOBILE_MONEY_SUFFIXES: dict[str, tuple[str, str, str] | None] = {
 }
 SUCCESS = ("succeeded", "", "")
 
-# Refunds: a refund whose metadata has {"sandbox_refund": "fail"} fails at the "operator".
-REFUND_FAIL_KEY = "sandbox_refund"
+# Refunds: the metadata key "sandbox_refund" chooses what the sandbox operator does with a refund,
+# as (first answer, answer of the status check once SANDBOX_MOBILE_MONEY_DELAY has passed).
+REFUND_BEHAVIOUR_KEY = "sandbox_refund"
+REFUND_BEHAVIOURS: dict[str, tuple[str, str]] = {
+    "": ("succeeded", "succeeded"),  # absent or unknown: succeeded at once
+    "fail": ("failed", "failed"),
+    "pending": ("pending", "succeeded"),
+    "pending_fail": ("pending", "failed"),
+}
 
 
 class SandboxMobileMoney:
@@ -100,26 +110,79 @@ class SandboxMobileMoney:
     def refund(self, request: RefundRequest) -> ProviderOutcome:
         return _sandbox_refund(request)
 
+    def check_refund(self, query: RefundQuery) -> ProviderOutcome:
+        return _sandbox_check_refund(query)
+
 
 def _sandbox_refund(request: RefundRequest) -> ProviderOutcome:
-    fail = request.metadata.get(REFUND_FAIL_KEY) == "fail"
-    record = SandboxTransaction.objects.create(
-        kind=SandboxTransaction.Kind.REFUND,
-        reference=request.refund_id,
-        amount=request.amount,
-        currency=request.currency,
-        decision="failed" if fail else "succeeded",
-        answered_at=timezone.now(),
-        request={"charge": request.charge_id},
-    )
-    if fail:
+    """The sandbox operator takes the refund once (a repeated request for the same refund id is
+    counted, not paid twice) and answers according to REFUND_BEHAVIOURS."""
+    behaviour = request.metadata.get(REFUND_BEHAVIOUR_KEY, "")
+    first, then = REFUND_BEHAVIOURS.get(behaviour, REFUND_BEHAVIOURS[""])
+    with transaction.atomic():
+        record, created = SandboxTransaction.objects.get_or_create(
+            kind=SandboxTransaction.Kind.REFUND,
+            attempt=request.refund_id,
+            defaults={
+                "reference": request.refund_id,
+                "amount": request.amount,
+                "currency": request.currency,
+                "network": request.network,
+                "phone": request.phone,
+                "decision": first,
+                "answered_at": None if first == "pending" else timezone.now(),
+                "request": {"charge": request.charge_id, "then": then},
+            },
+        )
+        if not created:
+            SandboxTransaction.objects.filter(pk=record.pk).update(
+                request_count=F("request_count") + 1
+            )
+    return _refund_outcome(record)
+
+
+def _refund_outcome(record: SandboxTransaction) -> ProviderOutcome:
+    raw = {"sandbox": record.decision, "transaction": record.id}
+    if record.decision == "pending":
+        waited = (timezone.now() - record.created_at).total_seconds()
+        return ProviderOutcome(
+            status="pending",
+            provider_reference=record.id,
+            check_after=max(settings.SANDBOX_MOBILE_MONEY_DELAY - waited, 0),
+            raw=raw,
+        )
+    if record.decision == "failed":
         return ProviderOutcome(
             status="failed",
             failure_code="provider_error",
             failure_message="The sandbox operator refused the refund.",
             provider_reference=record.id,
+            raw=raw,
         )
-    return ProviderOutcome(status="succeeded", provider_reference=record.id)
+    return ProviderOutcome(status="succeeded", provider_reference=record.id, raw=raw)
+
+
+def _sandbox_check_refund(query: RefundQuery) -> ProviderOutcome:
+    """A pending sandbox refund is settled by the first status check made at least
+    SANDBOX_MOBILE_MONEY_DELAY seconds after it was asked for."""
+    record = SandboxTransaction.objects.filter(
+        kind=SandboxTransaction.Kind.REFUND, attempt=query.refund_id
+    ).first()
+    if record is None:
+        return ProviderOutcome(
+            status="failed",
+            failure_code="provider_error",
+            failure_message="The operator has no record of this refund.",
+            raw={"sandbox": "no such refund"},
+        )
+    waited = (timezone.now() - record.created_at).total_seconds()
+    if record.decision == "pending" and waited >= settings.SANDBOX_MOBILE_MONEY_DELAY:
+        decision = record.request.get("then", "succeeded")
+        SandboxTransaction.objects.filter(pk=record.pk, decision="pending").update(
+            decision=decision, answered_at=timezone.now()
+        )
+        record.refresh_from_db()
+    return _refund_outcome(record)
 
 
 # Card decisions of the hosted-payment protocol → our outcome.
@@ -198,3 +261,6 @@ class SandboxCard:
 
     def refund(self, request: RefundRequest) -> ProviderOutcome:
         return _sandbox_refund(request)
+
+    def check_refund(self, query: RefundQuery) -> ProviderOutcome:
+        return _sandbox_check_refund(query)

@@ -1,0 +1,119 @@
+"""Staff views of refunds: a read-only list and detail page, and an inline for the charge page.
+
+Refunds are made through the API only (the money rules live in services.refund_create); staff
+may ask the provider where pending refunds stand.
+"""
+
+import json
+
+from django.contrib import admin, messages
+from django.urls import NoReverseMatch, reverse
+from django.utils.html import format_html
+
+from payments import services
+from payments.models import Refund, RefundStatus
+
+
+def money(amount: int, currency: str) -> str:
+    return f"{amount // 100:,}.{amount % 100:02d} {currency}".replace(",", " ")
+
+
+def charge_link(refund: Refund) -> str:
+    try:
+        url = reverse("admin:payments_charge_change", args=[refund.charge_id])
+    except NoReverseMatch:  # charges not in the admin
+        return refund.charge_id
+    return format_html('<a href="{}">{}</a>', url, refund.charge_id)
+
+
+class ReadOnlyMixin:
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Refund)
+class RefundAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = (
+        "id",
+        "charge_display",
+        "amount_display",
+        "status",
+        "reason",
+        "livemode",
+        "merchant",
+        "created_at",
+    )
+    list_filter = ("status", "reason", "livemode")
+    search_fields = ("=id", "=charge__id", "=provider_reference")
+    search_help_text = "Refund id, charge id or provider reference (exact)."
+    list_select_related = ("merchant",)
+    date_hierarchy = "created_at"
+    ordering = ("-created_at", "-id")
+    fields = (
+        "id",
+        "charge_display",
+        "merchant",
+        "livemode",
+        "amount_display",
+        "status",
+        "reason",
+        "metadata_display",
+        "failure_code",
+        "failure_message",
+        "provider_reference",
+        "provider_raw_display",
+        "next_check_at",
+        "created_at",
+        "updated_at",
+    )
+    readonly_fields = fields
+    actions = ["check_with_provider"]
+
+    @admin.display(description="Charge", ordering="charge")
+    def charge_display(self, obj):
+        return charge_link(obj)
+
+    @admin.display(description="Amount", ordering="amount")
+    def amount_display(self, obj):
+        return money(obj.amount, obj.currency)
+
+    @admin.display(description="Metadata")
+    def metadata_display(self, obj):
+        return format_html("<pre>{}</pre>", json.dumps(obj.metadata, indent=2, ensure_ascii=False))
+
+    @admin.display(description="Provider answers")
+    def provider_raw_display(self, obj):
+        return format_html(
+            "<pre>{}</pre>", json.dumps(obj.provider_raw, indent=2, ensure_ascii=False)
+        )
+
+    @admin.action(description="Ask the provider where the selected pending refunds stand")
+    def check_with_provider(self, request, queryset):
+        pending = list(queryset.filter(status=RefundStatus.PENDING).values_list("id", flat=True))
+        for refund_id in pending:
+            refund = services.refund_refresh(refund_id=refund_id)
+            self.message_user(request, f"Refund {refund.id}: {refund.status}.", messages.INFO)
+        if not pending:
+            self.message_user(request, "None of the selected refunds is pending.", messages.INFO)
+
+
+class RefundInline(ReadOnlyMixin, admin.TabularInline):
+    """The refunds of one charge, on the charge's page (ChargeAdmin.inlines)."""
+
+    model = Refund
+    fk_name = "charge"
+    extra = 0
+    fields = ("id", "amount_display", "status", "reason", "failure_code", "created_at")
+    readonly_fields = fields
+    show_change_link = True
+    ordering = ("-created_at", "-id")
+
+    @admin.display(description="Amount")
+    def amount_display(self, obj):
+        return money(obj.amount, obj.currency)

@@ -1,0 +1,15 @@
+"""Outside parties for tests: a mobile money operator whose refund endpoint cannot be reached.
+
+Payments and status checks behave like the sandbox operator; a refund request fails the way a
+live adapter fails when the connection is refused, so nobody knows whether the operator took it.
+"""
+
+from payments.providers.base import ProviderError, RefundRequest
+from payments.providers.sandbox import SandboxMobileMoney
+
+
+class UnreachableRefundsOperator(SandboxMobileMoney):
+    name = "unreachable-refunds"
+
+    def refund(self, request: RefundRequest):
+        raise ProviderError("connection refused by the operator's refund endpoint")

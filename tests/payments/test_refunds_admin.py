@@ -1,0 +1,82 @@
+"""Staff pages of refunds: read-only list and detail, filters, search, the status-check action."""
+
+import pytest
+
+from payments import services
+from tests.payments.refund_helpers import succeeded_card_charge, succeeded_mobile_money_charge
+
+pytestmark = pytest.mark.django_db
+
+LIST = "/admin/payments/refund/"
+
+
+@pytest.fixture
+def staff(client, django_user_model):
+    user = django_user_model.objects.create_superuser("staff", "staff@example.cd", "pw-123-long")
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def refunds(merchant):
+    card = succeeded_card_charge(merchant, amount=1999)
+    mobile = succeeded_mobile_money_charge(merchant, amount=250000)
+    return {
+        "card": services.refund_create(charge=card, amount=550, reason="duplicate"),
+        "failed": services.refund_create(
+            charge=mobile, amount=1000, metadata={"sandbox_refund": "fail"}
+        ),
+        "pending": services.refund_create(
+            charge=mobile, amount=2000, metadata={"sandbox_refund": "pending"}
+        ),
+    }
+
+
+def test_list_filters_and_search(staff, refunds):
+    page = staff.get(LIST).content.decode()
+    assert all(refund.id in page for refund in refunds.values())
+    assert "5.50 USD" in page and "20.00 CDF" in page
+
+    failed = staff.get(LIST, {"status": "failed"}).content.decode()
+    assert refunds["failed"].id in failed and refunds["card"].id not in failed
+    duplicate = staff.get(LIST, {"reason": "duplicate"}).content.decode()
+    assert refunds["card"].id in duplicate and refunds["pending"].id not in duplicate
+    assert refunds["card"].id not in staff.get(LIST, {"livemode__exact": "1"}).content.decode()
+
+    by_charge = staff.get(LIST, {"q": refunds["card"].charge_id}).content.decode()
+    assert refunds["card"].id in by_charge and refunds["failed"].id not in by_charge
+    by_id = staff.get(LIST, {"q": refunds["failed"].id}).content.decode()
+    assert refunds["failed"].id in by_id and refunds["pending"].id not in by_id
+
+
+def test_detail_is_read_only(staff, refunds):
+    refund = refunds["failed"]
+    response = staff.get(f"{LIST}{refund.id}/change/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert refund.charge_id in page and "provider_error" in page and "sandbox_refund" in page
+    assert 'name="amount"' not in page and 'name="_save"' not in page
+    assert staff.get(f"{LIST}add/").status_code == 403
+    assert staff.get(f"{LIST}{refund.id}/delete/").status_code == 403
+    posted = staff.post(f"{LIST}{refund.id}/change/", {"status": "succeeded"})
+    assert posted.status_code == 403
+    refund.refresh_from_db()
+    assert refund.status == "failed"
+
+
+def test_staff_can_ask_the_provider_about_pending_refunds(staff, refunds, settings):
+    settings.SANDBOX_MOBILE_MONEY_DELAY = 0
+    pending = refunds["pending"]
+    response = staff.post(
+        LIST,
+        {
+            "action": "check_with_provider",
+            "index": 0,
+            "_selected_action": [pending.id, refunds["card"].id],
+        },
+        follow=True,
+    )
+    assert response.status_code == 200
+    assert f"Refund {pending.id}: succeeded." in response.content.decode()
+    pending.refresh_from_db()
+    assert pending.status == "succeeded"
