@@ -14,4 +14,8 @@ app.autodiscover_tasks()
 # wrappers around services.
 app.conf.beat_schedule = {
     "charges-poll-due": {"task": "payments.tasks.charges_poll_due", "schedule": 5.0},
+    "checkout-sessions-expire-due": {
+        "task": "checkout.tasks.sessions_expire_due",
+        "schedule": 60.0,
+    },
 }
