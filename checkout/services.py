@@ -14,7 +14,12 @@ from django.utils import timezone
 
 from checkout.models import CheckoutSession, SessionStatus
 from payments import services as payment_services
-from payments.errors import CheckoutSessionNotOpen, InvalidRequest, LiveModeNotApproved
+from payments.errors import (
+    CardRailDisabled,
+    CheckoutSessionNotOpen,
+    InvalidRequest,
+    LiveModeNotApproved,
+)
 from payments.models import Charge, ChargeStatus, Currency, Merchant, PaymentMethod
 from payments.providers import registry
 
@@ -226,6 +231,10 @@ def session_attempt_create(
         raise InvalidRequest(
             f"This session does not offer {payment_method}.", param="payment_method"
         )
+    if payment_method == PaymentMethod.CARD and not card_offered(
+        merchant=session.merchant, livemode=session.livemode, currency=session.currency
+    ):
+        raise CardRailDisabled()
     pending = _pending_charge(session)
     if pending is not None:
         raise AttemptInProgress(pending)

@@ -240,3 +240,12 @@ def test_closed_sessions_show_a_clear_page_and_take_no_attempt(client, merchant)
     response = client.post(f"/pay/{session.id}/mobile-money", {"phone": "0812345678"})
     assert response.status_code == 302 and not Charge.objects.exists()
     assert client.get("/pay/cs_doesnotexist").status_code == 404
+
+
+def test_card_switched_off_after_creation_is_neither_shown_nor_taken(client, merchant, settings):
+    session = make_session(merchant, currency="USD", amount=2000)
+    settings.SANDBOX_CARD_ENABLED = False
+    assert set(forms(client.get(f"/pay/{session.id}").text)) == {"mobile_money"}
+    response = client.post(f"/pay/{session.id}/card")
+    assert response.status_code == 400 and 'role="alert"' in response.text
+    assert not Charge.objects.exists()
