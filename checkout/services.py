@@ -1,10 +1,47 @@
-"""Checkout session state changes (contract §7)."""
+"""Checkout sessions: creation, payment attempts and the one session state machine (contract §7).
 
+A session goes open → complete (a charge of it succeeded) | expired (its time is up, or the
+merchant expired it), once. Every change goes through `_session_transition`, under a row lock,
+with its event written in the same transaction.
+"""
+
+from datetime import timedelta
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from checkout.models import CheckoutSession, SessionStatus
-from payments.models import Charge, ChargeStatus
+from payments import services as payment_services
+from payments.errors import (
+    CardRailDisabled,
+    CheckoutSessionNotOpen,
+    InvalidRequest,
+    LiveModeNotApproved,
+)
+from payments.models import Charge, ChargeStatus, Currency, Merchant, PaymentMethod
+from payments.providers import registry
+
+DEFAULT_LIFETIME = 24 * 3600
+WHOLE_UNIT = 100  # mobile money operators take whole francs or dollars (contract §4)
+SESSION_ID_PLACEHOLDER = "{CHECKOUT_SESSION_ID}"
+
+SESSION_TRANSITIONS: dict[str, frozenset[str]] = {
+    SessionStatus.OPEN: frozenset({SessionStatus.COMPLETE, SessionStatus.EXPIRED}),
+}
+SESSION_EVENTS = {
+    SessionStatus.COMPLETE: "checkout.session.completed",
+    SessionStatus.EXPIRED: "checkout.session.expired",
+}
+
+
+class AttemptInProgress(Exception):
+    """A payment attempt of the session is still pending: one at a time."""
+
+    def __init__(self, charge: Charge):
+        self.charge = charge
+        super().__init__(f"charge {charge.id} of the session is still pending")
 
 
 def session_repr(session: CheckoutSession) -> dict:
@@ -13,25 +50,231 @@ def session_repr(session: CheckoutSession) -> dict:
     return checkout_session_repr(session)
 
 
+# --- What a session offers ----------------------------------------------------------------------
+
+
+def card_offered(*, merchant: Merchant, livemode: bool, currency: str) -> bool:
+    """Card is offered for USD only, when the merchant's card rail and the mode's provider exist
+    (in test mode SANDBOX_CARD_ENABLED=false switches the sandbox card rail off)."""
+    if currency != Currency.USD or not merchant.card_rail_enabled:
+        return False
+    if not livemode and not settings.SANDBOX_CARD_ENABLED:
+        return False
+    return registry.card_available(livemode=livemode)
+
+
+def session_payment_methods(
+    *, merchant: Merchant, livemode: bool, amount: int, currency: str
+) -> list[str]:
+    """["mobile_money"], ["mobile_money", "card"] or ["card"]; amount_invalid when nothing fits."""
+    whole = amount % WHOLE_UNIT == 0
+    card = card_offered(merchant=merchant, livemode=livemode, currency=currency)
+    if currency == Currency.CDF and not whole:
+        raise InvalidRequest(
+            "A CDF session is paid by mobile money, which takes whole francs only: amount must "
+            "be a multiple of 100 (e.g. 250000 = 2 500 CDF).",
+            code="amount_invalid",
+            param="amount",
+        )
+    if not whole and not card:
+        raise InvalidRequest(
+            "Mobile money takes whole dollars only and card payments are not available: amount "
+            "must be a multiple of 100 (e.g. 2000 = 20.00 USD).",
+            code="amount_invalid",
+            param="amount",
+        )
+    methods = [PaymentMethod.MOBILE_MONEY.value] if whole else []
+    if card:
+        methods.append(PaymentMethod.CARD.value)
+    return methods
+
+
+# --- Creation -----------------------------------------------------------------------------------
+
+
 @transaction.atomic
-def session_charge_finalized(*, charge: Charge) -> None:
-    """A charge of the session reached a final status. A success completes the session, once."""
-    if charge.status != ChargeStatus.SUCCEEDED:
-        return
-    session = CheckoutSession.objects.select_for_update().get(pk=charge.checkout_session_id)
-    if session.status != SessionStatus.OPEN:
-        return
+def session_create(
+    *,
+    merchant: Merchant,
+    livemode: bool,
+    amount: int,
+    currency: str,
+    success_url: str,
+    cancel_url: str,
+    metadata: dict | None = None,
+    customer_phone: str = "",
+    customer_email: str = "",
+    expires_in: int = DEFAULT_LIFETIME,
+) -> CheckoutSession:
+    if livemode and not merchant.live_approved:
+        raise LiveModeNotApproved()
+    methods = session_payment_methods(
+        merchant=merchant, livemode=livemode, amount=amount, currency=currency
+    )
     now = timezone.now()
-    session.status = SessionStatus.COMPLETE
-    session.succeeded_charge = charge
-    session.completed_at = now
+    return CheckoutSession.objects.create(
+        merchant=merchant,
+        livemode=livemode,
+        amount=amount,
+        currency=currency,
+        success_url=success_url,
+        cancel_url=cancel_url,
+        metadata=metadata or {},
+        customer_phone=customer_phone,
+        customer_email=customer_email,
+        payment_methods=methods,
+        created_at=now,
+        updated_at=now,
+        expires_at=now + timedelta(seconds=expires_in),
+    )
+
+
+# --- The state machine --------------------------------------------------------------------------
+
+
+def _session_transition(
+    *, session_id: str, to: str, charge: Charge | None = None
+) -> CheckoutSession | None:
+    """The one place a session's status changes. Returns None when the move is not allowed (the
+    session already left `open`): callers decide whether that is an error."""
+    session = (
+        CheckoutSession.objects.select_for_update().select_related("merchant").get(pk=session_id)
+    )
+    if to not in SESSION_TRANSITIONS.get(session.status, frozenset()):
+        return None
+    now = timezone.now()
+    session.status = to
     session.updated_at = now
-    session.save(update_fields=["status", "succeeded_charge", "completed_at", "updated_at"])
+    fields = ["status", "updated_at"]
+    if to == SessionStatus.COMPLETE:
+        session.succeeded_charge = charge
+        session.completed_at = now
+        fields += ["succeeded_charge", "completed_at"]
+    session.save(update_fields=fields)
     from webhooks.services import event_record
 
     event_record(
         merchant=session.merchant,
         livemode=session.livemode,
-        type="checkout.session.completed",
+        type=SESSION_EVENTS[to],
         data=session_repr(session),
     )
+    return session
+
+
+@transaction.atomic
+def session_charge_finalized(*, charge: Charge) -> None:
+    """A charge of the session reached a final status. A success completes the session, once."""
+    if charge.status != ChargeStatus.SUCCEEDED:
+        return
+    _session_transition(
+        session_id=charge.checkout_session_id, to=SessionStatus.COMPLETE, charge=charge
+    )
+
+
+@transaction.atomic
+def session_expire(*, session: CheckoutSession) -> CheckoutSession:
+    """The merchant's POST /v1/checkout/sessions/{id}/expire: open → expired, else refused."""
+    expired = _session_transition(session_id=session.pk, to=SessionStatus.EXPIRED)
+    if expired is None:
+        raise CheckoutSessionNotOpen(
+            f"Checkout session {session.pk} is {CheckoutSession.objects.get(pk=session.pk).status}"
+            ", not open: only an open session can be expired.",
+        )
+    return expired
+
+
+def _pending_charge(session: CheckoutSession) -> Charge | None:
+    return session.charges.filter(status=ChargeStatus.PENDING).order_by("-created_at").first()
+
+
+@transaction.atomic
+def session_expire_if_due(*, session_id: str) -> bool:
+    """Expire an open session whose time is up. A session with a pending attempt waits for that
+    attempt to settle (charges time out on their own), so a payment in flight is never cut off."""
+    session = CheckoutSession.objects.select_for_update().get(pk=session_id)
+    if session.status != SessionStatus.OPEN or session.expires_at > timezone.now():
+        return False
+    if _pending_charge(session) is not None:
+        return False
+    return _session_transition(session_id=session_id, to=SessionStatus.EXPIRED) is not None
+
+
+def sessions_expire_due(*, limit: int = 500) -> int:
+    """The periodic sweep: expire open sessions past expires_at."""
+    due = CheckoutSession.objects.filter(
+        status=SessionStatus.OPEN, expires_at__lte=timezone.now()
+    ).values_list("id", flat=True)[:limit]
+    return sum(session_expire_if_due(session_id=session_id) for session_id in list(due))
+
+
+# --- Payment attempts from the hosted page -------------------------------------------------------
+
+
+@transaction.atomic
+def session_attempt_create(
+    *,
+    session_id: str,
+    payment_method: str,
+    phone: str = "",
+    network: str = "",
+    locale: str = "fr",
+) -> Charge:
+    """Start a payment attempt for an open session: one pending attempt at a time, none once the
+    session is complete or expired. The session row lock serialises two tabs racing."""
+    session = (
+        CheckoutSession.objects.select_for_update().select_related("merchant").get(pk=session_id)
+    )
+    if session.status != SessionStatus.OPEN or session.expires_at <= timezone.now():
+        raise CheckoutSessionNotOpen()
+    if payment_method not in session.payment_methods:
+        raise InvalidRequest(
+            f"This session does not offer {payment_method}.", param="payment_method"
+        )
+    if payment_method == PaymentMethod.CARD and not card_offered(
+        merchant=session.merchant, livemode=session.livemode, currency=session.currency
+    ):
+        raise CardRailDisabled()
+    pending = _pending_charge(session)
+    if pending is not None:
+        raise AttemptInProgress(pending)
+    return payment_services.charge_create(
+        merchant=session.merchant,
+        livemode=session.livemode,
+        amount=session.amount,
+        currency=session.currency,
+        payment_method=payment_method,
+        phone=phone,
+        network=network,
+        metadata=dict(session.metadata),
+        checkout_session=session,
+        locale=locale,
+    )
+
+
+# --- Where the customer goes back to the merchant -------------------------------------------------
+
+
+def _with_query(url: str, params: dict[str, str]) -> str:
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    query += list(params.items())
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+def success_redirect_url(session: CheckoutSession, charge: Charge) -> str:
+    url = session.success_url.replace(SESSION_ID_PLACEHOLDER, session.id)
+    return _with_query(
+        url, {"session_id": session.id, "transaction_id": charge.id, "status": charge.status}
+    )
+
+
+def cancel_redirect_url(session: CheckoutSession, charge: Charge | None = None) -> str:
+    """cancel_url for a failed/declined attempt (with its id and status), or for the customer's
+    own cancel (status=canceled, no transaction_id)."""
+    params = {"session_id": session.id}
+    if charge is not None:
+        params.update({"transaction_id": charge.id, "status": charge.status})
+    else:
+        params["status"] = "canceled"
+    return _with_query(session.cancel_url, params)

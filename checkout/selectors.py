@@ -1,0 +1,39 @@
+"""Reads of checkout sessions, for the API and the hosted pages."""
+
+from django.db.models import QuerySet
+
+from checkout.models import CheckoutSession
+from payments.errors import ResourceMissing
+from payments.models import Charge, ChargeStatus
+from payments.selectors import _date_filtered
+
+
+def session_list(*, merchant, livemode: bool, filters: dict) -> QuerySet:
+    qs = CheckoutSession.objects.filter(merchant=merchant, livemode=livemode)
+    if filters.get("status"):
+        qs = qs.filter(status=filters["status"])
+    return _date_filtered(qs, filters.get("date_from"), filters.get("date_to"))
+
+
+def session_get(*, merchant, livemode: bool, session_id: str) -> CheckoutSession:
+    session = CheckoutSession.objects.filter(
+        merchant=merchant, livemode=livemode, pk=session_id
+    ).first()
+    if session is None:
+        raise ResourceMissing("checkout session", session_id)
+    return session
+
+
+def session_for_page(*, session_id: str) -> CheckoutSession | None:
+    """The session behind a /pay/{id} address (anyone holding the address may pay it)."""
+    return CheckoutSession.objects.select_related("merchant").filter(pk=session_id).first()
+
+
+def session_pending_charge(*, session: CheckoutSession) -> Charge | None:
+    return session.charges.filter(status=ChargeStatus.PENDING).order_by("-created_at").first()
+
+
+def session_charge(*, session: CheckoutSession, charge_id: str) -> Charge | None:
+    if not charge_id:
+        return None
+    return session.charges.filter(pk=charge_id).first()

@@ -1,0 +1,11 @@
+"""Celery tasks of checkout: thin wrappers that call services."""
+
+from celery import shared_task
+
+from checkout import services
+
+
+@shared_task
+def sessions_expire_due() -> int:
+    """Expire open sessions whose expires_at has passed (beat, every minute)."""
+    return services.sessions_expire_due()

@@ -1,0 +1,328 @@
+"""The hosted checkout pages (/pay/{id}): thin views that read the session, call one service and
+render. Every page carries a strict Content-Security-Policy, X-Frame-Options DENY and no-store."""
+
+from functools import wraps
+from urllib.parse import urlencode, urlsplit
+
+from django.conf import settings
+from django.http import HttpResponseRedirect, JsonResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils import timezone, translation
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_GET, require_POST
+
+from checkout import selectors, services
+from checkout.formatting import format_amount
+from checkout.forms import MobileMoneyForm
+from checkout.models import CheckoutSession, SessionStatus
+from payments.errors import ApiError, CheckoutSessionNotOpen
+from payments.models import Charge, ChargeStatus, PaymentMethod
+
+LANGUAGES = {code for code, _name in settings.LANGUAGES}
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
+POLL_SECONDS = 3
+FAILED = (ChargeStatus.FAILED, ChargeStatus.DECLINED)
+FAILURE_TEXTS = {
+    "insufficient_funds": _("Your mobile money balance is too low for this payment."),
+    "customer_rejected": _("The payment was refused on the phone."),
+    "timeout": _("The payment prompt was not approved in time."),
+}
+FAILURE_DEFAULT = _("The operator could not complete the payment.")
+
+
+def content_security_policy(form_action: str = "") -> str:
+    return "; ".join(
+        [
+            "default-src 'none'",
+            "script-src 'self'",
+            "style-src 'self'",
+            "img-src 'self' data:",
+            "connect-src 'self'",
+            f"form-action 'self'{' ' + form_action if form_action else ''}",
+            "frame-ancestors 'none'",
+            "base-uri 'none'",
+        ]
+    )
+
+
+def hosted_page(view):
+    """Language from ?lang= (kept in the language cookie), else the cookie or Accept-Language;
+    and the security headers of a page where people pay."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        chosen = request.GET.get("lang")
+        if chosen in LANGUAGES:
+            translation.activate(chosen)
+            request.LANGUAGE_CODE = chosen
+        response = view(request, *args, **kwargs)
+        if chosen in LANGUAGES:
+            response.set_cookie(
+                settings.LANGUAGE_COOKIE_NAME,
+                chosen,
+                max_age=LANGUAGE_COOKIE_AGE,
+                samesite="Lax",
+                secure=request.is_secure(),
+            )
+        response.setdefault("Content-Security-Policy", content_security_policy())
+        response["X-Frame-Options"] = "DENY"
+        response["Cache-Control"] = "no-store"
+        return response
+
+    return wrapper
+
+
+# --- Where each state leads ---------------------------------------------------------------------
+
+
+def _page_url(session: CheckoutSession, **query) -> str:
+    url = reverse("checkout-pay", args=[session.id])
+    return f"{url}?{urlencode(query)}" if query else url
+
+
+def _refresh_url(session: CheckoutSession, charge: Charge) -> str:
+    """Where the waiting page of an attempt reloads to (no-JS) and the status endpoint points."""
+    if charge.payment_method == PaymentMethod.CARD:
+        url = reverse("checkout-card-return", args=[session.id])
+        return f"{url}?{urlencode({'transaction_id': charge.id})}"
+    return _page_url(session, attempt=charge.id)
+
+
+def _next_url(session: CheckoutSession, charge: Charge) -> str | None:
+    """Once an attempt is final: success → the merchant's success_url; a card failure → its
+    cancel_url; a mobile money failure → back to our page, which shows it and lets them retry."""
+    if charge.status == ChargeStatus.SUCCEEDED:
+        return services.success_redirect_url(session, charge)
+    if charge.status in FAILED:
+        if charge.payment_method == PaymentMethod.CARD:
+            return services.cancel_redirect_url(session, charge)
+        return _page_url(session, attempt=charge.id)
+    return None
+
+
+# --- Rendering ----------------------------------------------------------------------------------
+
+
+def _language_links(request) -> list[dict]:
+    current = translation.get_language()[:2]
+    links = []
+    for code, label in settings.LANGUAGES:
+        query = request.GET.copy()
+        query["lang"] = code
+        links.append(
+            {
+                "code": code,
+                "label": label,
+                "url": f"?{query.urlencode()}",
+                "current": code == current,
+            }
+        )
+    return links
+
+
+def _context(request, session: CheckoutSession, **extra) -> dict:
+    language = translation.get_language()[:2]
+    return {
+        "session": session,
+        "merchant_name": session.merchant.name,
+        "amount_display": format_amount(session.amount, session.currency, language),
+        "language": language,
+        "language_links": _language_links(request),
+        "cancel_url": services.cancel_redirect_url(session),
+        **extra,
+    }
+
+
+def _offers_card(session: CheckoutSession) -> bool:
+    return PaymentMethod.CARD in session.payment_methods and services.card_offered(
+        merchant=session.merchant, livemode=session.livemode, currency=session.currency
+    )
+
+
+def _pay_page(request, session, *, form=None, failed=None, error=None, status=200):
+    return render(
+        request,
+        "checkout/pay.html",
+        _context(
+            request,
+            session,
+            form=form or MobileMoneyForm(initial={"phone": session.customer_phone}),
+            offers_mobile_money=PaymentMethod.MOBILE_MONEY in session.payment_methods,
+            offers_card=_offers_card(session),
+            failed=failed,
+            failed_return_url=services.cancel_redirect_url(session, failed) if failed else "",
+            failure_text=FAILURE_TEXTS.get(failed.failure_code, FAILURE_DEFAULT) if failed else "",
+            error=error,
+        ),
+        status=status,
+    )
+
+
+def _waiting_page(request, session: CheckoutSession, charge: Charge):
+    refresh = _refresh_url(session, charge)
+    status_url = reverse("checkout-status", args=[session.id])
+    return render(
+        request,
+        "checkout/waiting.html",
+        _context(
+            request,
+            session,
+            charge=charge,
+            refresh_url=refresh,
+            poll_url=f"{status_url}?{urlencode({'attempt': charge.id})}",
+            poll_seconds=POLL_SECONDS,
+        ),
+    )
+
+
+def _closed_page(request, session: CheckoutSession):
+    """A complete or expired session: a clear page, no forms."""
+    if session.status == SessionStatus.COMPLETE:
+        charge = session.succeeded_charge
+        return render(
+            request,
+            "checkout/complete.html",
+            _context(request, session, return_url=services.success_redirect_url(session, charge)),
+        )
+    return render(request, "checkout/expired.html", _context(request, session), status=410)
+
+
+def _not_found(request):
+    return render(request, "checkout/not_found.html", {}, status=404)
+
+
+def _load(session_id: str) -> CheckoutSession | None:
+    session = selectors.session_for_page(session_id=session_id)
+    if session is not None and session.status == SessionStatus.OPEN:
+        if session.expires_at <= timezone.now() and services.session_expire_if_due(
+            session_id=session.id
+        ):
+            session.refresh_from_db()
+    return session
+
+
+# --- Views --------------------------------------------------------------------------------------
+
+
+@require_GET
+@hosted_page
+def pay(request, session_id: str):
+    session = _load(session_id)
+    if session is None:
+        return _not_found(request)
+    attempt = selectors.session_charge(session=session, charge_id=request.GET.get("attempt", ""))
+    if attempt is not None and attempt.status == ChargeStatus.SUCCEEDED:
+        return HttpResponseRedirect(services.success_redirect_url(session, attempt))
+    pending = selectors.session_pending_charge(session=session)
+    if pending is not None:
+        return _waiting_page(request, session, pending)
+    if session.status != SessionStatus.OPEN or session.expires_at <= timezone.now():
+        return _closed_page(request, session)
+    failed = attempt if attempt is not None and attempt.status in FAILED else None
+    return _pay_page(request, session, failed=failed)
+
+
+def _attempt(request, session: CheckoutSession, **kwargs):
+    """Start an attempt; returns (charge, response). The response is set when the page must show
+    something else instead (another attempt in progress, a closed session, an error)."""
+    try:
+        charge = services.session_attempt_create(
+            session_id=session.id, locale=translation.get_language()[:2], **kwargs
+        )
+    except services.AttemptInProgress as exc:
+        return exc.charge, None
+    except CheckoutSessionNotOpen:
+        return None, HttpResponseRedirect(_page_url(session))
+    except ApiError as exc:
+        return None, _pay_page(request, session, error=exc.message, status=400)
+    return charge, None
+
+
+@require_POST
+@hosted_page
+def pay_mobile_money(request, session_id: str):
+    session = _load(session_id)
+    if session is None:
+        return _not_found(request)
+    if session.status != SessionStatus.OPEN:
+        return HttpResponseRedirect(_page_url(session))
+    form = MobileMoneyForm(request.POST)
+    if not form.is_valid():
+        return _pay_page(request, session, form=form, status=400)
+    charge, response = _attempt(
+        request,
+        session,
+        payment_method=PaymentMethod.MOBILE_MONEY,
+        phone=form.cleaned_data["phone"],
+        network=form.cleaned_data["network"],
+    )
+    if response is not None:
+        return response
+    return HttpResponseRedirect(_refresh_url(session, charge), status=303)
+
+
+@require_POST
+@hosted_page
+def pay_card(request, session_id: str):
+    session = _load(session_id)
+    if session is None:
+        return _not_found(request)
+    if session.status != SessionStatus.OPEN:
+        return HttpResponseRedirect(_page_url(session))
+    charge, response = _attempt(request, session, payment_method=PaymentMethod.CARD)
+    if response is not None:
+        return response
+    if charge.payment_method != PaymentMethod.CARD or not charge.next_action:
+        return HttpResponseRedirect(_refresh_url(session, charge), status=303)
+    payment_url = charge.next_action["payment_url"]
+    target = urlsplit(payment_url)
+    response = render(
+        request,
+        "checkout/card_redirect.html",
+        _context(
+            request,
+            session,
+            payment_url=payment_url,
+            params=sorted(charge.next_action["params"].items()),
+        ),
+    )
+    response["Content-Security-Policy"] = content_security_policy(
+        f"{target.scheme}://{target.netloc}"
+    )
+    return response
+
+
+@require_GET
+@hosted_page
+def card_return(request, session_id: str):
+    """Where the card receipt handler sends the browser once the provider's reply is checked."""
+    session = selectors.session_for_page(session_id=session_id)
+    if session is None:
+        return _not_found(request)
+    charge = selectors.session_charge(
+        session=session, charge_id=request.GET.get("transaction_id", "")
+    )
+    if charge is None:
+        return _not_found(request)
+    next_url = _next_url(session, charge)
+    if next_url is not None:
+        return HttpResponseRedirect(next_url)
+    return _waiting_page(request, session, charge)
+
+
+@require_GET
+def attempt_status(request, session_id: str):
+    """The waiting page's poll: {"status": "pending"|…, "next": url or null}."""
+    session = selectors.session_for_page(session_id=session_id)
+    charge = (
+        selectors.session_charge(session=session, charge_id=request.GET.get("attempt", ""))
+        if session is not None
+        else None
+    )
+    if charge is None:
+        response = JsonResponse({"error": "not_found"}, status=404)
+    else:
+        response = JsonResponse({"status": charge.status, "next": _next_url(session, charge)})
+    response["Cache-Control"] = "no-store"
+    return response
