@@ -14,4 +14,8 @@ app.autodiscover_tasks()
 # wrappers around services.
 app.conf.beat_schedule = {
     "charges-poll-due": {"task": "payments.tasks.charges_poll_due", "schedule": 5.0},
+    "idempotency-records-purge": {
+        "task": "payments.tasks.idempotency_records_purge",
+        "schedule": 3600.0,
+    },
 }

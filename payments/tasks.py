@@ -6,6 +6,7 @@ from celery import shared_task
 from django.utils import timezone
 
 from payments import services
+from payments.api import idempotency
 from payments.models import Charge, ChargeStatus, PaymentMethod
 
 POLL_BATCH = 200
@@ -48,3 +49,9 @@ def charges_poll_due() -> int:
     for charge_id in unsent:
         charge_request_payment.delay(charge_id)
     return len(due)
+
+
+@shared_task
+def idempotency_records_purge() -> int:
+    """Delete stored Idempotency-Key answers whose 24 h are over."""
+    return idempotency.records_purge_expired()
