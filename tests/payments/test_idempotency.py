@@ -5,10 +5,15 @@ from datetime import timedelta
 
 import pytest
 import time_machine
+from django.test import override_settings
+from django.urls import include, path
 from django.utils import timezone
+from rest_framework.response import Response
 from rest_framework.test import APIClient
 
 from payments import services, tasks
+from payments.api.base import ApiView
+from payments.errors import ProviderUnavailable
 from payments.models import Charge, IdempotencyRecord, SandboxTransaction
 from tests.factories import merchant_with_keys
 from tests.payments.test_auth import assert_error
@@ -16,6 +21,22 @@ from tests.payments.test_auth import assert_error
 pytestmark = pytest.mark.django_db
 
 MM = {"amount": 250000, "currency": "CDF", "phone": "+243812345678", "network": "VODACOM_MPESA"}
+
+
+class ChargeThenFail(ApiView):
+    """Writes a charge, then fails: by raising, or by answering an error without raising."""
+
+    def post(self, request):
+        services.charge_create(merchant=self.merchant, livemode=self.livemode, **MM)
+        if request.data.get("raise"):
+            raise ProviderUnavailable()
+        return Response({"error": "refused"}, status=422)
+
+
+urlpatterns = [
+    path("v1/charge-then-fail", ChargeThenFail.as_view()),
+    path("", include("config.urls")),
+]
 
 
 def post(client, path, body, key=None, **extra):
@@ -159,6 +180,22 @@ def test_a_refused_operation_is_not_stored(merchant_keys):
     )
     assert IdempotencyRecord.objects.count() == 0
     assert Charge.objects.count() == 0
+
+
+@override_settings(ROOT_URLCONF=__name__)
+@pytest.mark.parametrize("body", [{"raise": True}, {}], ids=["raised", "answered"])
+def test_an_error_after_writes_rolls_the_operation_back(
+    api, django_capture_on_commit_callbacks, body
+):
+    with django_capture_on_commit_callbacks() as callbacks:
+        failed = post(api, "/v1/charge-then-fail", body, "atomic-1")
+    assert failed.status_code in (422, 503)
+    assert Charge.objects.count() == 0  # the charge written before the error is gone
+    assert IdempotencyRecord.objects.count() == 0
+    assert callbacks == []  # and its prompt is never sent
+    # Without a key the view behaves as before: its write is not undone by us.
+    post(api, "/v1/charge-then-fail", {})
+    assert Charge.objects.count() == 1
 
 
 @pytest.mark.parametrize(
