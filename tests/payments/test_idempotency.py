@@ -267,3 +267,12 @@ def test_the_purge_runs_periodically():
 
     schedule = {entry["task"] for entry in app.conf.beat_schedule.values()}
     assert "payments.tasks.idempotency_records_purge" in schedule
+
+
+def test_the_openapi_description_offers_the_header_on_every_post(anon):
+    paths = anon.get("/v1/openapi.json").json()["paths"]
+    posts = [ops["post"] for ops in paths.values() if "post" in ops]
+    assert posts
+    for operation in posts:
+        headers = [p["name"] for p in operation.get("parameters", []) if p["in"] == "header"]
+        assert "Idempotency-Key" in headers
