@@ -19,4 +19,8 @@ app.conf.beat_schedule = {
         "task": "checkout.tasks.sessions_expire_due",
         "schedule": 60.0,
     },
+    "idempotency-records-purge": {
+        "task": "payments.tasks.idempotency_records_purge",
+        "schedule": 3600.0,
+    },
 }

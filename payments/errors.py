@@ -83,6 +83,18 @@ class IdempotencyKeyInUse(IdempotencyError):
     )
 
 
+class IdempotencyKeyInvalid(IdempotencyError):
+    code = "idempotency_key_invalid"
+    default_message = "Idempotency-Key must be 1 to 255 printable ASCII characters."
+
+
+class IdempotencyKeyReused(IdempotencyError):
+    code = "idempotency_key_reused"
+    default_message = (
+        "This Idempotency-Key was already used with another endpoint or another request body."
+    )
+
+
 class ProviderUnavailable(ApiError):
     status = 503
     type = "api_error"

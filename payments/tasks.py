@@ -6,6 +6,7 @@ from celery import shared_task
 from django.utils import timezone
 
 from payments import services
+from payments.api import idempotency
 from payments.models import Charge, ChargeStatus, PaymentMethod, Refund, RefundStatus
 
 POLL_BATCH = 200
@@ -69,3 +70,9 @@ def refunds_poll_due() -> int:
     for refund_id in due:
         refund_refresh.delay(refund_id)
     return len(due)
+
+
+@shared_task
+def idempotency_records_purge() -> int:
+    """Delete stored Idempotency-Key answers whose 24 h are over."""
+    return idempotency.records_purge_expired()

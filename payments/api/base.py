@@ -1,12 +1,78 @@
-"""The base of every /v1 view: who is calling, and the serializer context that carries the mode."""
+"""The base of every /v1 view: who is calling, the serializer context that carries the mode, and
+idempotent POSTs (contract §8) for every endpoint alike."""
 
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework.views import APIView
 
+from payments.api import idempotency
 from payments.api.authentication import ApiPrincipal
 from payments.models import Merchant
 
 
+class ApiSchema(AutoSchema):
+    """Documents the Idempotency-Key header that every POST accepts."""
+
+    def get_override_parameters(self):
+        parameters = super().get_override_parameters()
+        if self.method == "POST":
+            parameters = [
+                OpenApiParameter(
+                    "Idempotency-Key",
+                    str,
+                    OpenApiParameter.HEADER,
+                    description=(
+                        "1–255 printable ASCII characters (a UUID v4 is recommended). A retry "
+                        "with the same key and body within 24 h gets the first answer again."
+                    ),
+                ),
+                *parameters,
+            ]
+        return parameters
+
+
 class ApiView(APIView):
+    schema = ApiSchema()
+
+    def dispatch(self, request, *args, **kwargs):
+        """APIView.dispatch, with a POST that carries an Idempotency-Key run through the
+        idempotency layer once authentication, permissions and throttling have passed."""
+        self.args = args
+        self.kwargs = kwargs
+        request = self.initialize_request(request, *args, **kwargs)
+        self.request = request
+        self.headers = self.default_response_headers
+        try:
+            self.initial(request, *args, **kwargs)
+            method = request.method.lower()
+            handler = (
+                getattr(self, method, self.http_method_not_allowed)
+                if method in self.http_method_names
+                else self.http_method_not_allowed
+            )
+            scope = None
+            if (
+                method == "post"
+                and hasattr(self, "post")
+                and isinstance(request.user, ApiPrincipal)
+            ):
+                scope = idempotency.scope_for(
+                    request, merchant=self.merchant, livemode=self.livemode
+                )
+            if scope is None:
+                response = handler(request, *args, **kwargs)
+            else:
+                response = idempotency.run(
+                    scope=scope,
+                    operation=lambda: self.finalize_response(
+                        request, handler(request, *args, **kwargs), *args, **kwargs
+                    ),
+                )
+        except Exception as exc:
+            response = self.handle_exception(exc)
+        self.response = self.finalize_response(request, response, *args, **kwargs)
+        return self.response
+
     @property
     def principal(self) -> ApiPrincipal:
         return self.request.user
