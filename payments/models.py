@@ -210,6 +210,9 @@ class Refund(models.Model):
     failure_message = models.CharField(max_length=500, blank=True, default="")
     provider_reference = models.CharField(max_length=100, blank=True, default="")
     provider_raw = models.JSONField(default=list, blank=True)
+    provider_requested_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the refund was handed to the provider."
+    )
     next_check_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(default=timezone.now)
@@ -218,6 +221,11 @@ class Refund(models.Model):
         ordering = ["-created_at", "-id"]
         indexes = [
             models.Index(fields=["charge", "-created_at", "-id"], name="refund_charge_idx"),
+            models.Index(
+                fields=["next_check_at"],
+                name="refund_pending_check_idx",
+                condition=models.Q(status="pending"),
+            ),
             models.Index(
                 fields=["merchant", "livemode", "-created_at", "-id"], name="refund_list_idx"
             ),

@@ -393,7 +393,8 @@ def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
 #   1. _refund_reserve: under the charge's row lock, check the rules and write the refund as
 #      `pending`, adding its amount to charge.amount_refunded. Concurrent requests queue on the
 #      lock, each sees what the others reserved, so the refunds never exceed the charge.
-#   2. ask the provider (outside any transaction; the reservation is committed first);
+#   2. ask the provider (outside any transaction; the reservation is committed first). In live
+#      mode a task does it once the reservation is committed, so the API answers `pending`;
 #   3. refund_apply_outcome: settle the refund; a failed refund frees its amount again.
 # If the request dies between 1 and 3, the refund stays pending and the poller asks the provider
 # about it after REFUND_CHECK_GRACE; a provider with no record of it answers `failed`.
@@ -470,22 +471,40 @@ def refund_create(
         raise InvalidRequest(
             f"reason must be one of {', '.join(RefundReason.values)}.", param="reason"
         )
-    provider = _provider_for(charge)  # provider_unavailable before anything is reserved
+    _provider_for(charge)  # provider_unavailable before anything is reserved
     refund = _refund_reserve(
         charge_id=charge.pk, amount=amount, reason=reason, metadata=metadata or {}
     )
-    locked = refund.charge
+    if refund.livemode:
+        # Real money: the provider is asked only once this reservation is committed (by a task),
+        # so a request that is rolled back (an idempotent retry, a crash) can never have paid.
+        from payments import tasks
+
+        transaction.on_commit(lambda: tasks.refund_send.delay(refund.id))
+        return refund
+    return refund_send(refund_id=refund.id)
+
+
+def refund_send(*, refund_id: str) -> Refund:
+    """Hand a reserved refund to its provider, at most once, and apply the answer."""
+    claimed = Refund.objects.filter(
+        pk=refund_id, status=RefundStatus.PENDING, provider_requested_at__isnull=True
+    ).update(provider_requested_at=timezone.now())
+    refund = Refund.objects.select_related("charge").get(pk=refund_id)
+    if not claimed:
+        return refund
+    charge = refund.charge
     try:
-        outcome = provider.refund(
+        outcome = _provider_for(charge).refund(
             RefundRequest(
                 refund_id=refund.id,
-                charge_id=locked.id,
+                charge_id=charge.id,
                 amount=refund.amount,
-                charge_amount=locked.amount,
+                charge_amount=charge.amount,
                 currency=refund.currency,
-                provider_reference=locked.provider_reference,
-                phone=locked.phone,
-                network=locked.network,
+                provider_reference=charge.provider_reference,
+                phone=charge.phone,
+                network=charge.network,
                 metadata=refund.metadata,
             )
         )
@@ -503,6 +522,9 @@ def refund_refresh(*, refund_id: str) -> Refund:
     refund = Refund.objects.select_related("charge").get(pk=refund_id)
     if refund.status in state.REFUND_FINAL:
         return refund
+    if refund.livemode and refund.provider_requested_at is None:
+        # The API answered `pending` and promised this refund: its task was lost, send it now.
+        return refund_send(refund_id=refund_id)
     charge = refund.charge
     try:
         outcome = _provider_for(charge).check_refund(

@@ -52,6 +52,11 @@ def charges_poll_due() -> int:
 
 
 @shared_task(acks_late=True)
+def refund_send(refund_id: str) -> None:
+    services.refund_send(refund_id=refund_id)
+
+
+@shared_task(acks_late=True)
 def refund_refresh(refund_id: str) -> None:
     services.refund_refresh(refund_id=refund_id)
 
