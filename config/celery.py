@@ -14,4 +14,5 @@ app.autodiscover_tasks()
 # wrappers around services.
 app.conf.beat_schedule = {
     "charges-poll-due": {"task": "payments.tasks.charges_poll_due", "schedule": 5.0},
+    "webhooks-sweep": {"task": "webhooks.tasks.deliveries_sweep", "schedule": 30.0},
 }
