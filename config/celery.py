@@ -23,4 +23,5 @@ app.conf.beat_schedule = {
         "task": "payments.tasks.idempotency_records_purge",
         "schedule": 3600.0,
     },
+    "webhooks-sweep": {"task": "webhooks.tasks.deliveries_sweep", "schedule": 30.0},
 }

@@ -40,3 +40,55 @@ class Event(models.Model):
 
     def __str__(self) -> str:
         return f"{self.type} {self.id}"
+
+
+class DeliveryStatus(models.TextChoices):
+    PENDING = "pending"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+
+class Delivery(models.Model):
+    """One event on its way to one URL: retried on the schedule until it succeeds or fails."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="deliveries")
+    url = models.URLField(max_length=2000)
+    status = models.CharField(
+        max_length=20, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING
+    )
+    attempts = models.PositiveIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    # Held by the one worker sending it now; an expired hold means that worker died.
+    locked_until = models.DateTimeField(null=True, blank=True, editable=False)
+    last_error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(default=timezone.now)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "deliveries"
+        indexes = [models.Index(fields=["status", "next_attempt_at"], name="delivery_due_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.event_id} → {self.url} ({self.status})"
+
+
+class DeliveryAttempt(models.Model):
+    """One HTTP request of a delivery, as staff need to see it."""
+
+    delivery = models.ForeignKey(Delivery, on_delete=models.CASCADE, related_name="attempt_log")
+    # Also kept here so the event's admin page lists every attempt of every delivery.
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="attempts")
+    attempted_at = models.DateTimeField(default=timezone.now)
+    url = models.URLField(max_length=2000)
+    status_code = models.PositiveIntegerField(null=True, blank=True)
+    error = models.TextField(blank=True, default="")
+    duration_ms = models.PositiveIntegerField(default=0)
+    response_body = models.TextField(blank=True, default="", help_text="First 1 KB of the answer.")
+
+    class Meta:
+        ordering = ["-attempted_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.delivery_id} at {self.attempted_at:%Y-%m-%d %H:%M:%S}"

@@ -1,21 +1,168 @@
-"""The outbox: events are rows written inside the transaction of the change they report."""
+"""The outbox and its deliveries.
 
+Events are rows written inside the transaction of the change they report; a delivery row is written
+with them and its first attempt is enqueued only once that transaction commits. Each attempt claims
+the row first, so two workers never send the same delivery at once, and a periodic sweep re-enqueues
+whatever the broker lost.
+"""
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
 
 from payments.models import Merchant
-from webhooks.models import Event
+from webhooks import signing, transport
+from webhooks.models import Delivery, DeliveryAttempt, DeliveryStatus, Event
+from webhooks.representations import event_body
+
+logger = logging.getLogger("webhooks")
+
+HOLD_MARGIN = 30  # seconds a claim outlives the longest possible attempt
+SWEEP_GRACE = 60  # a due delivery no task has picked up after this is enqueued again
+SWEEP_BATCH = 500
+
+
+def _enqueue_on_commit(delivery_id: int) -> None:
+    from webhooks import tasks
+
+    # robust: a broker that is down must not fail the change that was just committed; the sweep
+    # sends the delivery later.
+    transaction.on_commit(lambda: tasks.delivery_send.delay(delivery_id), robust=True)
+
+
+def _delivery_create(*, event: Event, url: str) -> Delivery:
+    delivery = Delivery.objects.create(event=event, url=url, next_attempt_at=timezone.now())
+    _enqueue_on_commit(delivery.id)
+    return delivery
 
 
 def event_record(
     *, merchant: Merchant, livemode: bool, type: str, data: dict, destination_url: str = ""
 ) -> Event:
-    """Write the event of a state change. Must be called inside that change's transaction."""
+    """Write the event of a state change and, when it has a destination, its delivery.
+
+    Must be called inside that change's transaction: a rolled-back change leaves no event and
+    sends nothing. Without a destination URL the event is kept (GET /v1/events) but not sent."""
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("event_record must run inside the transaction of the state change")
-    return Event.objects.create(
+    event = Event.objects.create(
         merchant=merchant,
         livemode=livemode,
         type=type,
         data={"object": data},
         destination_url=destination_url or merchant.webhook_url,
     )
+    if event.destination_url:
+        _delivery_create(event=event, url=event.destination_url)
+    return event
+
+
+@transaction.atomic
+def event_resend(*, event: Event, url: str) -> Delivery:
+    """A new delivery of the same event (same id, so receivers can de-duplicate) to `url`."""
+    return _delivery_create(event=event, url=url)
+
+
+def _claim(delivery_id: int) -> bool:
+    """Take the delivery for one attempt if it is due and nobody holds it (one UPDATE, so two
+    workers cannot both win)."""
+    now = timezone.now()
+    hold = now + timedelta(seconds=2 * settings.WEBHOOK_TIMEOUT + HOLD_MARGIN)
+    return bool(
+        Delivery.objects.filter(
+            Q(locked_until__isnull=True) | Q(locked_until__lt=now),
+            pk=delivery_id,
+            status=DeliveryStatus.PENDING,
+            next_attempt_at__lte=now,
+        ).update(locked_until=hold)
+    )
+
+
+def delivery_attempt(*, delivery_id: int) -> Delivery | None:
+    """Make the next attempt of a delivery if it is due and not being made elsewhere.
+
+    Returns the delivery as it stands after the attempt, or None when there was nothing to do.
+    Runs outside any transaction: the HTTP request is never made while one is open."""
+    if not _claim(delivery_id):
+        return None
+    delivery = Delivery.objects.select_related("event__merchant").get(pk=delivery_id)
+    event = delivery.event
+    body = event_body(event)
+    headers = signing.signed_headers(
+        secret=event.merchant.webhook_secret, msg_id=event.id, body=body
+    )
+    attempted_at = timezone.now()
+    answer = transport.post(
+        url=delivery.url,
+        body=body,
+        headers=headers,
+        livemode=event.livemode,
+        timeout=settings.WEBHOOK_TIMEOUT,
+    )
+    return _attempt_record(delivery=delivery, answer=answer, attempted_at=attempted_at)
+
+
+@transaction.atomic
+def _attempt_record(*, delivery: Delivery, answer: transport.Answer, attempted_at) -> Delivery:
+    DeliveryAttempt.objects.create(
+        delivery=delivery,
+        event_id=delivery.event_id,
+        attempted_at=attempted_at,
+        url=delivery.url,
+        status_code=answer.status_code,
+        error=answer.error,
+        duration_ms=answer.duration_ms,
+        response_body=answer.body,
+    )
+    now = timezone.now()
+    schedule = settings.WEBHOOK_RETRY_SCHEDULE
+    delivery.attempts += 1
+    delivery.locked_until = None
+    delivery.updated_at = now
+    if answer.ok:
+        delivery.status = DeliveryStatus.SUCCEEDED
+        delivery.delivered_at = now
+        delivery.next_attempt_at = None
+        delivery.last_error = ""
+    elif answer.refused or delivery.attempts > len(schedule):
+        delivery.status = DeliveryStatus.FAILED
+        delivery.next_attempt_at = None
+        delivery.last_error = answer.error
+        logger.warning("delivery %s of %s failed: %s", delivery.id, delivery.event_id, answer.error)
+    else:
+        delivery.next_attempt_at = now + timedelta(seconds=schedule[delivery.attempts - 1])
+        delivery.last_error = answer.error
+    delivery.save(
+        update_fields=[
+            "status",
+            "attempts",
+            "next_attempt_at",
+            "locked_until",
+            "last_error",
+            "updated_at",
+            "delivered_at",
+        ]
+    )
+    return delivery
+
+
+@transaction.atomic
+def deliveries_overdue() -> list[int]:
+    """Pending deliveries due for a while that nobody holds: their task was lost (broker down,
+    worker died). They are marked as due now, so the next sweep leaves them alone for a while."""
+    now = timezone.now()
+    ids = list(
+        Delivery.objects.filter(
+            Q(locked_until__isnull=True) | Q(locked_until__lt=now),
+            status=DeliveryStatus.PENDING,
+            next_attempt_at__lte=now - timedelta(seconds=SWEEP_GRACE),
+        )
+        .order_by("next_attempt_at")
+        .values_list("id", flat=True)[:SWEEP_BATCH]
+    )
+    Delivery.objects.filter(pk__in=ids, status=DeliveryStatus.PENDING).update(next_attempt_at=now)
+    return ids

@@ -1,0 +1,152 @@
+"""Live deliveries only reach public HTTPS addresses; the check happens when sending."""
+
+import ipaddress
+
+import pytest
+import requests
+
+from tests.webhooks.conftest import record_event
+from webhooks.models import DeliveryAttempt
+from webhooks.services import delivery_attempt
+from webhooks.transport import PinnedAddressAdapter, forbidden_reason
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize(
+    "url, reason",
+    [
+        ("http://hooks.shop.example/webhooks", "must use https"),
+        ("https://127.0.0.1:{port}/hooks", "loopback"),
+        ("https://localhost:{port}/hooks", "loopback"),
+        ("https://[::1]:{port}/hooks", "loopback"),
+        ("https://10.20.30.40/hooks", "private"),
+        ("https://192.168.1.10/hooks", "private"),
+        ("https://169.254.169.254/latest/meta-data/", "metadata"),
+        ("https://[fd00:ec2::254]/latest/meta-data/", "metadata"),
+        ("https://224.0.0.1/hooks", "multicast"),
+    ],
+)
+def test_live_delivery_to_a_forbidden_destination_fails_at_once(merchant, receiver, url, reason):
+    delivery = record_event(merchant, livemode=True, url=url.format(port=receiver.port))
+    result = delivery_attempt(delivery_id=delivery.deliveries.get().id)
+    assert (result.status, result.attempts, result.next_attempt_at) == ("failed", 1, None)
+    assert result.last_error.startswith("Refused destination:")
+    assert reason in result.last_error
+    assert DeliveryAttempt.objects.get().status_code is None
+    assert receiver.received == []
+
+
+def test_test_mode_may_use_http_localhost(merchant, receiver):
+    event = record_event(merchant, url=f"http://localhost:{receiver.port}/hooks")
+    assert delivery_attempt(delivery_id=event.deliveries.get().id).status == "succeeded"
+    assert len(receiver.verified()) == 1
+
+
+@pytest.mark.parametrize(
+    "address, expected",
+    [
+        ("41.243.0.10", None),
+        ("2c0f:f4c0::1", None),
+        ("100.64.0.1", "not a public address"),
+        ("0.0.0.0", "an unspecified address"),
+        ("240.0.0.1", "a reserved address"),
+        ("::ffff:10.0.0.1", "a private address"),
+        ("2002:7f00:1::", "a loopback address"),
+        ("fe80::1", "a link-local address"),
+        ("fd00:ec2::254", "a cloud metadata address"),
+    ],
+)
+def test_forbidden_reason(address, expected):
+    assert forbidden_reason(ipaddress.ip_address(address)) == expected
+
+
+def test_pinned_connection_goes_to_the_checked_address_with_the_original_host(receiver):
+    # The name does not resolve at all: only the pinned address can have been used.
+    session = requests.Session()
+    session.mount("http://", PinnedAddressAdapter(ipaddress.ip_address("127.0.0.1")))
+    host = f"hooks.shop.invalid:{receiver.port}"
+    response = session.post(f"http://{host}/pinned", data=b"{}", headers={"Host": host}, timeout=5)
+    assert response.status_code == 200
+    [got] = receiver.received
+    assert (got.path, got.headers["host"]) == ("/pinned", host)
+
+
+def _self_signed(tmp_path, hostname: str):
+    from datetime import UTC, datetime, timedelta
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, hostname)])
+    now = datetime.now(UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(minutes=1))
+        .not_valid_after(now + timedelta(hours=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(hostname)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_path, key_path
+
+
+def test_pinned_https_still_checks_the_certificate_for_the_url_host(tmp_path):
+    import ssl
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    seen, sni = [], []
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            seen.append(self.headers["Host"])
+            self.send_response(204)
+            self.end_headers()
+
+    cert_path, key_path = _self_signed(tmp_path, "hooks.shop.example")
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert_path, key_path)
+    context.sni_callback = lambda sock, name, ctx: sni.append(name)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
+    port = server.server_address[1]
+    try:
+        session = requests.Session()
+        session.mount("https://", PinnedAddressAdapter(ipaddress.ip_address("127.0.0.1")))
+        host = f"hooks.shop.example:{port}"
+        response = session.post(
+            f"https://{host}/hooks", headers={"Host": host}, verify=str(cert_path), timeout=5
+        )
+        assert response.status_code == 204
+        assert (seen, sni) == ([host], ["hooks.shop.example"])  # Host and SNI: the URL's host
+
+        other = requests.Session()
+        other.mount("https://", PinnedAddressAdapter(ipaddress.ip_address("127.0.0.1")))
+        with pytest.raises(requests.exceptions.SSLError):
+            other.post(f"https://elsewhere.example:{port}/hooks", verify=str(cert_path), timeout=5)
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,189 @@
+"""One signed POST to a merchant's URL, made safely. Knows nothing of the ORM.
+
+Live mode only sends to public HTTPS addresses: the host is resolved, every address is checked
+(loopback, private, link-local, multicast, reserved and cloud metadata addresses are refused), and
+the connection is made to a checked address, so a DNS answer cannot change between the check and the
+connection. Redirects are never followed. Test mode may use any http(s) URL (e.g. localhost).
+"""
+
+import ipaddress
+import socket
+import time
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import requests
+from requests.adapters import HTTPAdapter
+
+ANSWER_KEPT = 1024  # bytes of the answer kept for staff
+USER_AGENT = "congopay-webhooks/1"
+
+METADATA_ADDRESSES = {
+    ipaddress.ip_address("169.254.169.254"),
+    ipaddress.ip_address("fd00:ec2::254"),
+}
+
+IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+class DestinationRefused(Exception):
+    """The URL may not be called at all; trying again will not help."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    status_code: int | None
+    error: str
+    body: str
+    duration_ms: int
+    refused: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.status_code is not None and 200 <= self.status_code < 300
+
+
+def forbidden_reason(address: IpAddress) -> str | None:
+    """Why a live delivery may not connect to `address`, or None when it is a public address."""
+    if isinstance(address, ipaddress.IPv6Address):
+        embedded = address.ipv4_mapped or address.sixtofour
+        if embedded is not None:
+            return forbidden_reason(embedded)
+    if address in METADATA_ADDRESSES:
+        return "a cloud metadata address"
+    for check, label in (
+        ("is_loopback", "a loopback address"),
+        ("is_link_local", "a link-local address"),
+        ("is_multicast", "a multicast address"),
+        ("is_unspecified", "an unspecified address"),
+        ("is_reserved", "a reserved address"),
+        ("is_private", "a private address"),
+    ):
+        if getattr(address, check):
+            return label
+    if not address.is_global:
+        return "not a public address"
+    return None
+
+
+def _resolve(host: str, port: int) -> list[IpAddress]:
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise requests.ConnectionError(f"cannot resolve {host}: {exc.strerror}") from exc
+    addresses = []
+    for info in infos:
+        address = ipaddress.ip_address(info[4][0].split("%", 1)[0])
+        if address not in addresses:
+            addresses.append(address)
+    # IPv4 first: the one address we connect to should be the most likely to answer.
+    return sorted(addresses, key=lambda a: a.version)
+
+
+def checked_address(url: str) -> IpAddress:
+    """The address a live delivery to `url` connects to, after checking every address of the host.
+
+    Raises DestinationRefused when the URL is not https or any address is not public, and
+    requests.ConnectionError when the host does not resolve (which may be temporary)."""
+    parts = urlsplit(url)
+    if parts.scheme != "https":
+        raise DestinationRefused("live webhook URLs must use https")
+    if not parts.hostname:
+        raise DestinationRefused("the webhook URL has no host")
+    addresses = _resolve(parts.hostname, parts.port or 443)
+    for address in addresses:
+        reason = forbidden_reason(address)
+        if reason:
+            raise DestinationRefused(f"{parts.hostname} resolves to {address}, {reason}")
+    if not addresses:
+        raise requests.ConnectionError(f"cannot resolve {parts.hostname}")
+    return addresses[0]
+
+
+class PinnedAddressAdapter(HTTPAdapter):
+    """Connects to one given address while TLS still checks the certificate for the URL's host."""
+
+    def __init__(self, address: IpAddress) -> None:
+        self.address = str(address)
+        super().__init__(max_retries=0)
+
+    def build_connection_pool_key_attributes(self, request, verify, cert=None):
+        host_params, pool_kwargs = super().build_connection_pool_key_attributes(
+            request, verify, cert
+        )
+        hostname = host_params["host"]
+        host_params["host"] = self.address
+        if host_params["scheme"] == "https":
+            pool_kwargs["server_hostname"] = hostname
+            pool_kwargs["assert_hostname"] = hostname
+        return host_params, pool_kwargs
+
+
+def post(
+    *, url: str, body: bytes, headers: dict[str, str], livemode: bool, timeout: float
+) -> Answer:
+    """POST `body` once. Never raises for network trouble: the answer says what happened."""
+    started = time.monotonic()
+
+    def elapsed() -> int:
+        return int((time.monotonic() - started) * 1000)
+
+    session = requests.Session()
+    session.trust_env = False  # no proxy from the environment: we decide where we connect
+    all_headers = {
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        **headers,
+    }
+    try:
+        if livemode:
+            adapter = PinnedAddressAdapter(checked_address(url))
+            session.mount("https://", adapter)
+            session.mount("http://", adapter)
+            all_headers["Host"] = urlsplit(url).netloc.rsplit("@", 1)[-1]
+        response = session.post(
+            url,
+            data=body,
+            headers=all_headers,
+            timeout=timeout,
+            allow_redirects=False,
+            stream=True,
+        )
+        try:
+            kept = response.raw.read(ANSWER_KEPT, decode_content=True) or b""
+        finally:
+            response.close()
+    except DestinationRefused as exc:
+        return Answer(None, f"Refused destination: {exc}.", "", elapsed(), refused=True)
+    except requests.Timeout:
+        return Answer(None, f"Timed out after {timeout:g} s.", "", elapsed())
+    except requests.ConnectionError as exc:
+        return Answer(None, f"Connection failed: {_reason(exc)}", "", elapsed())
+    except requests.RequestException as exc:
+        return Answer(None, f"Request failed: {_reason(exc)}", "", elapsed())
+    finally:
+        session.close()
+    text = kept.decode("utf-8", errors="replace")
+    error = ""
+    if response.is_redirect:
+        error = f"HTTP {response.status_code} redirect to {response.headers.get('Location')!r} not followed."
+    elif not 200 <= response.status_code < 300:
+        error = f"HTTP {response.status_code}."
+    return Answer(response.status_code, error, text, elapsed())
+
+
+def _reason(exc: Exception) -> str:
+    """The innermost cause, which is the readable part (e.g. 'Connection refused')."""
+    seen: set[int] = set()
+    cause: Exception = exc
+    while id(cause) not in seen:
+        seen.add(id(cause))
+        reason = getattr(cause, "reason", None)
+        inner = reason if isinstance(reason, Exception) else None
+        if inner is None and cause.args and isinstance(cause.args[0], Exception):
+            inner = cause.args[0]
+        inner = inner or cause.__cause__
+        if inner is None:
+            break
+        cause = inner
+    return str(cause)[:300] or type(cause).__name__
