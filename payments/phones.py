@@ -5,7 +5,7 @@ import re
 
 from payments.models import Network
 
-E164_DRC_MOBILE = re.compile(r"^\+243[89]\d{8}$")
+E164_DRC_MOBILE = re.compile(r"\+243[89][0-9]{8}")
 
 PREFIX_NETWORK: dict[str, str] = {
     "81": Network.VODACOM_MPESA,
@@ -23,7 +23,7 @@ PREFIX_NETWORK: dict[str, str] = {
 
 
 def is_valid_drc_mobile(phone: str) -> bool:
-    return isinstance(phone, str) and bool(E164_DRC_MOBILE.match(phone))
+    return isinstance(phone, str) and E164_DRC_MOBILE.fullmatch(phone) is not None
 
 
 def national_number(phone: str) -> str:

@@ -14,7 +14,10 @@ def parse_date_bound(value: str, *, param: str, upper: bool) -> tuple[datetime, 
 
     A date_from is inclusive. A date_to date includes that whole UTC day; a date_to datetime is
     exclusive."""
-    day = parse_date(value) if len(value) == 10 else None
+    try:
+        day = parse_date(value) if len(value) == 10 else None
+    except ValueError:  # well-formed but impossible, e.g. 2026-02-30
+        day = None
     if day is not None:
         start = datetime.combine(day, time.min, tzinfo=UTC)
         return (start + timedelta(days=1), False) if upper else (start, True)
@@ -41,8 +44,13 @@ def _date_filtered(qs: QuerySet, date_from: str | None, date_to: str | None) -> 
     return qs
 
 
+def charges_of(*, merchant: Merchant, livemode: bool) -> QuerySet:
+    """Every charge the caller may see, unfiltered."""
+    return Charge.objects.filter(merchant=merchant, livemode=livemode)
+
+
 def charge_list(*, merchant: Merchant, livemode: bool, filters: dict) -> QuerySet:
-    qs = Charge.objects.filter(merchant=merchant, livemode=livemode)
+    qs = charges_of(merchant=merchant, livemode=livemode)
     for name in ("status", "network", "payment_method"):
         if filters.get(name):
             qs = qs.filter(**{name: filters[name]})

@@ -261,23 +261,31 @@ def _provider_for(charge: Charge):
     return registry.mobile_money(livemode=charge.livemode, network=charge.network)
 
 
+def _seconds_left(charge: Charge) -> float:
+    """Seconds until a pending charge's time is up (contract §4): negative once it is."""
+    limit = (
+        settings.CARD_PAYMENT_TIMEOUT
+        if charge.payment_method == PaymentMethod.CARD
+        else settings.MOBILE_MONEY_PROMPT_TIMEOUT
+    )
+    return limit - (timezone.now() - charge.created_at).total_seconds()
+
+
 def _deadline_outcome(charge: Charge) -> ProviderOutcome | None:
     """The failure a pending charge gets once its time is up (contract §4), else None."""
-    age = (timezone.now() - charge.created_at).total_seconds()
+    if _seconds_left(charge) > 0:
+        return None
     if charge.payment_method == PaymentMethod.CARD:
-        if age >= settings.CARD_PAYMENT_TIMEOUT:
-            return ProviderOutcome(
-                status="failed",
-                failure_code="abandoned",
-                failure_message="The card payment was not completed in time.",
-            )
-    elif age >= settings.MOBILE_MONEY_PROMPT_TIMEOUT:
         return ProviderOutcome(
             status="failed",
-            failure_code="timeout",
-            failure_message="The customer did not answer the payment prompt in time.",
+            failure_code="abandoned",
+            failure_message="The card payment was not completed in time.",
         )
-    return None
+    return ProviderOutcome(
+        status="failed",
+        failure_code="timeout",
+        failure_message="The customer did not answer the payment prompt in time.",
+    )
 
 
 def charge_card_return(*, fields: dict[str, str]) -> Charge:
@@ -345,6 +353,8 @@ def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
         wait = (
             outcome.check_after if outcome.check_after is not None else _backoff(charge.check_count)
         )
+        # Never check later than the deadline, so that a timeout is applied on time.
+        wait = max(0.0, min(wait, _seconds_left(charge)))
         charge.next_check_at = now + timedelta(seconds=wait)
         charge.save(update_fields=[*fields, "next_check_at"])
         return charge

@@ -143,7 +143,8 @@ def celery_worker_process(transactional_db, tmp_path):
     """A real `celery worker` process on the Redis broker, sharing the test database.
 
     Usage: `worker = celery_worker_process(SANDBOX_MOBILE_MONEY_DELAY="0")` starts one with extra
-    environment; it is stopped at the end of the test.
+    environment; it is stopped at the end of the test. `beat=True` also runs the periodic jobs
+    (`celery worker -B`), as `make run` does.
     """
     import subprocess
     import sys
@@ -153,7 +154,7 @@ def celery_worker_process(transactional_db, tmp_path):
 
     started = []
 
-    def start(**extra_env):
+    def start(*, beat: bool = False, **extra_env):
         app.control.purge()
         env = {
             **os.environ,
@@ -165,7 +166,8 @@ def celery_worker_process(transactional_db, tmp_path):
         log = open(tmp_path / "worker.log", "w")  # noqa: SIM115
         proc = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "threads",
-             "--concurrency", "4", "--loglevel", "INFO", "--without-gossip", "--without-mingle"],
+             "--concurrency", "4", "--loglevel", "INFO", "--without-gossip", "--without-mingle",
+             *(["-B"] if beat else [])],
             cwd=settings.BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         started.append((proc, log))

@@ -16,8 +16,17 @@ METADATA_VALUE_MAX = 500
 DESCRIPTION_MAX = 1000
 
 
-class AmountField(serializers.Field):
-    """A JSON integer of minor units; booleans, floats and strings are refused."""
+class ContractCodeField(serializers.Field):
+    """A field whose every bad value (null included) is refused with one contract code."""
+
+    def validate_empty_values(self, data):
+        if data is None:
+            self.to_internal_value(data)
+        return super().validate_empty_values(data)
+
+
+class AmountField(ContractCodeField):
+    """A JSON integer of minor units; booleans, floats, strings and null are refused."""
 
     def to_internal_value(self, data):
         if type(data) is not int:
@@ -35,7 +44,7 @@ class AmountField(serializers.Field):
         return value
 
 
-class CurrencyField(serializers.Field):
+class CurrencyField(ContractCodeField):
     def to_internal_value(self, data):
         if data not in Currency.values:
             raise ValidationError(
@@ -75,11 +84,18 @@ class MetadataField(serializers.Field):
 
 
 class DescriptionField(serializers.CharField):
+    """Free text: a JSON string (numbers and booleans are refused, not turned into text)."""
+
     def __init__(self, **kwargs):
         kwargs.setdefault("max_length", DESCRIPTION_MAX)
         kwargs.setdefault("allow_blank", True)
         kwargs.setdefault("trim_whitespace", False)
         super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            raise ValidationError(f"{self.field_name} must be a string.", code="parameter_invalid")
+        return super().to_internal_value(data)
 
 
 class HttpUrlField(serializers.Field):

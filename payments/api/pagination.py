@@ -1,5 +1,6 @@
 """The list envelope of contract §5: limit/offset, keyset `starting_after`, newest first."""
 
+import re
 from collections.abc import Callable, Iterable
 
 from django.db.models import Q, QuerySet
@@ -9,15 +10,20 @@ from payments.errors import InvalidRequest
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 100
+# Deeper than this, use starting_after; it also keeps OFFSET within what databases accept.
+MAX_OFFSET = 1_000_000_000
 
 
 def _int_param(request: Request, name: str, default: int, lo: int, hi: int | None) -> int:
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return default
-    if not raw.isdigit():
+    match = re.fullmatch(r"(-?)0*([0-9]+)", raw)
+    if match is None:
         raise InvalidRequest(f"Invalid {name}: must be an integer.", param=name)
-    value = int(raw)
+    sign, digits = match.groups()
+    # Too many digits is simply out of range (and never reaches int() or the database).
+    value = int(sign + digits) if len(digits) <= 18 else (-1 if sign else 10**19)
     if value < lo or (hi is not None and value > hi):
         bound = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
         raise InvalidRequest(f"Invalid {name}: must be {bound}.", param=name)
@@ -28,28 +34,33 @@ def paginate(
     request: Request,
     queryset: QuerySet,
     represent: Callable[[Iterable], list[dict]],
+    *,
+    cursor_scope: QuerySet | None = None,
 ) -> dict:
     """One page of `queryset` (already filtered to the caller's merchant and mode).
 
     `represent` turns the page's objects into API dicts. One query for the page, plus one to
-    resolve `starting_after`, whatever the page size.
+    resolve `starting_after`, whatever the page size. `cursor_scope` (default: `queryset`) is
+    where a `starting_after` id is looked up: the caller's objects before any filter, so that an
+    object which no longer matches a filter (a charge that left `pending`) still works as cursor.
     """
     limit = _int_param(request, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
-    offset = _int_param(request, "offset", 0, 0, None)
+    offset = _int_param(request, "offset", 0, 0, MAX_OFFSET)
     queryset = queryset.order_by("-created_at", "-id")
     starting_after = request.query_params.get("starting_after")
     if starting_after:
         if offset:
             raise InvalidRequest("offset must be 0 when starting_after is given.", param="offset")
-        cursor = queryset.filter(pk=starting_after).values("created_at", "id").first()
+        scope = queryset if cursor_scope is None else cursor_scope
+        cursor = scope.filter(pk=starting_after).values("created_at", "id").first()
         if cursor is None:
             raise InvalidRequest(
                 f"Invalid starting_after: no such object '{starting_after}'.",
                 param="starting_after",
             )
-        queryset = queryset.filter(
-            Q(created_at__lt=cursor["created_at"])
-            | Q(created_at=cursor["created_at"], id__lt=cursor["id"])
+        # (created_at, id) < cursor; the first term bounds the index range scan.
+        queryset = queryset.filter(created_at__lte=cursor["created_at"]).filter(
+            Q(created_at__lt=cursor["created_at"]) | Q(id__lt=cursor["id"])
         )
     rows = list(queryset[offset : offset + limit + 1])
     return {

@@ -51,7 +51,7 @@ def check_drc_phone(phone: str, network: str | None, param: str = "phone") -> No
 class ChargeCreateIn(StrictSerializer):
     amount = AmountField()
     currency = CurrencyField()
-    phone = serializers.CharField(required=False, trim_whitespace=False)
+    phone = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
     network = serializers.ChoiceField(choices=Network.values, required=False)
     payment_method = serializers.ChoiceField(
         choices=PaymentMethod.values, default=PaymentMethod.MOBILE_MONEY
@@ -74,7 +74,7 @@ class ChargeCreateIn(StrictSerializer):
             return attrs
         attrs.pop("return_url", None)
         for name in ("phone", "network"):
-            if not attrs.get(name):
+            if name not in attrs:
                 raise _error(
                     name,
                     f"Missing required param: {name} (required for mobile money).",

@@ -13,5 +13,11 @@ class ApiKeyRateThrottle(SimpleRateThrottle):
 
     def get_cache_key(self, request, view):
         principal = request.user
-        ident = f"key:{principal.api_key.pk}" if principal is not None else self.get_ident(request)
+        # The key's hash, not its row id: a row id can be handed out again (SQLite reuses them
+        # after a rollback), and a new key must not inherit another key's request history.
+        ident = (
+            f"key:{principal.api_key.key_hash[:32]}"
+            if principal is not None
+            else self.get_ident(request)
+        )
         return self.cache_format % {"scope": self.scope, "ident": ident}

@@ -28,7 +28,8 @@ class ChargeListCreateView(ApiView):
         queryset = selectors.charge_list(
             merchant=self.merchant, livemode=self.livemode, filters=filters
         )
-        return Response(paginate(request, queryset, _charges))
+        scope = selectors.charges_of(merchant=self.merchant, livemode=self.livemode)
+        return Response(paginate(request, queryset, _charges, cursor_scope=scope))
 
 
 class ChargeDetailView(ApiView):

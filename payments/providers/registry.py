@@ -6,6 +6,7 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 
 from payments.errors import ProviderUnavailable
+from payments.models import Network
 from payments.providers.base import CardProvider, MobileMoneyProvider
 
 CARD = "card"
@@ -23,12 +24,16 @@ def _load(path: str):
 def _get(livemode: bool, rail: str, label: str):
     path = settings.PAYMENT_PROVIDERS.get(_mode(livemode), {}).get(rail)
     if not path:
-        raise ProviderUnavailable(f"{label} is not available in {_mode(livemode)} mode yet.")
+        raise ProviderUnavailable(
+            f"{label} is not available in {_mode(livemode)} mode yet: no provider is connected "
+            "for it. Please retry later."
+        )
     return _load(path)
 
 
 def mobile_money(*, livemode: bool, network: str) -> MobileMoneyProvider:
-    return _get(livemode, network, network.replace("_", " ").title())
+    label = Network(network).label if network in Network.values else network
+    return _get(livemode, network, label)
 
 
 def card(*, livemode: bool) -> CardProvider:
