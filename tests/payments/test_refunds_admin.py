@@ -80,3 +80,10 @@ def test_staff_can_ask_the_provider_about_pending_refunds(staff, refunds, settin
     assert f"Refund {pending.id}: succeeded." in response.content.decode()
     pending.refresh_from_db()
     assert pending.status == "succeeded"
+
+
+def test_the_charge_page_lists_its_refunds(staff, refunds):
+    charge = refunds["pending"].charge
+    page = staff.get(f"/admin/payments/charge/{charge.id}/change/").content.decode()
+    assert refunds["pending"].id in page and refunds["failed"].id in page
+    assert refunds["card"].id not in page  # another charge's refund

@@ -193,3 +193,32 @@ def test_callback_hash_readings():
     assert airtel_module.callback_hash_valid(b"", {**body, "hash": mac(compact)}, key)
     assert not airtel_module.callback_hash_valid(b"", {**body, "hash": mac(compact + " ")}, key)
     assert not airtel_module.callback_hash_valid(b"", body, key)
+
+
+def test_refunds_through_the_api_reach_airtel_once_committed(airtel, live_api, client, settings):
+    charge = create(live_api)
+    services.charge_request_payment(charge_id=charge.id)
+    airtel_id = airtel.transactions[charge.id]["airtel_money_id"]
+    services.charge_refresh(charge_id=charge.id)  # still in progress at Airtel
+    response = client.post(
+        CALLBACK, airtel.callback_body(charge.id, "TS"), content_type="application/json"
+    )
+    assert response.status_code == 200, response.content
+    charge.refresh_from_db()
+    assert charge.status == "succeeded"
+
+    # A partial refund: Airtel refunds whole payments only, so it fails and frees its amount.
+    partial = live_api.post(f"/v1/charges/{charge.id}/refunds", {"amount": 100000}, format="json")
+    assert partial.status_code == 201 and partial.json()["status"] == "pending"
+    failed = services.refund_send(refund_id=partial.json()["id"])
+    assert (failed.status, failed.failure_code) == ("failed", "partial_refund_not_supported")
+    assert airtel.refunds == []
+
+    full = live_api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json")
+    assert full.status_code == 201 and full.json()["amount"] == 250000
+    services.refund_send(refund_id=full.json()["id"])
+    services.refund_send(refund_id=full.json()["id"])  # a duplicated task asks nothing more
+    body = live_api.get(f"/v1/refunds/{full.json()['id']}").json()
+    assert body["status"] == "succeeded"
+    assert airtel.refunds == [{"airtel_money_id": airtel_id, "amount": 2500}]
+    assert live_api.get(f"/v1/charges/{charge.id}").json()["amount_refunded"] == 250000
