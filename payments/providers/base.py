@@ -155,3 +155,10 @@ def refund_unconfirmed(provider: str, query: RefundQuery) -> ProviderOutcome:
         check_after=3600,
         raw={"refund": f"{provider} has no refund enquiry; confirm with the operator"},
     )
+
+
+def refund_not_supported(message: str) -> ProviderOutcome:
+    """For providers whose refunds we do not send (made in the provider's portal for now)."""
+    return ProviderOutcome(
+        status="failed", failure_code="refund_not_supported", failure_message=message
+    )

@@ -38,6 +38,7 @@ from payments.providers.base import (
     ProviderOutcome,
     RefundQuery,
     RefundRequest,
+    refund_not_supported,
 )
 
 logger = logging.getLogger("payments.providers.cybersource")
@@ -229,10 +230,8 @@ class CyberSourceCard:
 
     @staticmethod
     def refund_not_supported() -> ProviderOutcome:
-        return ProviderOutcome(
-            status="failed",
-            failure_code="refund_not_supported",
-            failure_message="Card refunds are made from the CyberSource Business Center for now.",
+        return refund_not_supported(
+            "Card refunds are made from the CyberSource Business Center for now."
         )
 
     def check_refund(self, query: RefundQuery) -> ProviderOutcome:

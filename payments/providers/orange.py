@@ -38,6 +38,7 @@ from payments.providers.base import (
     ProviderOutcome,
     RefundQuery,
     RefundRequest,
+    refund_not_supported,
 )
 
 logger = logging.getLogger("payments.providers.orange")
@@ -170,10 +171,8 @@ class OrangeMoney:
 
     @staticmethod
     def refund_not_supported() -> ProviderOutcome:
-        return ProviderOutcome(
-            status="failed",
-            failure_code="refund_not_supported",
-            failure_message="Orange Money refunds are made from the Orange merchant portal.",
+        return refund_not_supported(
+            "Orange Money refunds are made from the Orange merchant portal."
         )
 
     def check_refund(self, query: RefundQuery) -> ProviderOutcome:

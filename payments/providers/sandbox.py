@@ -19,7 +19,6 @@ from payments.providers.base import (
     CardPayment,
     CardRedirect,
     CardReply,
-    InvalidSignature,
     MobileMoneyPayment,
     PaymentQuery,
     ProviderOutcome,
@@ -231,20 +230,7 @@ class SandboxCard:
         )
 
     def verify_reply(self, fields: dict[str, str]) -> CardReply:
-        secure_acceptance.verify(fields, settings.SANDBOX_CARD_SECRET_KEY)
-        try:
-            return CardReply(
-                decision=fields["decision"],
-                reason_code=fields.get("reason_code", ""),
-                transaction_id=fields.get("transaction_id", ""),
-                reference_number=fields["req_reference_number"],
-                amount=fields["req_amount"],
-                currency=fields["req_currency"],
-                attempt=fields.get("req_transaction_uuid", ""),
-                raw=dict(fields),
-            )
-        except KeyError as exc:
-            raise InvalidSignature(f"reply lacks {exc}") from exc
+        return secure_acceptance.verified_reply(fields, settings.SANDBOX_CARD_SECRET_KEY)
 
     def check_status(self, query: PaymentQuery) -> ProviderOutcome:
         record = SandboxTransaction.objects.filter(
