@@ -125,3 +125,20 @@ def test_query_status_words():
     assert mpesa_module.outcome_for_code("INS-999999", {}).status == "pending"
     assert mpesa_module.outcome_for_code("INS-15", {}).failure_code == "amount_invalid"
     assert mpesa_module.transaction_reference("ch_" + "a" * 24) == "a" * 20
+
+
+def test_refunds_through_the_api_become_reversals(mpesa, live_api):
+    charge = create(live_api)
+    services.charge_request_payment(charge_id=charge.id)
+    assert live_api.get(f"/v1/charges/{charge.id}").json()["status"] == "succeeded"
+
+    first = live_api.post(f"/v1/charges/{charge.id}/refunds", {"amount": 400}, format="json")
+    assert first.status_code == 201 and first.json()["status"] == "pending"
+    assert services.refund_send(refund_id=first.json()["id"]).status == "succeeded"
+    too_much = live_api.post(f"/v1/charges/{charge.id}/refunds", {"amount": 700}, format="json")
+    assert too_much.json()["error"]["code"] == "amount_exceeds_refundable"
+    rest = live_api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json")
+    assert rest.json()["amount"] == 600
+    assert services.refund_send(refund_id=rest.json()["id"]).status == "succeeded"
+    assert [r["amount"] for r in mpesa.reversals] == [4, 6]
+    assert live_api.get(f"/v1/charges/{charge.id}").json()["amount_refunded"] == 1000
