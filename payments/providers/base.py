@@ -162,3 +162,16 @@ def refund_not_supported(message: str) -> ProviderOutcome:
     return ProviderOutcome(
         status="failed", failure_code="refund_not_supported", failure_message=message
     )
+
+
+class RefundsMadeInPortal:
+    """For providers whose refunds we do not send: staff make them in the provider's portal."""
+
+    refund_portal_message: str
+
+    def refund(self, request: RefundRequest) -> ProviderOutcome:
+        return refund_not_supported(self.refund_portal_message)
+
+    def check_refund(self, query: RefundQuery) -> ProviderOutcome:
+        # refund() never reaches the provider, so a refund of ours is unknown there.
+        return refund_not_supported(self.refund_portal_message)

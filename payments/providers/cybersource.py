@@ -36,9 +36,7 @@ from payments.providers.base import (
     PaymentQuery,
     ProviderError,
     ProviderOutcome,
-    RefundQuery,
-    RefundRequest,
-    refund_not_supported,
+    RefundsMadeInPortal,
 )
 
 logger = logging.getLogger("payments.providers.cybersource")
@@ -152,25 +150,17 @@ def _summary_raw(summary: dict) -> dict:
     }
 
 
-class CyberSourceCard:
+class CyberSourceCard(RefundsMadeInPortal):
+    refund_portal_message = "Card refunds are made from the CyberSource Business Center for now."
     name = "cybersource"
 
     def start_payment(self, payment: CardPayment) -> CardRedirect:
-        params = secure_acceptance.build_request(
+        return secure_acceptance.payment_redirect(
+            payment,
             access_key=settings.CARD_LIVE_ACCESS_KEY,
             profile_id=settings.CARD_LIVE_PROFILE_ID,
             secret_key=settings.CARD_LIVE_SECRET_KEY,
-            reference_number=payment.charge_id,
-            amount=payment.amount,
-            currency=payment.currency,
-            receipt_url=payment.receipt_url,
-            cancel_url=payment.cancel_url,
-            locale=payment.locale,
-        )
-        return CardRedirect(
             payment_url=settings.CARD_PROVIDER_URL,
-            params=params,
-            attempt=params["transaction_uuid"],
         )
 
     def verify_reply(self, fields: dict[str, str]) -> CardReply:
@@ -224,16 +214,3 @@ class CyberSourceCard:
         outcome = outcome_for_summaries(summaries, query)
         logger.info("card search for %s: %s", query.charge_id, outcome.status)
         return outcome
-
-    def refund(self, request: RefundRequest) -> ProviderOutcome:
-        return self.refund_not_supported()
-
-    @staticmethod
-    def refund_not_supported() -> ProviderOutcome:
-        return refund_not_supported(
-            "Card refunds are made from the CyberSource Business Center for now."
-        )
-
-    def check_refund(self, query: RefundQuery) -> ProviderOutcome:
-        # refund() never reaches the provider, so a refund of ours is unknown there.
-        return self.refund_not_supported()

@@ -36,9 +36,7 @@ from payments.providers.base import (
     PaymentQuery,
     ProviderError,
     ProviderOutcome,
-    RefundQuery,
-    RefundRequest,
-    refund_not_supported,
+    RefundsMadeInPortal,
 )
 
 logger = logging.getLogger("payments.providers.orange")
@@ -68,7 +66,8 @@ def outcome_for_status(body: dict) -> ProviderOutcome:
     return ProviderOutcome(status="pending", provider_reference=reference, raw=raw)
 
 
-class OrangeMoney:
+class OrangeMoney(RefundsMadeInPortal):
+    refund_portal_message = "Orange Money refunds are made from the Orange merchant portal."
     name = "orange_money"
 
     def _base(self) -> str:
@@ -165,16 +164,3 @@ class OrangeMoney:
         outcome = outcome_for_status(http.json_body(response, "orange status"))
         logger.info("orange status for %s: %s", query.charge_id, outcome.status)
         return outcome
-
-    def refund(self, request: RefundRequest) -> ProviderOutcome:
-        return self.refund_not_supported()
-
-    @staticmethod
-    def refund_not_supported() -> ProviderOutcome:
-        return refund_not_supported(
-            "Orange Money refunds are made from the Orange merchant portal."
-        )
-
-    def check_refund(self, query: RefundQuery) -> ProviderOutcome:
-        # refund() never reaches the provider, so a refund of ours is unknown there.
-        return self.refund_not_supported()

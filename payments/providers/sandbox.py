@@ -212,21 +212,12 @@ class SandboxCard:
     name = "sandbox"
 
     def start_payment(self, payment: CardPayment) -> CardRedirect:
-        params = secure_acceptance.build_request(
+        return secure_acceptance.payment_redirect(
+            payment,
             access_key=settings.SANDBOX_CARD_ACCESS_KEY,
             profile_id=settings.SANDBOX_CARD_PROFILE_ID,
             secret_key=settings.SANDBOX_CARD_SECRET_KEY,
-            reference_number=payment.charge_id,
-            amount=payment.amount,
-            currency=payment.currency,
-            receipt_url=payment.receipt_url,
-            cancel_url=payment.cancel_url,
-            locale=payment.locale,
-        )
-        return CardRedirect(
             payment_url=f"{settings.PUBLIC_BASE_URL}/sandbox/card/pay",
-            params=params,
-            attempt=params["transaction_uuid"],
         )
 
     def verify_reply(self, fields: dict[str, str]) -> CardReply:

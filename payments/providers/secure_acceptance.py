@@ -11,7 +11,7 @@ import hmac
 import uuid
 from datetime import UTC, datetime
 
-from payments.providers.base import CardReply, InvalidSignature
+from payments.providers.base import CardPayment, CardRedirect, CardReply, InvalidSignature
 
 SIGNED_DATE_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
@@ -118,3 +118,21 @@ def verified_reply(fields: dict[str, str], secret_key: str) -> CardReply:
         )
     except KeyError as exc:
         raise InvalidSignature(f"reply lacks {exc}") from exc
+
+
+def payment_redirect(
+    payment: CardPayment, *, access_key: str, profile_id: str, secret_key: str, payment_url: str
+) -> CardRedirect:
+    """The signed form of one attempt at `payment`, posted to the provider's hosted page."""
+    params = build_request(
+        access_key=access_key,
+        profile_id=profile_id,
+        secret_key=secret_key,
+        reference_number=payment.charge_id,
+        amount=payment.amount,
+        currency=payment.currency,
+        receipt_url=payment.receipt_url,
+        cancel_url=payment.cancel_url,
+        locale=payment.locale,
+    )
+    return CardRedirect(payment_url=payment_url, params=params, attempt=params["transaction_uuid"])
