@@ -8,11 +8,17 @@
   our charge id (Secure Acceptance's reference_number), authenticated with an HTTP Signature
   (v-c-merchant-id, Date, Host, Digest, HmacSHA256 with the base64-decoded shared secret). Search
   results lag by seconds to minutes: nothing found → pending.
-- refund: the REST refund API is not described in the material this adapter was built from, so a
-  refund answers a failed outcome `refund_not_supported` (refund from the CyberSource Business
-  Center). Adding POST /pts/v2/payments/{id}/refunds is the next step once confirmed.
+- refund: POST /pts/v2/payments/{id}/refunds ("Refund a Payment", for authorisation and capture
+  made together, which a Secure Acceptance `sale` is), id = the payment's transaction id, our refund
+  id as clientReferenceInformation.code. 201 `PENDING` means CyberSource took the credit for the
+  next settlement batch: the refund has succeeded for us. 400 INVALID_REQUEST is a refusal (failed).
+  Not idempotent, so never retried: a timeout or a 5xx/502 SERVER_ERROR leaves it pending.
+- check_refund (only for a refund whose answer was lost): the same search, for our refund id. Found
+  and accepted → succeeded; found and refused → failed; nothing found → still pending for staff
+  (never failed by guesswork: failing would free money that may have been given back).
 
-Confirm with CyberSource before going live: that reference_number is searchable as
+Confirm with CyberSource before going live: that the Secure Acceptance transaction id is accepted
+by the refund API as a payment id, that reference_number is searchable as
 clientReferenceInformation.code for Secure Acceptance payments, the fields of a transaction
 summary used below (applicationInformation.reasonCode / rCode / applications, orderInformation
 .amountDetails), and the receipt/cancel override fields being enabled on the profile.
@@ -36,13 +42,25 @@ from payments.providers.base import (
     PaymentQuery,
     ProviderError,
     ProviderOutcome,
-    RefundsMadeInPortal,
+    RefundQuery,
+    RefundRequest,
 )
 
 logger = logging.getLogger("payments.providers.cybersource")
 
 SEARCH_PATH = "/tss/v2/searches"
+REFUND_PATH = "/pts/v2/payments/{id}/refunds"
 SIGNED_HEADERS = "host date (request-target) digest v-c-merchant-id"
+# 400 INVALID_REQUEST reasons of a refused refund → what the merchant is told.
+REFUND_REFUSALS = {
+    "INVALID_AMOUNT": ("amount_invalid", "The card provider refused the refund amount."),
+    "ACCOUNT_NOT_ALLOWED_CREDIT": (
+        "provider_error",
+        "The card's account does not accept refunds; refund the customer another way.",
+    ),
+    "CAPTURE_ALREADY_VOIDED": ("provider_error", "This card payment was voided."),
+    "INVALID_CARD": ("provider_error", "The card can no longer receive a refund."),
+}
 
 ACCEPT_REASONS = {"100", "110"}
 DECLINE_REASONS = {
@@ -150,8 +168,7 @@ def _summary_raw(summary: dict) -> dict:
     }
 
 
-class CyberSourceCard(RefundsMadeInPortal):
-    refund_portal_message = "Card refunds are made from the CyberSource Business Center for now."
+class CyberSourceCard:
     name = "cybersource"
 
     def start_payment(self, payment: CardPayment) -> CardRedirect:
@@ -166,19 +183,9 @@ class CyberSourceCard(RefundsMadeInPortal):
     def verify_reply(self, fields: dict[str, str]) -> CardReply:
         return secure_acceptance.verified_reply(fields, settings.CARD_LIVE_SECRET_KEY)
 
-    def check_status(self, query: PaymentQuery) -> ProviderOutcome:
-        body = json.dumps(
-            {
-                "save": False,
-                "name": f"status {query.charge_id}",
-                "timezone": "UTC",
-                "query": f"clientReferenceInformation.code:{query.charge_id}",
-                "offset": 0,
-                "limit": 50,
-                "sort": "id:asc,submitTimeUtc:asc",
-            },
-            separators=(",", ":"),
-        ).encode()
+    def _post(self, path: str, payload: dict, *, what: str, ref: str, idempotent: bool):
+        """One signed POST to the REST API (HTTP Signature over host, date, target, digest)."""
+        body = json.dumps(payload, separators=(",", ":")).encode()
         host = urlsplit(settings.CARD_REST_BASE_URL).netloc
         date = formatdate(usegmt=True)
         body_digest = digest(body)
@@ -191,26 +198,142 @@ class CyberSourceCard(RefundsMadeInPortal):
                 host=host,
                 date=date,
                 method="POST",
-                path=SEARCH_PATH,
+                path=path,
                 body_digest=body_digest,
                 merchant_id=settings.CARD_MERCHANT_ID,
             ),
-            "Content-Type": "application/json",
+            "Content-Type": "application/json;charset=utf-8",
             "Accept": "application/hal+json;charset=utf-8",
         }
-        response = http.send(
+        return http.send(
             "POST",
-            f"{settings.CARD_REST_BASE_URL}{SEARCH_PATH}",
-            what="card search",
-            ref=query.charge_id,
-            idempotent=True,
+            f"{settings.CARD_REST_BASE_URL}{path}",
+            what=what,
+            ref=ref,
+            idempotent=idempotent,
             data=body,
             headers=headers,
+        )
+
+    def _search(self, code: str, ref: str) -> list:
+        """Transaction summaries whose clientReferenceInformation.code is `code`."""
+        response = self._post(
+            SEARCH_PATH,
+            {
+                "save": False,
+                "name": f"status {code}",
+                "timezone": "UTC",
+                "query": f"clientReferenceInformation.code:{code}",
+                "offset": 0,
+                "limit": 50,
+                "sort": "id:asc,submitTimeUtc:asc",
+            },
+            what="card search",
+            ref=ref,
+            idempotent=True,
         )
         if response.status_code not in (200, 201):
             raise ProviderError(f"card search: HTTP {response.status_code}")
         answer = http.json_body(response, "card search")
-        summaries = (answer.get("_embedded") or {}).get("transactionSummaries") or []
-        outcome = outcome_for_summaries(summaries, query)
+        return (answer.get("_embedded") or {}).get("transactionSummaries") or []
+
+    def check_status(self, query: PaymentQuery) -> ProviderOutcome:
+        outcome = outcome_for_summaries(self._search(query.charge_id, query.charge_id), query)
         logger.info("card search for %s: %s", query.charge_id, outcome.status)
         return outcome
+
+    def refund(self, request: RefundRequest) -> ProviderOutcome:
+        if not request.provider_reference:
+            return ProviderOutcome(
+                status="failed",
+                failure_code="provider_error",
+                failure_message="The card provider's id of this payment is unknown.",
+            )
+        try:
+            response = self._post(
+                REFUND_PATH.format(id=request.provider_reference),
+                {
+                    "clientReferenceInformation": {"code": request.refund_id},
+                    "orderInformation": {
+                        "amountDetails": {
+                            "totalAmount": secure_acceptance.major_units(request.amount),
+                            "currency": request.currency,
+                        }
+                    },
+                },
+                what="card refund",
+                ref=request.refund_id,
+                idempotent=False,
+            )
+        except http.ProviderTimeout:
+            logger.info("card refund %s: no answer in time, will search", request.refund_id)
+            return ProviderOutcome(status="pending", raw={"refund": "timeout"})
+        if response.status_code >= 500:
+            # 502 SERVER_ERROR includes processor timeouts: the credit may exist; search later.
+            raise ProviderError(f"card refund: HTTP {response.status_code}")
+        if response.status_code in (401, 403):
+            # Our credentials were refused before anything happened: nothing was given back.
+            logger.error("card refund %s: HTTP %s", request.refund_id, response.status_code)
+            return ProviderOutcome(
+                status="failed",
+                failure_code="provider_error",
+                failure_message="The card provider refused the request; no refund was made.",
+                raw={"refund": f"HTTP {response.status_code}"},
+            )
+        body = http.json_body(response, "card refund")
+        raw = http.redact(body)
+        status = str(body.get("status", "")).upper()
+        logger.info(
+            "card refund %s of %s: HTTP %s %s",
+            request.refund_id,
+            request.charge_id,
+            response.status_code,
+            status or "-",
+        )
+        if response.status_code in (200, 201) and status in ("PENDING", "TRANSMITTED", "SETTLED"):
+            return ProviderOutcome(
+                status="succeeded", provider_reference=str(body.get("id", "")), raw=raw
+            )
+        if 400 <= response.status_code < 500:
+            reason = str(body.get("reason", ""))
+            code, message = REFUND_REFUSALS.get(
+                reason, ("provider_error", "The card provider refused the refund.")
+            )
+            return ProviderOutcome(
+                status="failed", failure_code=code, failure_message=message, raw=raw
+            )
+        # An answer we do not know: the credit may exist, the search will tell.
+        raise ProviderError(f"card refund: HTTP {response.status_code} {status}")
+
+    def check_refund(self, query: RefundQuery) -> ProviderOutcome:
+        summaries = [
+            s
+            for s in self._search(query.refund_id, query.refund_id)
+            if isinstance(s, dict)
+            and str((s.get("clientReferenceInformation") or {}).get("code", "")) == query.refund_id
+        ]
+        if not summaries:
+            return ProviderOutcome(
+                status="pending",
+                check_after=600,
+                raw={"refund": "not found by the card search yet; confirm in the Business Center"},
+            )
+        raw = {"search": [_summary_raw(s) for s in summaries[:5]]}
+        expected = secure_acceptance.major_units(query.amount)
+        for summary in summaries:
+            amounts = (summary.get("orderInformation") or {}).get("amountDetails") or {}
+            if (
+                _reason(summary) in ACCEPT_REASONS
+                and str(amounts.get("totalAmount", expected)) == expected
+            ):
+                return ProviderOutcome(
+                    status="succeeded", provider_reference=str(summary.get("id", "")), raw=raw
+                )
+        if all(_reason(s) in DECLINE_REASONS | ERROR_REASONS for s in summaries):
+            return ProviderOutcome(
+                status="failed",
+                failure_code="provider_error",
+                failure_message="The card provider refused the refund.",
+                raw=raw,
+            )
+        return ProviderOutcome(status="pending", check_after=600, raw=raw)

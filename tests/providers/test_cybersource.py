@@ -1,12 +1,13 @@
-"""Live card adapter: Secure Acceptance signing and the Transaction Search API with HTTP
-Signature authentication, recomputed by the local CyberSource."""
+"""Live card adapter: Secure Acceptance signing, the Transaction Search and Refund a Payment APIs
+with HTTP Signature authentication, recomputed by the local CyberSource."""
 
 import pytest
 
 from payments import services
-from payments.models import Charge
-from payments.providers.base import InvalidSignature, RefundRequest
+from payments.models import Charge, Refund
+from payments.providers.base import InvalidSignature
 from payments.providers.cybersource import CyberSourceCard
+from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
 
@@ -43,18 +44,6 @@ def test_hosted_page_reply_and_status_search(cybersource, live_api):
     assert charge.status == "succeeded"
     assert charge.provider_reference == reply["transaction_id"]
 
-    refund = CyberSourceCard().refund(
-        RefundRequest(
-            refund_id="re_x",
-            charge_id=charge.id,
-            amount=charge.amount,
-            charge_amount=charge.amount,
-            currency="USD",
-            provider_reference=charge.provider_reference,
-        )
-    )
-    assert (refund.status, refund.failure_code) == ("failed", "refund_not_supported")
-
 
 @pytest.mark.parametrize(
     "outcome, status, failure_code",
@@ -88,3 +77,106 @@ def test_a_found_payment_of_another_amount_is_not_taken_as_ours(cybersource, liv
     cybersource.transactions[0]["orderInformation"]["amountDetails"]["totalAmount"] = "0.01"
     services.charge_refresh(charge_id=body["id"])
     assert Charge.objects.get(pk=body["id"]).status == "pending"
+
+
+def paid(cybersource, live_api) -> Charge:
+    body = create(live_api)
+    cybersource.pay(body["next_action"]["params"], "accept")
+    charge = services.charge_refresh(charge_id=body["id"])
+    assert charge.status == "succeeded"
+    return charge
+
+
+def refund(live_api, charge: Charge, amount: int | None = None) -> dict:
+    response = live_api.post(
+        f"/v1/charges/{charge.id}/refunds",
+        {} if amount is None else {"amount": amount},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    assert response.json()["status"] == "pending"  # live: CyberSource answers after commit
+    return response.json()
+
+
+def test_partial_and_final_refunds_reach_cybersource_once(cybersource, live_api):
+    charge = paid(cybersource, live_api)
+    first = refund(live_api, charge, 500)
+    sent = services.refund_send(refund_id=first["id"])
+    services.refund_send(refund_id=first["id"])  # a duplicated task sends nothing more
+    assert sent.status == "succeeded"
+    credits = cybersource.refunds_of(charge.provider_reference)
+    assert [c["orderInformation"]["amountDetails"] for c in credits] == [
+        {"totalAmount": "5.00", "currency": "USD"}
+    ]
+    assert credits[0]["clientReferenceInformation"]["code"] == first["id"]
+    assert sent.provider_reference == credits[0]["id"]
+
+    rest = refund(live_api, charge)  # what remains: 14.99
+    services.refund_send(refund_id=rest["id"])
+    assert live_api.get(f"/v1/refunds/{rest['id']}").json()["status"] == "succeeded"
+    assert live_api.get(f"/v1/charges/{charge.id}").json()["amount_refunded"] == 1999
+    assert len(cybersource.refunds_of(charge.provider_reference)) == 2
+    assert Event.objects.filter(type="refund.succeeded", livemode=True).count() == 2
+    again = live_api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json")
+    assert again.json()["error"]["code"] == "charge_not_refundable"
+
+
+def test_a_refused_credit_fails_the_refund_and_frees_its_amount(cybersource, live_api):
+    charge = paid(cybersource, live_api)
+    cybersource.refund_mode = "refuse"
+    refused = services.refund_send(refund_id=refund(live_api, charge)["id"])
+    assert (refused.status, refused.failure_code) == ("failed", "provider_error")
+    assert "does not accept refunds" in refused.failure_message
+    assert refused.provider_raw[-1]["reason"] == "ACCOUNT_NOT_ALLOWED_CREDIT"  # kept for staff
+    body = live_api.get(f"/v1/refunds/{refused.id}").json()
+    assert "ACCOUNT_NOT_ALLOWED_CREDIT" not in str(body)  # never shown to the merchant
+    assert live_api.get(f"/v1/charges/{charge.id}").json()["amount_refunded"] == 0
+
+    cybersource.refund_mode = "accept"
+    again = services.refund_send(refund_id=refund(live_api, charge)["id"])
+    assert again.status == "succeeded" and again.amount == 1999
+
+
+@pytest.mark.parametrize("mode", ["hang", "server_error"])
+def test_a_lost_answer_stays_pending_until_the_search_finds_the_credit(
+    cybersource, live_api, settings, mode
+):
+    charge = paid(cybersource, live_api)
+    cybersource.refund_mode = mode
+    settings.PROVIDER_HTTP_TIMEOUT = 1
+    lost = services.refund_send(refund_id=refund(live_api, charge, 700)["id"])
+    cybersource.released.set()
+    assert lost.status == "pending" and lost.provider_requested_at is not None
+    assert len(cybersource.refunds_of(charge.provider_reference)) == 1  # it did reach CyberSource
+
+    cybersource.search_lag = cybersource.searches + 1  # the search lags behind the credit
+    assert services.refund_refresh(refund_id=lost.id).status == "pending"
+    found = services.refund_refresh(refund_id=lost.id)
+    assert found.status == "succeeded"
+    assert found.provider_reference == cybersource.refunds_of(charge.provider_reference)[0]["id"]
+    assert len(cybersource.refunds_of(charge.provider_reference)) == 1  # never sent again
+
+
+def test_a_refund_cybersource_never_saw_is_not_failed_by_guesswork(cybersource, live_api, settings):
+    charge = paid(cybersource, live_api)
+    rest_url = settings.CARD_REST_BASE_URL
+    settings.CARD_REST_BASE_URL = "http://127.0.0.1:9"  # unreachable while sending
+    unsent = services.refund_send(refund_id=refund(live_api, charge)["id"])
+    assert unsent.status == "pending"
+    settings.CARD_REST_BASE_URL = rest_url
+    checked = services.refund_refresh(refund_id=unsent.id)
+    assert checked.status == "pending" and checked.next_check_at is not None
+    assert "Business Center" in checked.provider_raw[-1]["refund"]
+    assert cybersource.refunds_of(charge.provider_reference) == []
+    assert live_api.get(f"/v1/charges/{charge.id}").json()["amount_refunded"] == 1999
+
+
+def test_a_wrong_shared_secret_gives_nothing_back(cybersource, live_api, settings):
+    charge = paid(cybersource, live_api)
+    settings.CARD_REST_SHARED_SECRET = "d3JvbmctbGl2ZS1zZWNyZXQtMDEyMzQ1Njc4OWFiY2RlZg=="
+    failed = services.refund_send(refund_id=refund(live_api, charge)["id"])
+    assert (failed.status, failed.failure_code) == ("failed", "provider_error")
+    assert cybersource.refunds_of(charge.provider_reference) == []
+    assert cybersource.violations == ["HTTP Signature does not verify"]
+    cybersource.violations.clear()
+    assert Refund.objects.get(pk=failed.id).charge.amount_refunded == 0

@@ -6,7 +6,6 @@ import pytest
 
 from payments.providers.airtel import AirtelMoney
 from payments.providers.base import RefundQuery
-from payments.providers.cybersource import CyberSourceCard
 from payments.providers.mpesa import VodacomMpesa
 from payments.providers.orange import OrangeMoney
 
@@ -23,7 +22,7 @@ def test_operators_without_refund_enquiry_keep_the_refund_pending_for_staff(adap
     assert "confirm with the operator" in outcome.raw["refund"]
 
 
-@pytest.mark.parametrize("adapter", [OrangeMoney, CyberSourceCard])
+@pytest.mark.parametrize("adapter", [OrangeMoney])
 def test_providers_whose_refunds_we_do_not_send_answer_refund_not_supported(adapter):
     outcome = adapter.check_refund(adapter.__new__(adapter), QUERY)
     assert (outcome.status, outcome.failure_code) == ("failed", "refund_not_supported")

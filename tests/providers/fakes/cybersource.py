@@ -1,11 +1,13 @@
-"""A local CyberSource: the hosted page's signature rules (providers.md §1) and the Transaction
-Search REST API with its HTTP Signature authentication, recomputed on every call."""
+"""A local CyberSource: the hosted page's signature rules (providers.md §1), the Transaction Search
+and the "Refund a Payment" REST APIs with their HTTP Signature authentication, recomputed on every
+call. Money rule: the refunds of a payment never exceed it (an over-refund is a violation)."""
 
 import base64
 import hashlib
 import hmac
 import re
 import secrets
+import threading
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 
@@ -28,7 +30,13 @@ class FakeCyberSource(FakeProvider):
         self.uuids: set[str] = set()
         self.search_lag = 0  # searches answering nothing before results show up
         self.searches = 0
+        # How the next refunds are answered: "accept", "refuse" (400 ACCOUNT_NOT_ALLOWED_CREDIT),
+        # "server_error" (502 after recording the credit), "hang" (recorded, answered too late).
+        self.refund_mode = "accept"
+        self.refunded: dict[str, str] = {}  # refund transaction id → payment id
+        self.released = threading.Event()
         self.route("POST", "/tss/v2/searches", self.search)
+        self.route("POST", r"/pts/v2/payments/(?P<payment_id>[^/]+)/refunds", self.refund)
 
     # --- the hosted page ----------------------------------------------------------------------
     def pay(self, params: dict[str, str], outcome: str = "accept") -> dict[str, str]:
@@ -111,6 +119,112 @@ class FakeCyberSource(FakeProvider):
         if not hmac.compare_digest(expected, parts.get("signature", "")):
             return self.refuse(401, "HTTP Signature does not verify")
         return None
+
+    def refunds_of(self, payment_id: str) -> list[dict]:
+        with self.lock:
+            return [t for t in self.transactions if self.refunded.get(t["id"]) == payment_id]
+
+    def refund(self, request: Request, payment_id: str) -> Response:
+        refused = self._check_signature(request)
+        if refused:
+            return refused
+        body = request.json()
+        try:
+            code = body["clientReferenceInformation"]["code"]
+            amounts = body["orderInformation"]["amountDetails"]
+            amount, currency = amounts["totalAmount"], amounts["currency"]
+        except (KeyError, TypeError):
+            return self.refuse(
+                400, "refund body", {"status": "INVALID_REQUEST", "reason": "MISSING_FIELD"}
+            )
+        if not (isinstance(code, str) and 0 < len(code) <= 50):
+            return self.refuse(
+                400,
+                "clientReferenceInformation.code",
+                {"status": "INVALID_REQUEST", "reason": "INVALID_DATA"},
+            )
+        if not (
+            isinstance(amount, str) and re.fullmatch(r"\d+\.\d{2}", amount)
+        ) or not re.fullmatch(r"[A-Z]{3}", str(currency)):
+            return self.refuse(
+                400,
+                "refund amount or currency format",
+                {"status": "INVALID_REQUEST", "reason": "INVALID_DATA"},
+            )
+        with self.lock:
+            payment = next((t for t in self.transactions if t["id"] == payment_id), None)
+            if payment is None or payment["applicationInformation"]["reasonCode"] not in (
+                "100",
+                "110",
+            ):
+                return self.refuse(
+                    404, "refund of an unknown or unpaid payment", {"status": "NOT_FOUND"}
+                )
+            paid = payment["orderInformation"]["amountDetails"]
+            if currency != paid["currency"]:
+                return self.refuse(
+                    400,
+                    "refund currency differs from the payment",
+                    {"status": "INVALID_REQUEST", "reason": "INVALID_DATA"},
+                )
+            if any(t["clientReferenceInformation"]["code"] == code for t in self.transactions):
+                return self.refuse(
+                    400,
+                    "refund sent twice",
+                    {"status": "INVALID_REQUEST", "reason": "DUPLICATE_REQUEST"},
+                )
+            cents = lambda value: int(value.replace(".", ""))  # noqa: E731
+            given_back = sum(
+                cents(t["orderInformation"]["amountDetails"]["totalAmount"])
+                for t in self.refunds_of(payment_id)
+            )
+            if given_back + cents(amount) > cents(paid["totalAmount"]):
+                return self.refuse(
+                    400,
+                    "refunds exceed the payment",
+                    {"status": "INVALID_REQUEST", "reason": "INVALID_AMOUNT"},
+                )
+            mode = self.refund_mode
+            if mode == "refuse":
+                return Response(
+                    400,
+                    {
+                        "status": "INVALID_REQUEST",
+                        "reason": "ACCOUNT_NOT_ALLOWED_CREDIT",
+                        "message": "Declined - The account does not accept credits",
+                    },
+                )
+            refund_id = "".join(secrets.choice("0123456789") for _ in range(22))
+            self.refunded[refund_id] = payment_id
+            self.transactions.append(
+                {
+                    "id": refund_id,
+                    "submitTimeUtc": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                    "clientReferenceInformation": {"code": code},
+                    "applicationInformation": {
+                        "reasonCode": "100",
+                        "rCode": "1",
+                        "applications": [{"name": "ics_credit", "rCode": "1"}],
+                    },
+                    "orderInformation": {
+                        "amountDetails": {"totalAmount": amount, "currency": currency}
+                    },
+                }
+            )
+        if mode == "hang":
+            self.released.wait(30)
+        if mode == "server_error":
+            return Response(502, {"status": "SERVER_ERROR", "reason": "PROCESSOR_TIMEOUT"})
+        return Response(
+            201,
+            {
+                "id": refund_id,
+                "status": "PENDING",
+                "submitTimeUtc": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "clientReferenceInformation": {"code": code},
+                "refundAmountDetails": {"refundAmount": amount, "currency": currency},
+            },
+        )
 
     def search(self, request: Request) -> Response:
         refused = self._check_signature(request)
