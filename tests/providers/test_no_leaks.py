@@ -1,0 +1,92 @@
+"""What a live flow leaves behind: logs that name the charge and refund but never a credential or a
+token, and API answers that never show the provider's raw answers (those are for staff only)."""
+
+import json
+import logging
+
+import pytest
+
+from payments import services
+from payments.models import Charge, Refund
+
+pytestmark = pytest.mark.django_db
+
+MOBILE = {
+    "airtel": {"amount": 250000, "currency": "CDF", "phone": "+243971234567"},
+    "mpesa": {"amount": 1000, "currency": "USD", "phone": "+243812345678"},
+    "orange": {"amount": 50000, "currency": "CDF", "phone": "+243851234567"},
+}
+NETWORK = {"airtel": "AIRTEL_MONEY", "mpesa": "VODACOM_MPESA", "orange": "ORANGE_MONEY"}
+# Keys of the API's charge object (contract §3 and its additions): nothing else may appear.
+CHARGE_KEYS = {
+    "id", "object", "livemode", "amount", "currency", "payment_method", "phone", "network",
+    "status", "description", "metadata", "amount_refunded", "failure_code", "failure_message",
+    "checkout_session", "created_at", "updated_at", "next_action",
+}  # fmt: skip
+
+
+def secrets_of(name: str, fake, settings) -> list[str]:
+    values = {
+        "airtel": lambda: [settings.AIRTEL_CLIENT_SECRET, *fake.tokens],
+        "mpesa": lambda: [settings.MPESA_API_KEY, *fake.sessions],
+        "orange": lambda: [
+            settings.ORANGE_CLIENT_SECRET,
+            settings.ORANGE_NOTIF_TOKEN,
+            *fake.tokens,
+        ],
+        "card": lambda: [settings.CARD_LIVE_SECRET_KEY, settings.CARD_REST_SHARED_SECRET],
+    }[name]()
+    return [str(v) for v in values if v]
+
+
+def paid_charge(name: str, fake, live_api) -> Charge:
+    if name == "card":
+        body = live_api.post(
+            "/v1/charges", {"amount": 1999, "currency": "USD", "payment_method": "card"},
+            format="json",
+        ).json()  # fmt: skip
+        fake.pay(body["next_action"]["params"], "accept")
+        return services.charge_refresh(charge_id=body["id"])
+    body = live_api.post(
+        "/v1/charges", {**MOBILE[name], "network": NETWORK[name]}, format="json"
+    ).json()
+    services.charge_request_payment(charge_id=body["id"])
+    for _ in range(5):
+        charge = services.charge_refresh(charge_id=body["id"])
+        if charge.status != "pending":
+            break
+    return charge
+
+
+@pytest.mark.parametrize("name", ["airtel", "mpesa", "card"])
+def test_logs_name_the_payment_and_never_a_secret(name, request, live_api, settings, caplog):
+    fake = request.getfixturevalue("cybersource" if name == "card" else name)
+    caplog.set_level(logging.DEBUG)
+    charge = paid_charge(name, fake, live_api)
+    assert charge.status == "succeeded", charge.provider_raw
+    refund = live_api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json").json()
+    services.refund_send(refund_id=refund["id"])
+
+    text = "\n".join(
+        f"{r.name} {r.getMessage()} {r.exc_text or ''} {getattr(r, 'args', '')}"
+        for r in caplog.records
+    )
+    provider_lines = [r.getMessage() for r in caplog.records if r.name.startswith("payments.prov")]
+    assert any(charge.id in line for line in provider_lines)
+    assert any(refund["id"] in line for line in provider_lines)
+    for secret in secrets_of(name, fake, settings):
+        assert secret not in text, f"a {name} credential or token reached the logs"
+
+    # Staff see the provider's answers; merchants never do.
+    charge.refresh_from_db()
+    assert charge.provider_raw
+    answer = live_api.get(f"/v1/charges/{charge.id}").json()
+    assert set(answer) <= CHARGE_KEYS, set(answer) - CHARGE_KEYS
+    refund_answer = live_api.get(f"/v1/refunds/{refund['id']}").json()
+    assert not {"provider_raw", "provider_reference", "raw"} & set(refund_answer)
+    shown = json.dumps(answer) + json.dumps(refund_answer)
+    for entry in charge.provider_raw + Refund.objects.get(pk=refund["id"]).provider_raw:
+        for key, value in entry.items():
+            ours = value in (charge.id, refund["id"])  # echoes of our own ids
+            if key != "at" and isinstance(value, str) and len(value) > 12 and not ours:
+                assert value not in shown, f"{key} of a raw answer shown to the merchant"
