@@ -123,6 +123,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_TIMEZONE = "UTC"
+# Live M-Pesa payment calls block while the customer enters the PIN (up to MPESA_TIMEOUT): they
+# run on this queue, so a few slow customers never hold the workers that poll and send webhooks.
+PAYMENTS_LONG_QUEUE = env.str("PAYMENTS_LONG_QUEUE", default="payments-long")
 if REDIS_URL:
     # Longer than the longest countdown we use, so a delayed task is not redelivered early.
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 43200}

@@ -202,7 +202,7 @@ def charge_create(
         charge.save(force_insert=True)
         from payments import tasks
 
-        transaction.on_commit(lambda: tasks.charge_request_payment.delay(charge.id))
+        transaction.on_commit(lambda: tasks.enqueue_payment_request(charge))
     return charge
 
 

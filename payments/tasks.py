@@ -3,14 +3,31 @@
 from datetime import timedelta
 
 from celery import shared_task
+from django.conf import settings
 from django.utils import timezone
 
 from payments import services
 from payments.api import idempotency
-from payments.models import Charge, ChargeStatus, PaymentMethod, Refund, RefundStatus
+from payments.models import Charge, ChargeStatus, Network, PaymentMethod, Refund, RefundStatus
 
 POLL_BATCH = 200
 UNSENT_GRACE = 30  # a mobile money charge not handed to its operator after this is re-sent
+# Operators whose live payment call blocks until the customer has answered on the phone.
+BLOCKING_NETWORKS = {Network.VODACOM_MPESA}
+
+
+def payment_request_queue(*, livemode: bool, network: str) -> str | None:
+    """The queue of a charge's payment request: blocking live calls go to PAYMENTS_LONG_QUEUE,
+    the rest to the default queue (None)."""
+    if livemode and network in BLOCKING_NETWORKS:
+        return settings.PAYMENTS_LONG_QUEUE
+    return None
+
+
+def enqueue_payment_request(charge: Charge) -> None:
+    charge_request_payment.apply_async(
+        (charge.id,), queue=payment_request_queue(livemode=charge.livemode, network=charge.network)
+    )
 
 
 @shared_task(acks_late=True)
@@ -45,9 +62,9 @@ def charges_poll_due() -> int:
         payment_method=PaymentMethod.MOBILE_MONEY,
         provider_requested_at__isnull=True,
         created_at__lte=now - timedelta(seconds=UNSENT_GRACE),
-    ).values_list("id", flat=True)[:POLL_BATCH]
-    for charge_id in unsent:
-        charge_request_payment.delay(charge_id)
+    ).only("id", "livemode", "network")[:POLL_BATCH]
+    for charge in unsent:
+        enqueue_payment_request(charge)
     return len(due)
 
 

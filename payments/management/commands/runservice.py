@@ -1,4 +1,5 @@
-"""Run the whole service on one machine: gunicorn, and a Celery worker with beat embedded.
+"""Run the whole service on one machine: gunicorn, a Celery worker with beat embedded, and a
+worker for the long live M-Pesa payment calls.
 
 Production runs the three as separate processes (see README.md); this is the one-command set-up.
 """
@@ -13,7 +14,7 @@ from django.core.management.base import BaseCommand
 
 
 class Command(BaseCommand):
-    help = "Start the web server and a Celery worker with beat; stop both together."
+    help = "Start the web server and the Celery workers with beat; stop them together."
 
     def add_arguments(self, parser):
         parser.add_argument("--bind", default="127.0.0.1:8000")
@@ -26,6 +27,12 @@ class Command(BaseCommand):
                 python, "-m", "celery", "-A", "config", "worker", "--beat",
                 "--loglevel", "INFO", "--concurrency", "2",
                 "--schedule", str(settings.VAR_DIR / "celerybeat-schedule"),
+            ],
+            # Live M-Pesa payment calls wait for the customer's PIN: threads, on their own queue.
+            "long-calls": [
+                python, "-m", "celery", "-A", "config", "worker", "--hostname", "long-calls@%h",
+                "--queues", settings.PAYMENTS_LONG_QUEUE, "--pool", "threads",
+                "--concurrency", "8", "--loglevel", "INFO",
             ],
             "web": [
                 python, "-m", "gunicorn", "config.wsgi", "--bind", bind,

@@ -1,0 +1,48 @@
+"""A live M-Pesa payment call waits for the customer's PIN: it is published on its own queue,
+every other payment request on the default one. Read back from the real broker."""
+
+import pytest
+from kombu import Queue
+
+from config.celery import app
+from payments import tasks
+from payments.models import Charge
+
+
+def published_on(queue_name: str) -> list[str]:
+    """The charge ids of the payment requests waiting on a queue (taken off it)."""
+    ids = []
+    with app.connection_for_read() as connection:
+        queue = Queue(queue_name, routing_key=queue_name)
+        with connection.SimpleQueue(queue) as simple:
+            while True:
+                try:
+                    message = simple.get(timeout=0.5)
+                except simple.Empty:
+                    return ids
+                if message.headers.get("task") == "payments.tasks.charge_request_payment":
+                    ids.append(message.headers["argsrepr"].strip("(),' "))
+                message.ack()
+
+
+@pytest.mark.parametrize(
+    "livemode, network, queue",
+    [
+        (True, "VODACOM_MPESA", "payments-long"),
+        (False, "VODACOM_MPESA", None),
+        (True, "AIRTEL_MONEY", None),
+        (True, "ORANGE_MONEY", None),
+    ],
+)
+def test_only_live_mpesa_payment_calls_go_to_the_long_queue(livemode, network, queue):
+    assert tasks.payment_request_queue(livemode=livemode, network=network) == queue
+
+
+def test_the_long_queue_really_carries_live_mpesa_requests(settings):
+    settings.PAYMENTS_LONG_QUEUE = "payments-long-test"
+    published_on("payments-long-test")  # start from an empty queue
+    live = Charge(id="ch_livempesa00000000000001", livemode=True, network="VODACOM_MPESA")
+    test = Charge(id="ch_testmpesa00000000000001", livemode=False, network="VODACOM_MPESA")
+    tasks.enqueue_payment_request(live)
+    tasks.enqueue_payment_request(test)
+    assert published_on("payments-long-test") == [live.id]
