@@ -1,4 +1,5 @@
-"""Orange Money DR Congo through the Orange Money B2B RDC API ("cashout": the customer pays us).
+"""Orange Money DR Congo through the Orange Money B2B RDC API ("cashout": the customer pays us;
+"cashin": we pay the customer, which is how a refund is made).
 
 Why this option: a charge here is a prompt on the customer's phone, answered there, with the
 result coming back to us — which is what the B2B cashout does (the customer confirms on the handset
@@ -14,19 +15,30 @@ What this adapter does:
   Orange answers 202 PENDING; the result comes by callback and by status query.
 - Status: GET /orange-money-b2b/v1/cd/transactions/{our charge id}. The callback (authenticated by
   ORANGE_NOTIF_TOKEN, see payments/provider_callbacks.py) only ever triggers this query.
-- Refund: not offered by the B2B cashout API as far as the public material goes: a failed outcome
-  `refund_not_supported` (refund through Orange's merchant portal, then record it).
+- Refund: POST /orange-money-b2b/v1/cd/transactions/cashin, the same body as the cashout, paying the
+  refund (whole units) to the phone that paid the charge, transactionId = our refund id. Sent once
+  (no retry): 2xx → as the body says (PENDING/SUCCESS/FAILED); a 4xx refusal → failed (nothing was
+  paid); 409 (this id is known), 5xx or no answer in time → pending, the refund status query
+  decides. A token that cannot be had means no cashin was sent: failed, the merchant may retry.
+- Refund status: GET /orange-money-b2b/v1/cd/transactions/{our refund id} (the path assumed for
+  payments). No record there keeps the refund pending for staff, never failed: the path is a guess,
+  and failing would free money that may already have been paid back.
 
 Doubts, to settle with Orange before going live (public material is thin, confidence low): the exact
-status path (assumed above) and its answer shape (`transactionStatus` SUCCESS/FAILED/PENDING as
-in the callback), the callback's authentication (no per-payment notif_token exists in this API: we
-expect the token we chose, ORANGE_NOTIF_TOKEN, in the callback URL registered at subscription as
-`?notif_token=…` or in the body), the errorCode table, USD support, the 500–500,000 CDF limits
-reported by an integrator, and whether "cashin" may serve as a refund.
+status path (assumed above, for cashouts and cashins alike) and its answer shape
+(`transactionStatus` SUCCESS/FAILED/PENDING as in the callback), the callback's authentication (no
+per-payment notif_token exists in this API: we expect the token we chose, ORANGE_NOTIF_TOKEN, in the
+callback URL registered at subscription as `?notif_token=…` or in the body), the errorCode table,
+USD support, the 500–500,000 CDF limits reported by an integrator; for refunds: whether cashin is
+enabled on our merchant account at all (one integrator reports it needs a licence), whether a
+cashin answers PENDING or SUCCESS, whether the cashin callback reaches the same URL, and whether
+Orange limits cashins per customer (our partial refunds are independent cashins; nothing at Orange
+ties them to the original cashout, so only our own refund rules stop an over-refund).
 """
 
 import logging
 
+import requests
 from django.conf import settings
 
 from payments.phones import national_number
@@ -36,15 +48,23 @@ from payments.providers.base import (
     PaymentQuery,
     ProviderError,
     ProviderOutcome,
-    RefundsMadeInPortal,
+    RefundQuery,
+    RefundRequest,
 )
 
 logger = logging.getLogger("payments.providers.orange")
 
 API = "/orange-money-b2b/v1/cd/transactions"
+WHOLE_UNITS_ONLY = ProviderOutcome(
+    status="failed",
+    failure_code="amount_invalid",
+    failure_message="Orange Money takes whole units only.",
+)
+# A refund Orange has no record of (the assumed status path): asked again hourly, for staff to see.
+UNCONFIRMED_CHECK_AFTER = 3600
 
 
-def outcome_for_status(body: dict) -> ProviderOutcome:
+def outcome_for_status(body: dict, subject: str = "payment") -> ProviderOutcome:
     """transactionStatus SUCCESS → succeeded, FAILED → failed, anything else → pending."""
     data = body.get("transactionData") if isinstance(body.get("transactionData"), dict) else body
     state = str(
@@ -59,15 +79,31 @@ def outcome_for_status(body: dict) -> ProviderOutcome:
         return ProviderOutcome(
             status="failed",
             failure_code="timeout" if state == "EXPIRED" else "provider_error",
-            failure_message=f"Orange Money did not complete the payment{f' ({error})' if error else ''}.",
+            failure_message=f"Orange Money did not complete the {subject}"
+            f"{f' ({error})' if error else ''}.",
             provider_reference=reference,
             raw=raw,
         )
     return ProviderOutcome(status="pending", provider_reference=reference, raw=raw)
 
 
-class OrangeMoney(RefundsMadeInPortal):
-    refund_portal_message = "Orange Money refunds are made from the Orange merchant portal."
+def _lenient_body(response: requests.Response) -> dict:
+    """A refusal's body as kept for staff: its JSON object, or the start of its text."""
+    try:
+        body = response.json()
+    except ValueError:
+        return {"body": response.text[:200]}
+    return body if isinstance(body, dict) else {"body": body}
+
+
+def _error_code(body: dict) -> str:
+    """Orange's own code of a refusal (`code`, `errorCode` or `error.code`), if it looks like one."""
+    error = body.get("error") if isinstance(body.get("error"), dict) else {}
+    code = str(body.get("errorCode") or body.get("code") or error.get("code") or "")
+    return code if code.replace("_", "").replace("-", "").isalnum() and len(code) <= 40 else ""
+
+
+class OrangeMoney:
     name = "orange_money"
 
     def _base(self) -> str:
@@ -107,27 +143,48 @@ class OrangeMoney(RefundsMadeInPortal):
             http.tokens.forget(self._token_key())
         return response  # pragma: no cover
 
-    def request_payment(self, payment: MobileMoneyPayment) -> ProviderOutcome:
-        if payment.amount % 100:
-            return ProviderOutcome(
-                status="failed",
-                failure_code="amount_invalid",
-                failure_message="Orange Money takes whole units only.",
-            )
-        response = self._call(
+    def _send(
+        self, service: str, *, transaction_id: str, phone: str, amount: int, currency: str
+    ) -> requests.Response:
+        """A cashout (the customer pays us) or a cashin (we pay the customer): never retried."""
+        return self._call(
             "POST",
-            f"{API}/cashout",
-            what="orange cashout",
-            ref=payment.charge_id,
+            f"{API}/{service}",
+            what=f"orange {service}",
+            ref=transaction_id,
             idempotent=False,
             json={
-                "peerId": national_number(payment.phone),
+                "peerId": national_number(phone),
                 "peerIdType": "msisdn",
-                "amount": payment.amount // 100,
-                "currency": payment.currency,
+                "amount": amount // 100,
+                "currency": currency,
                 "posId": settings.ORANGE_POS_ID,
-                "transactionId": payment.charge_id,
+                "transactionId": transaction_id,
             },
+        )
+
+    def _status(self, transaction_id: str, what: str, subject: str) -> ProviderOutcome | None:
+        """Orange's status of one of our transactions, or None when it has no record of it."""
+        response = self._call(
+            "GET", f"{API}/{transaction_id}", what=what, ref=transaction_id, idempotent=True
+        )
+        if response.status_code == 404:
+            return None
+        if response.status_code >= 300:
+            raise ProviderError(f"{what}: HTTP {response.status_code}")
+        outcome = outcome_for_status(http.json_body(response, what), subject)
+        logger.info("%s for %s: %s", what, transaction_id, outcome.status)
+        return outcome
+
+    def request_payment(self, payment: MobileMoneyPayment) -> ProviderOutcome:
+        if payment.amount % 100:
+            return WHOLE_UNITS_ONLY
+        response = self._send(
+            "cashout",
+            transaction_id=payment.charge_id,
+            phone=payment.phone,
+            amount=payment.amount,
+            currency=payment.currency,
         )
         if response.status_code >= 500:
             raise ProviderError(f"orange cashout: HTTP {response.status_code}")
@@ -150,17 +207,65 @@ class OrangeMoney(RefundsMadeInPortal):
         )
 
     def check_status(self, query: PaymentQuery) -> ProviderOutcome:
-        response = self._call(
-            "GET",
-            f"{API}/{query.charge_id}",
-            what="orange status",
-            ref=query.charge_id,
-            idempotent=True,
+        outcome = self._status(query.charge_id, "orange status", "payment")
+        return outcome or ProviderOutcome(status="pending", raw={"status": "not found"})
+
+    def refund(self, request: RefundRequest) -> ProviderOutcome:
+        """A cashin of the refund to the phone that paid the charge (sent once, never retried)."""
+        if request.amount % 100:
+            return WHOLE_UNITS_ONLY
+        try:
+            http.tokens.get(self._token_key(), self._fetch_token)
+        except ProviderError as exc:
+            # No token, so no cashin was sent: nothing can have been paid.
+            logger.warning("orange cashin %s: no token (%s), not sent", request.refund_id, exc)
+            return ProviderOutcome(
+                status="failed",
+                failure_code="provider_error",
+                failure_message="Orange Money could not be reached; the refund was not sent. "
+                "Try again later.",
+                raw={"cashin": "not sent", "error": str(exc)},
+            )
+        try:
+            response = self._send(
+                "cashin",
+                transaction_id=request.refund_id,
+                phone=request.phone,
+                amount=request.amount,
+                currency=request.currency,
+            )
+        except http.ProviderTimeout:
+            # Orange may have paid: only the status query may settle it.
+            logger.warning("orange cashin %s: no answer in time, will query", request.refund_id)
+            return ProviderOutcome(status="pending", raw={"cashin": "timeout"})
+        status = response.status_code
+        logger.info("orange cashin %s of %s: HTTP %s", request.refund_id, request.charge_id, status)
+        if status >= 500:
+            raise ProviderError(f"orange cashin: HTTP {status}")
+        if status < 300:
+            return outcome_for_status(http.json_body(response, "orange cashin"), "refund")
+        body = http.redact(_lenient_body(response))
+        if status == 409:
+            # This transactionId is already known to Orange: the status query tells the rest.
+            return ProviderOutcome(status="pending", raw=body)
+        code = _error_code(body)
+        return ProviderOutcome(
+            status="failed",
+            failure_code="provider_error",
+            failure_message=f"Orange Money refused the refund (HTTP {status}"
+            f"{f', {code}' if code else ''}): cashin (paying a customer) may not be enabled on "
+            "this merchant account.",
+            raw=body,
         )
-        if response.status_code == 404:
-            return ProviderOutcome(status="pending", raw={"status": "not found"})
-        if response.status_code >= 300:
-            raise ProviderError(f"orange status: HTTP {response.status_code}")
-        outcome = outcome_for_status(http.json_body(response, "orange status"))
-        logger.info("orange status for %s: %s", query.charge_id, outcome.status)
-        return outcome
+
+    def check_refund(self, query: RefundQuery) -> ProviderOutcome:
+        outcome = self._status(query.refund_id, "orange refund status", "refund")
+        if outcome is not None:
+            return outcome
+        # The status path is assumed: "no record" may be our mistake, not Orange's answer.
+        return ProviderOutcome(
+            status="pending",
+            provider_reference=query.provider_reference,
+            check_after=UNCONFIRMED_CHECK_AFTER,
+            raw={"refund": "Orange Money has no record of this cashin; confirm with Orange"},
+        )

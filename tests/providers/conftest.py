@@ -82,6 +82,7 @@ def orange(settings, live_merchant):
     settings.ORANGE_POS_ID = fake.pos_id
     settings.ORANGE_NOTIF_TOKEN = "orange-notif-token-0123456789"
     yield fake
+    fake.released.set()
     _finish(fake)
 
 

@@ -1,13 +1,20 @@
-"""Orange Money live adapter (B2B RDC cashout) against a local Orange API."""
+"""Orange Money live adapter (B2B RDC cashout, cashin refunds) against a local Orange API,
+through the real API and services."""
 
 import json
+from datetime import timedelta
 
 import pytest
+import requests
+from django.utils import timezone
 
+from config.celery import app
 from payments import services
-from payments.models import Charge
+from payments.models import Charge, Refund
+from payments.providers import http
 from payments.providers.base import RefundRequest
 from payments.providers.orange import OrangeMoney
+from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
 
@@ -21,8 +28,12 @@ def create(live_api) -> Charge:
     return Charge.objects.get(pk=response.json()["id"])
 
 
-def status_queries(orange, charge_id: str) -> int:
-    return [r.path for r in orange.log].count(f"/orange-money-b2b/v1/cd/transactions/{charge_id}")
+def http_path(txn_or_service: str) -> str:
+    return f"/orange-money-b2b/v1/cd/transactions/{txn_or_service}"
+
+
+def status_queries(orange, txn: str) -> int:
+    return [r.path for r in orange.log].count(http_path(txn))
 
 
 def test_cashout_callback_and_confirming_status(orange, live_api, client, settings):
@@ -44,18 +55,6 @@ def test_cashout_callback_and_confirming_status(orange, live_api, client, settin
     charge.refresh_from_db()
     assert charge.status == "succeeded" and status_queries(orange, charge.id) == 1
     assert orange.token_requests == 1
-
-    refund = OrangeMoney().refund(
-        RefundRequest(
-            refund_id="re_x",
-            charge_id=charge.id,
-            amount=charge.amount,
-            charge_amount=charge.amount,
-            currency="CDF",
-            provider_reference=charge.provider_reference,
-        )
-    )
-    assert (refund.status, refund.failure_code) == ("failed", "refund_not_supported")
 
 
 def test_callback_with_a_wrong_token_is_ignored(orange, live_api, client):
@@ -99,4 +98,246 @@ def test_wrong_client_secret_never_reaches_the_cashout(orange, live_api, setting
     assert Charge.objects.get(pk=charge.id).status == "pending"
     assert orange.transactions == {}
     assert set(orange.violations) == {"token: Basic auth with client id and secret expected"}
+    orange.violations.clear()
+
+
+# --- refunds: a cashin of the refund to the phone that paid ------------------------------------
+
+PEER = "851234567"
+
+
+def paid_charge(orange, live_api, client, settings) -> Charge:
+    """A live charge the customer confirmed on the handset (callback, then Orange's status)."""
+    charge = create(live_api)
+    services.charge_request_payment(charge_id=charge.id)
+    body = orange.answer(charge.id)
+    response = client.post(
+        f"{CALLBACK}?notif_token={settings.ORANGE_NOTIF_TOKEN}",
+        json.dumps(body),
+        content_type="application/json",
+    )
+    assert response.status_code == 200
+    assert live_api.get(f"/v1/charges/{charge.id}").json()["status"] == "succeeded"
+    return charge
+
+
+def ask_refund(live_api, charge: Charge, amount: int | None = None) -> str:
+    body = {} if amount is None else {"amount": amount}
+    response = live_api.post(f"/v1/charges/{charge.id}/refunds", body, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["status"] == "pending"
+    return response.json()["id"]
+
+
+def refunded(live_api, charge: Charge) -> int:
+    return live_api.get(f"/v1/charges/{charge.id}").json()["amount_refunded"]
+
+
+def refund_events(refund_id: str) -> list[str]:
+    events = Event.objects.filter(type__startswith="refund.").order_by("created_at")
+    return [e.type for e in events if e.data["object"]["id"] == refund_id]
+
+
+@pytest.fixture
+def eager_tasks():
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = False
+
+
+def test_partial_then_remaining_refund_become_cashins_to_the_payer(
+    orange, live_api, client, settings, eager_tasks, django_capture_on_commit_callbacks
+):
+    charge = paid_charge(orange, live_api, client, settings)
+
+    # The refund task runs once the reservation is committed, as it does live.
+    with django_capture_on_commit_callbacks(execute=True):
+        first = ask_refund(live_api, charge, 20000)
+    cashin = orange.transactions[first]
+    assert cashin["type"] == "cashin" and cashin["peerId"] == PEER
+    assert (cashin["amount"], cashin["currency"]) == (200, "CDF")
+    refund = Refund.objects.get(pk=first)
+    assert refund.status == "pending" and refund.provider_reference == cashin["transactionId"]
+    assert refunded(live_api, charge) == 20000
+
+    services.refund_send(refund_id=first)  # a duplicated task sends nothing more
+    assert services.refund_refresh(refund_id=first).status == "pending"  # Orange: PENDING
+    assert services.refund_refresh(refund_id=first).status == "succeeded"
+    assert status_queries(orange, first) == 2
+
+    too_much = live_api.post(f"/v1/charges/{charge.id}/refunds", {"amount": 40000}, format="json")
+    assert too_much.json()["error"]["code"] == "amount_exceeds_refundable"
+    rest = ask_refund(live_api, charge)
+    assert services.refund_send(refund_id=rest).amount == 30000
+    services.refund_refresh(refund_id=rest)
+    services.refund_refresh(refund_id=rest)
+    body = live_api.get(f"/v1/refunds/{rest}").json()
+    assert (body["status"], body["amount"], body["failure_code"]) == ("succeeded", 30000, None)
+    assert refunded(live_api, charge) == 50000
+    assert live_api.get(f"/v1/charges/{charge.id}").json()["status"] == "succeeded"
+
+    cashins = [r for r in orange.transactions.values() if r["type"] == "cashin"]
+    assert [(r["partnerTransactionId"], r["amount"]) for r in cashins] == [
+        (first, 200),
+        (rest, 300),
+    ]
+    assert orange.refunded(PEER, "CDF") == orange.paid(PEER, "CDF") == 500
+    assert refund_events(first) == refund_events(rest) == ["refund.succeeded"]
+    assert "access_token" not in json.dumps(Refund.objects.get(pk=rest).provider_raw)
+    refused = live_api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json")
+    assert refused.json()["error"]["code"] == "charge_not_refundable"
+
+
+def test_a_refused_cashin_fails_the_refund_and_frees_its_amount(orange, live_api, client, settings):
+    charge = paid_charge(orange, live_api, client, settings)
+    orange.cashin_enabled = False  # the merchant account may not pay customers
+
+    refund_id = ask_refund(live_api, charge)
+    services.refund_send(refund_id=refund_id)
+    body = live_api.get(f"/v1/refunds/{refund_id}").json()
+    assert (body["status"], body["failure_code"]) == ("failed", "provider_error")
+    assert "refused the refund" in body["failure_message"]
+    assert "cashin" in body["failure_message"] and "not be enabled" in body["failure_message"]
+    assert "SERVICE_NOT_ALLOWED" in body["failure_message"]
+    raw = Refund.objects.get(pk=refund_id).provider_raw[-1]
+    assert raw["code"] == "SERVICE_NOT_ALLOWED"  # Orange's answer, kept for staff
+    assert refunded(live_api, charge) == 0
+    assert refund_events(refund_id) == ["refund.failed"]
+    assert refund_id not in orange.transactions
+
+    orange.cashin_enabled = True  # enabled by Orange: the merchant tries again
+    again = ask_refund(live_api, charge)
+    services.refund_send(refund_id=again)
+    services.refund_refresh(refund_id=again)
+    assert services.refund_refresh(refund_id=again).status == "succeeded"
+    assert refunded(live_api, charge) == 50000
+    assert orange.refunded(PEER, "CDF") == 500
+
+
+def test_a_cashin_orange_reports_failed_frees_the_amount(orange, live_api, client, settings):
+    charge = paid_charge(orange, live_api, client, settings)
+    orange.cashin_outcome = ("FAILED", "E-CASHIN")
+    orange.queries_before_answer = 0
+    refund_id = ask_refund(live_api, charge, 10000)
+    assert services.refund_send(refund_id=refund_id).status == "pending"
+    refund = services.refund_refresh(refund_id=refund_id)
+    assert (refund.status, refund.failure_code) == ("failed", "provider_error")
+    assert refund.failure_message == "Orange Money did not complete the refund (E-CASHIN)."
+    assert refunded(live_api, charge) == 0
+    assert orange.refunded(PEER, "CDF") == 0
+
+
+@pytest.mark.parametrize("answer", ["no answer in time", "gateway error"])
+def test_a_cashin_without_a_clear_answer_stays_pending_until_the_status_query(
+    orange, live_api, client, settings, answer
+):
+    charge = paid_charge(orange, live_api, client, settings)
+    if answer == "no answer in time":
+        settings.PROVIDER_HTTP_TIMEOUT = 0.5
+        orange.cashin_hold = True  # Orange takes the cashin but answers after our timeout
+    else:
+        orange.cashin_gateway_error = 504  # Orange takes the cashin, its gateway times out
+    refund_id = ask_refund(live_api, charge)
+    refund = services.refund_send(refund_id=refund_id)
+    assert refund.status == "pending"
+    if answer == "no answer in time":
+        assert refund.provider_raw[-1]["cashin"] == "timeout"
+    else:
+        assert "HTTP 504" in refund.provider_raw[-1]["error"]
+    assert orange.transactions[refund_id]["type"] == "cashin"  # it may have been paid
+    assert [r.path for r in orange.log].count(http_path("cashin")) == 1  # sent once
+    assert refunded(live_api, charge) == 50000
+
+    assert services.refund_refresh(refund_id=refund_id).status == "pending"
+    orange.released.set()
+    assert services.refund_refresh(refund_id=refund_id).status == "succeeded"
+    assert refunded(live_api, charge) == 50000
+    assert refund_events(refund_id) == ["refund.succeeded"]
+
+
+def test_a_refund_unknown_to_the_status_path_is_never_failed(orange, live_api, client, settings):
+    charge = paid_charge(orange, live_api, client, settings)
+    orange.cashins_in_status = False  # the status path we assume does not cover cashins
+    refund_id = ask_refund(live_api, charge, 30000)
+    services.refund_send(refund_id=refund_id)
+    for _ in range(2):
+        refund = services.refund_refresh(refund_id=refund_id)
+        assert refund.status == "pending"
+    assert "confirm with Orange" in refund.provider_raw[-1]["refund"]
+    assert refund.next_check_at > timezone.now() + timedelta(minutes=30)  # asked again hourly
+    assert refunded(live_api, charge) == 30000
+    assert refund_events(refund_id) == []
+
+
+def test_no_token_means_no_cashin_and_a_failed_refund(orange, live_api, client, settings):
+    charge = paid_charge(orange, live_api, client, settings)
+    http.tokens.clear()
+    settings.ORANGE_CLIENT_SECRET = "wrong"
+    refund_id = ask_refund(live_api, charge)
+    refund = services.refund_send(refund_id=refund_id)
+    assert (refund.status, refund.failure_code) == ("failed", "provider_error")
+    assert "not sent" in refund.failure_message
+    assert refund_id not in orange.transactions
+    assert refunded(live_api, charge) == 0
+    assert set(orange.violations) == {"token: Basic auth with client id and secret expected"}
+    orange.violations.clear()
+
+
+def test_a_cashin_that_breaks_orange_rules_is_refused_and_recorded(
+    orange, live_api, client, settings
+):
+    charge = paid_charge(orange, live_api, client, settings)
+    settings.ORANGE_POS_ID = "ANOTHER-POS"
+    refund_id = ask_refund(live_api, charge)
+    refund = services.refund_send(refund_id=refund_id)
+    assert refund.status == "failed" and refunded(live_api, charge) == 0
+    assert orange.violations == ["cashin: posId"]
+    orange.violations.clear()
+
+
+def test_whole_units_only_without_calling_orange(orange):
+    outcome = OrangeMoney().refund(
+        RefundRequest(
+            refund_id="re_" + "a" * 24, charge_id="ch_" + "a" * 24, amount=12345,
+            charge_amount=50000, currency="CDF", provider_reference="", phone="+243851234567",
+        )
+    )  # fmt: skip
+    assert (outcome.status, outcome.failure_code) == ("failed", "amount_invalid")
+    assert orange.log == []
+
+
+def test_the_fake_holds_cashins_to_orange_rules(orange, live_api, client, settings):
+    """The fake's strictness: what a faulty adapter would send is refused and recorded."""
+    charge = paid_charge(orange, live_api, client, settings)
+    token = next(iter(orange.tokens))
+    good = {
+        "peerId": PEER, "peerIdType": "msisdn", "amount": 100, "currency": "CDF",
+        "posId": orange.pos_id, "transactionId": "re_" + "b" * 24,
+    }  # fmt: skip
+
+    def cashin(body, token=token):
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return requests.post(f"{orange.url}{http_path('cashin')}", json=body, headers=headers)
+
+    assert cashin(good, token=None).status_code == 401
+    assert cashin({**good, "peerId": "243" + PEER}).status_code == 400
+    assert cashin({**good, "amount": 1.5}).status_code == 400
+    assert cashin({**good, "currency": "EUR"}).status_code == 400
+    assert cashin({**good, "transactionId": charge.id}).status_code == 409  # a cashout's id
+    assert orange.violations == [
+        "no Bearer token",
+        f"cashin: peerId '243{PEER}': 9 digits with an Orange prefix, no 243",
+        "cashin: amount: whole units",
+        "cashin: currency",
+        "cashin: duplicate transactionId",
+    ]
+    orange.violations.clear()
+
+    assert cashin(good).status_code == 202
+    assert cashin({**good, "transactionId": good["transactionId"]}).status_code == 409
+    orange.violations.clear()
+    assert cashin({**good, "amount": 400, "transactionId": "re_" + "c" * 24}).status_code == 202
+    assert orange.violations == []  # 100 + 400 = what the customer paid
+    assert cashin({**good, "amount": 1, "transactionId": "re_" + "d" * 24}).status_code == 202
+    assert orange.violations == [f"cashin re_{'d' * 24}: 501 CDF paid back to {PEER}, who paid 500"]
     orange.violations.clear()
