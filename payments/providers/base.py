@@ -155,23 +155,3 @@ def refund_unconfirmed(provider: str, query: RefundQuery) -> ProviderOutcome:
         check_after=3600,
         raw={"refund": f"{provider} has no refund enquiry; confirm with the operator"},
     )
-
-
-def refund_not_supported(message: str) -> ProviderOutcome:
-    """For providers whose refunds we do not send (made in the provider's portal for now)."""
-    return ProviderOutcome(
-        status="failed", failure_code="refund_not_supported", failure_message=message
-    )
-
-
-class RefundsMadeInPortal:
-    """For providers whose refunds we do not send: staff make them in the provider's portal."""
-
-    refund_portal_message: str
-
-    def refund(self, request: RefundRequest) -> ProviderOutcome:
-        return refund_not_supported(self.refund_portal_message)
-
-    def check_refund(self, query: RefundQuery) -> ProviderOutcome:
-        # refund() never reaches the provider, so a refund of ours is unknown there.
-        return refund_not_supported(self.refund_portal_message)

@@ -58,7 +58,7 @@ def paid_charge(name: str, fake, live_api) -> Charge:
     return charge
 
 
-@pytest.mark.parametrize("name", ["airtel", "mpesa", "card"])
+@pytest.mark.parametrize("name", ["airtel", "mpesa", "orange", "card"])
 def test_logs_name_the_payment_and_never_a_secret(name, request, live_api, settings, caplog):
     fake = request.getfixturevalue("cybersource" if name == "card" else name)
     caplog.set_level(logging.DEBUG)

@@ -7,7 +7,6 @@ import pytest
 from payments.providers.airtel import AirtelMoney
 from payments.providers.base import RefundQuery
 from payments.providers.mpesa import VodacomMpesa
-from payments.providers.orange import OrangeMoney
 
 QUERY = RefundQuery(
     refund_id="re_x", charge_id="ch_x", amount=5000, currency="CDF",
@@ -20,9 +19,3 @@ def test_operators_without_refund_enquiry_keep_the_refund_pending_for_staff(adap
     outcome = adapter.check_refund(adapter.__new__(adapter), QUERY)
     assert outcome.status == "pending"
     assert "confirm with the operator" in outcome.raw["refund"]
-
-
-@pytest.mark.parametrize("adapter", [OrangeMoney])
-def test_providers_whose_refunds_we_do_not_send_answer_refund_not_supported(adapter):
-    outcome = adapter.check_refund(adapter.__new__(adapter), QUERY)
-    assert (outcome.status, outcome.failure_code) == ("failed", "refund_not_supported")
