@@ -126,6 +126,19 @@ def public_base_url(live_server, settings):
     return live_server.url
 
 
+# --- Celery ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def eager_tasks():
+    """Run tasks in the calling thread, so that a sweep's work is done when it returns."""
+    from config.celery import app
+
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = False
+
+
 # --- Real Celery worker -----------------------------------------------------------------------
 
 
