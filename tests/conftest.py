@@ -174,6 +174,10 @@ def celery_worker_process(transactional_db, tmp_path):
             "DATABASE_URL": database_url_for_subprocess(),
             "REDIS_URL": settings.REDIS_URL,
             "VAR_DIR": str(tmp_path),
+            # This checkout's code, whatever else the environment points at.
+            "PYTHONPATH": os.pathsep.join(
+                filter(None, [str(settings.BASE_DIR), os.environ.get("PYTHONPATH")])
+            ),
             **{k: str(v) for k, v in extra_env.items()},
         }
         log = open(tmp_path / "worker.log", "w")  # noqa: SIM115
