@@ -1,9 +1,12 @@
 """Operators' callbacks (POST /providers/<network>/callback).
 
-A callback is a hint, never a verdict: it is authenticated, then it triggers the status check
-(services.charge_refresh), which asks the operator itself; the body never sets a status. The
-operator gets a small JSON 200 as soon as that check is done (one status query, bounded by
-PROVIDER_HTTP_TIMEOUT). Unknown or already-final charges are acknowledged and ignored.
+A callback is a hint, never a verdict: once authenticated, it enqueues the status check
+(tasks.charge_refresh → services.charge_refresh, which asks the operator itself) and the operator
+gets its small JSON 200 at once; the body never sets a status. Unknown, final, test-mode and
+other-network charges are acknowledged and ignored. Duplicates of one callback within
+CHECK_WINDOW enqueue nothing more, and the task skips a charge that is final by the time it runs.
+If the broker cannot take the task, the callback is still acknowledged: the poller
+(beat `charges-poll-due`) checks the charge on its next round.
 """
 
 import hmac
@@ -11,15 +14,19 @@ import json
 import logging
 
 from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from payments import services
+from payments import tasks
 from payments.models import Charge, ChargeStatus, Network, PaymentMethod
 from payments.providers.airtel import callback_hash_valid
 
 logger = logging.getLogger("payments.callbacks")
+
+CHECK_WINDOW = 10  # seconds in which more callbacks for one charge enqueue no further check
 
 
 def _answer(status: int = 200, **body) -> JsonResponse:
@@ -34,8 +41,36 @@ def _json(request: HttpRequest) -> dict | None:
     return body if isinstance(body, dict) else None
 
 
-def _check(charge_id: str, network: str) -> JsonResponse:
-    """Run the status check of a pending live charge of this network."""
+def _window_key(charge_id: str) -> str:
+    return f"payments:callback-check:{charge_id}"
+
+
+def _first_in_window(charge_id: str) -> bool:
+    try:
+        return bool(cache.add(_window_key(charge_id), 1, timeout=CHECK_WINDOW))
+    except Exception as exc:  # the cache is down (often with the broker): let this one through
+        logger.warning("callback de-duplication unavailable for %s: %s", charge_id, exc)
+        return True
+
+
+def _publish(charge_id: str, network: str) -> None:
+    try:
+        tasks.charge_refresh.delay(charge_id)
+    except Exception as exc:  # broker down: the operator must not retry for our fault
+        logger.error(
+            "%s callback for %s: status check not enqueued (%s); the poller will check it",
+            network,
+            charge_id,
+            exc,
+        )
+        try:  # a later callback for this charge may try again
+            cache.delete(_window_key(charge_id))
+        except Exception:
+            pass
+
+
+def _enqueue_check(charge_id: str, network: str) -> JsonResponse:
+    """Enqueue the status check of a pending live charge of this network, once per CHECK_WINDOW."""
     pending = Charge.objects.filter(
         pk=charge_id,
         livemode=True,
@@ -46,10 +81,10 @@ def _check(charge_id: str, network: str) -> JsonResponse:
     if not pending:
         logger.info("%s callback for %s: no pending live charge, ignored", network, charge_id)
         return _answer()
-    try:
-        services.charge_refresh(charge_id=charge_id)
-    except Exception:  # the poller will check again; the operator must not retry for our fault
-        logger.exception("%s callback for %s: status check failed", network, charge_id)
+    if not _first_in_window(charge_id):
+        logger.info("%s callback for %s: a status check is already queued", network, charge_id)
+        return _answer()
+    transaction.on_commit(lambda: _publish(charge_id, network))
     return _answer()
 
 
@@ -67,7 +102,7 @@ def airtel_callback(request: HttpRequest) -> JsonResponse:
     charge_id = str(transaction.get("id") or "")
     if not charge_id:
         return _answer(400, error="transaction_id_missing")
-    return _check(charge_id, Network.AIRTEL_MONEY)
+    return _enqueue_check(charge_id, Network.AIRTEL_MONEY)
 
 
 @csrf_exempt
@@ -87,4 +122,4 @@ def orange_callback(request: HttpRequest) -> JsonResponse:
     charge_id = str(body.get("partnerTransactionId") or "")
     if not charge_id:
         return _answer(400, error="partner_transaction_id_missing")
-    return _check(charge_id, Network.ORANGE_MONEY)
+    return _enqueue_check(charge_id, Network.ORANGE_MONEY)

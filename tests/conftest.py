@@ -126,6 +126,19 @@ def public_base_url(live_server, settings):
     return live_server.url
 
 
+# --- Celery ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def eager_tasks():
+    """Run tasks in the calling thread, so that a sweep's work is done when it returns."""
+    from config.celery import app
+
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = False
+
+
 # --- Real Celery worker -----------------------------------------------------------------------
 
 
@@ -161,6 +174,10 @@ def celery_worker_process(transactional_db, tmp_path):
             "DATABASE_URL": database_url_for_subprocess(),
             "REDIS_URL": settings.REDIS_URL,
             "VAR_DIR": str(tmp_path),
+            # This checkout's code, whatever else the environment points at.
+            "PYTHONPATH": os.pathsep.join(
+                filter(None, [str(settings.BASE_DIR), os.environ.get("PYTHONPATH")])
+            ),
             **{k: str(v) for k, v in extra_env.items()},
         }
         log = open(tmp_path / "worker.log", "w")  # noqa: SIM115

@@ -7,7 +7,6 @@ import pytest
 import time_machine
 from django.utils import timezone
 
-from config.celery import app
 from payments import services, tasks
 from payments.models import Charge, Refund, SandboxTransaction
 from payments.providers.base import ProviderOutcome, RefundRequest
@@ -16,14 +15,6 @@ from tests.payments.refund_helpers import succeeded_card_charge, succeeded_mobil
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def eager_tasks():
-    """Run tasks in the calling thread, so that a sweep's work is done when it returns."""
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = False
 
 
 def refund_events(refund_id=None):

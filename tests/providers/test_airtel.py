@@ -23,6 +23,10 @@ def create(live_api, **overrides) -> Charge:
     return Charge.objects.get(pk=response.json()["id"])
 
 
+def enquiries(airtel, charge_id: str) -> int:
+    return [r.path for r in airtel.log].count(f"/standard/v1/payments/{charge_id}")
+
+
 def refund_of(charge: Charge, amount: int | None = None) -> RefundRequest:
     return RefundRequest(
         refund_id="re_test000000000000000000001",
@@ -36,7 +40,9 @@ def refund_of(charge: Charge, amount: int | None = None) -> RefundRequest:
     )
 
 
-def test_prompt_callback_enquiry_and_full_refund(airtel, live_api, client, settings):
+def test_prompt_callback_enquiry_and_full_refund(
+    airtel, live_api, client, settings, eager_tasks, django_capture_on_commit_callbacks
+):
     settings.AIRTEL_CALLBACK_HASH_KEY = "airtel-callback-private-key"
     charge = create(live_api)
     services.charge_request_payment(charge_id=charge.id)
@@ -51,8 +57,11 @@ def test_prompt_callback_enquiry_and_full_refund(airtel, live_api, client, setti
     assert charge.status == "pending"
 
     body = airtel.callback_body(charge.id, "TS", hash_key=settings.AIRTEL_CALLBACK_HASH_KEY)
-    response = client.post(CALLBACK, body, content_type="application/json")
-    assert response.status_code == 200 and response.json() == {"received": True}
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(CALLBACK, body, content_type="application/json")
+        assert response.status_code == 200 and response.json() == {"received": True}
+        assert enquiries(airtel, charge.id) == 1  # answered at once; the enquiry is queued
+    assert enquiries(airtel, charge.id) == 2
     charge.refresh_from_db()
     assert charge.status == "succeeded"
     assert charge.provider_reference == sent["airtel_money_id"]
@@ -66,39 +75,53 @@ def test_prompt_callback_enquiry_and_full_refund(airtel, live_api, client, setti
     assert airtel.refunds == [{"airtel_money_id": sent["airtel_money_id"], "amount": 2500}]
 
 
-def test_callback_body_alone_never_settles_the_charge(airtel, live_api, client):
+def test_callback_body_alone_never_settles_the_charge(
+    airtel, live_api, client, eager_tasks, django_capture_on_commit_callbacks
+):
     airtel.enquiries_before_answer = 99  # Airtel's own enquiry still says TIP
     charge = create(live_api)
     services.charge_request_payment(charge_id=charge.id)
-    response = client.post(
-        CALLBACK, airtel.callback_body(charge.id, "TS"), content_type="application/json"
-    )
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            CALLBACK, airtel.callback_body(charge.id, "TS"), content_type="application/json"
+        )
     assert response.status_code == 200
     charge.refresh_from_db()
     assert charge.status == "pending"
-    assert [r.path for r in airtel.log].count(f"/standard/v1/payments/{charge.id}") == 1
+    assert enquiries(airtel, charge.id) == 1
 
 
-def test_callback_with_a_wrong_hash_is_refused_and_asks_nothing(airtel, live_api, client, settings):
+def test_callback_with_a_wrong_hash_is_refused_and_asks_nothing(
+    airtel, live_api, client, settings, django_capture_on_commit_callbacks
+):
     settings.AIRTEL_CALLBACK_HASH_KEY = "airtel-callback-private-key"
     charge = create(live_api)
     services.charge_request_payment(charge_id=charge.id)
-    for body in (
-        airtel.callback_body(charge.id, "TS", hash_key="another-key"),
-        airtel.callback_body(charge.id, "TS"),  # no hash at all
-    ):
-        response = client.post(CALLBACK, body, content_type="application/json")
-        assert response.status_code == 401
+    with django_capture_on_commit_callbacks() as queued:
+        for body in (
+            airtel.callback_body(charge.id, "TS", hash_key="another-key"),
+            airtel.callback_body(charge.id, "TS"),  # no hash at all
+        ):
+            response = client.post(CALLBACK, body, content_type="application/json")
+            assert response.status_code == 401
+    assert queued == []
     assert not any(r.path.startswith("/standard/") for r in airtel.log)
     charge.refresh_from_db()
     assert charge.status == "pending"
 
 
-def test_callback_for_an_unknown_or_test_charge_is_acknowledged_and_ignored(airtel, api, client):
+def test_callback_for_an_unknown_or_test_charge_is_acknowledged_and_ignored(
+    airtel, api, client, django_capture_on_commit_callbacks
+):
     test_charge = api.post("/v1/charges", CHARGE, format="json").json()["id"]
-    body = json.dumps({"transaction": {"id": test_charge, "status_code": "TS"}})
-    assert client.post(CALLBACK, body, content_type="application/json").status_code == 200
-    assert client.post(CALLBACK, "not json", content_type="application/json").status_code == 400
+    with django_capture_on_commit_callbacks() as queued:
+        for charge_id in (test_charge, "ch_unknown"):
+            body = json.dumps({"transaction": {"id": charge_id, "status_code": "TS"}})
+            response = client.post(CALLBACK, body, content_type="application/json")
+            assert response.status_code == 200 and response.json() == {"received": True}
+        response = client.post(CALLBACK, "not json", content_type="application/json")
+        assert response.status_code == 400
+    assert queued == []  # nothing to check, nothing enqueued
     assert airtel.log == []
     assert Charge.objects.get(pk=test_charge).status == "pending"
 
@@ -152,7 +175,7 @@ def test_prompt_is_sent_once_and_the_token_is_reused_then_renewed(airtel, live_a
     airtel.expire_tokens()  # Airtel forgets our token before we expected: 401, renew, retry
     services.charge_refresh(charge_id=second.id)
     assert airtel.token_requests == 2
-    assert [r.path for r in airtel.log].count(f"/standard/v1/payments/{second.id}") == 2
+    assert enquiries(airtel, second.id) == 2
 
 
 def test_unreachable_airtel_keeps_the_charge_pending(airtel, live_api, settings):
@@ -195,14 +218,17 @@ def test_callback_hash_readings():
     assert not airtel_module.callback_hash_valid(b"", body, key)
 
 
-def test_refunds_through_the_api_reach_airtel_once_committed(airtel, live_api, client, settings):
+def test_refunds_through_the_api_reach_airtel_once_committed(
+    airtel, live_api, client, settings, eager_tasks, django_capture_on_commit_callbacks
+):
     charge = create(live_api)
     services.charge_request_payment(charge_id=charge.id)
     airtel_id = airtel.transactions[charge.id]["airtel_money_id"]
     services.charge_refresh(charge_id=charge.id)  # still in progress at Airtel
-    response = client.post(
-        CALLBACK, airtel.callback_body(charge.id, "TS"), content_type="application/json"
-    )
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            CALLBACK, airtel.callback_body(charge.id, "TS"), content_type="application/json"
+        )
     assert response.status_code == 200, response.content
     charge.refresh_from_db()
     assert charge.status == "succeeded"

@@ -36,7 +36,9 @@ def status_queries(orange, txn: str) -> int:
     return [r.path for r in orange.log].count(http_path(txn))
 
 
-def test_cashout_callback_and_confirming_status(orange, live_api, client, settings):
+def test_cashout_callback_and_confirming_status(
+    orange, live_api, client, settings, eager_tasks, django_capture_on_commit_callbacks
+):
     orange.queries_before_answer = 99  # only the customer's answer settles it
     charge = create(live_api)
     services.charge_request_payment(charge_id=charge.id)
@@ -46,28 +48,34 @@ def test_cashout_callback_and_confirming_status(orange, live_api, client, settin
     assert charge.status == "pending" and charge.provider_reference == record["transactionId"]
 
     body = orange.answer(charge.id)  # the customer confirms on the handset; Orange calls back
-    response = client.post(
-        f"{CALLBACK}?notif_token={settings.ORANGE_NOTIF_TOKEN}",
-        json.dumps(body),
-        content_type="application/json",
-    )
-    assert response.status_code == 200
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            f"{CALLBACK}?notif_token={settings.ORANGE_NOTIF_TOKEN}",
+            json.dumps(body),
+            content_type="application/json",
+        )
+        assert response.status_code == 200 and response.json() == {"received": True}
+        assert status_queries(orange, charge.id) == 0  # answered at once; the query is queued
     charge.refresh_from_db()
     assert charge.status == "succeeded" and status_queries(orange, charge.id) == 1
     assert orange.token_requests == 1
 
 
-def test_callback_with_a_wrong_token_is_ignored(orange, live_api, client):
+def test_callback_with_a_wrong_token_is_ignored(
+    orange, live_api, client, django_capture_on_commit_callbacks
+):
     charge = create(live_api)
     services.charge_request_payment(charge_id=charge.id)
     body = orange.answer(charge.id)
-    for url, payload in (
-        (f"{CALLBACK}?notif_token=guess", body),
-        (CALLBACK, {**body, "notif_token": "guess"}),
-        (CALLBACK, body),
-    ):
-        response = client.post(url, json.dumps(payload), content_type="application/json")
-        assert response.status_code == 401
+    with django_capture_on_commit_callbacks() as queued:
+        for url, payload in (
+            (f"{CALLBACK}?notif_token=guess", body),
+            (CALLBACK, {**body, "notif_token": "guess"}),
+            (CALLBACK, body),
+        ):
+            response = client.post(url, json.dumps(payload), content_type="application/json")
+            assert response.status_code == 401
+    assert queued == []
     assert status_queries(orange, charge.id) == 0
     assert Charge.objects.get(pk=charge.id).status == "pending"
 

@@ -8,6 +8,8 @@ import re
 import secrets
 import time
 
+import requests
+
 from tests.providers.fakes.base import FakeProvider, Request, Response
 
 MSISDN = re.compile(r"^(97|98|99)\d{7}$")
@@ -37,6 +39,9 @@ class FakeAirtel(FakeProvider):
         self.outcomes: dict[str, tuple[str, str]] = {}
         self.enquiries_before_answer = 1  # the prompt stays TIP for this many enquiries
         self.refunds: list[dict] = []
+        # The app settings: where Airtel POSTs its callbacks, and the private key of their hash.
+        self.callback_url = ""
+        self.callback_hash_key = ""
         self.route("POST", "/auth/oauth2/token", self.token)
         self.route("POST", "/merchant/v1/payments/", self.pay)
         self.route("GET", r"/standard/v1/payments/(?P<txn>[^/]+)", self.enquiry)
@@ -126,12 +131,16 @@ class FakeAirtel(FakeProvider):
             answer["data"]["transaction"]["status"] = "FAILED"
         return Response(200, answer)
 
-    def _advance(self, record: dict) -> None:
-        record["enquiries"] += 1
-        if record["status"] == "TIP" and record["enquiries"] > self.enquiries_before_answer:
+    def _answered(self, record: dict) -> None:
+        if record["status"] == "TIP":
             record["status"], record["code"] = self.outcomes.get(
                 record["msisdn"], ("TS", "DP00800001001")
             )
+
+    def _advance(self, record: dict) -> None:
+        record["enquiries"] += 1
+        if record["enquiries"] > self.enquiries_before_answer:
+            self._answered(record)
 
     def enquiry(self, request: Request, txn: str) -> Response:
         refused = self._auth(request) or self._country_currency(request)
@@ -194,6 +203,23 @@ class FakeAirtel(FakeProvider):
                 "data": {"transaction": {"airtel_money_id": money_id, "status": "SUCCESS"}},
                 "status": {"code": "200", "message": "SUCCESS", "success": True},
             },
+        )
+
+    def approve(self, txn: str) -> requests.Response | None:
+        """The customer answers the prompt on the handset: the payment takes its final status
+        (`outcomes`, by default TS) and, with a callback URL set, Airtel POSTs its callback there.
+        Returns our answer to that callback."""
+        with self.lock:
+            record = self.transactions[txn]
+            self._answered(record)
+            status_code = "TS" if record["status"] == "TS" else "TF"
+        if not self.callback_url:
+            return None
+        return requests.post(
+            self.callback_url,
+            data=self.callback_body(txn, status_code, hash_key=self.callback_hash_key),
+            headers={"Content-Type": "application/json"},
+            timeout=10,
         )
 
     def callback_body(self, txn: str, status_code: str = "TS", hash_key: str = "") -> bytes:

@@ -1,0 +1,136 @@
+"""Operators' callbacks only queue the status check: what they queue, what they ignore, and what
+happens when Redis is down (payments/provider_callbacks.py)."""
+
+import json
+import logging
+from contextlib import contextmanager
+from datetime import timedelta
+
+import pytest
+import time_machine
+from django.test import override_settings
+from django.utils import timezone
+
+from config.celery import app
+from payments import services, tasks
+from payments.models import Charge
+
+pytestmark = pytest.mark.django_db
+
+AIRTEL_CALLBACK = "/providers/airtel_money/callback"
+ORANGE_CALLBACK = "/providers/orange_money/callback"
+NOBODY = "redis://127.0.0.1:9/0"  # nothing listens on the discard port
+
+
+def live_charge(live_api, phone: str, network: str) -> Charge:
+    response = live_api.post(
+        "/v1/charges",
+        {"amount": 250000, "currency": "CDF", "phone": phone, "network": network},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    charge = Charge.objects.get(pk=response.json()["id"])
+    services.charge_request_payment(charge_id=charge.id)  # the prompt, as the task sends it
+    return charge
+
+
+def enquiries(airtel, charge_id: str) -> int:
+    return [r.path for r in airtel.log].count(f"/standard/v1/payments/{charge_id}")
+
+
+def post_airtel(client, airtel, charge_id: str):
+    body = airtel.callback_body(charge_id, "TS")
+    return client.post(AIRTEL_CALLBACK, body, content_type="application/json")
+
+
+@contextmanager
+def redis_down():
+    """Broker and cache unreachable: the real Celery app and Django cache, pointed at an address
+    where nothing listens."""
+    url, eager = app.conf.broker_url, app.conf.task_always_eager
+    cache = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": NOBODY}
+
+    def reconnect(broker_url: str) -> None:
+        app.conf.broker_url = broker_url
+        app._pool = None  # what Celery does after a fork: new pools for the new URL
+        app.amqp._producer_pool = None
+
+    reconnect(NOBODY)
+    app.conf.task_always_eager = False
+    try:
+        with override_settings(CACHES={"default": cache}):
+            yield
+    finally:
+        app.conf.task_always_eager = eager
+        reconnect(url)
+
+
+def test_duplicate_callbacks_queue_one_status_check(
+    airtel, live_api, client, eager_tasks, django_capture_on_commit_callbacks
+):
+    airtel.enquiries_before_answer = 99  # the customer has not answered yet
+    charge = live_charge(live_api, "+243971234567", "AIRTEL_MONEY")
+    with django_capture_on_commit_callbacks(execute=True) as queued:
+        for _ in range(5):
+            assert post_airtel(client, airtel, charge.id).status_code == 200
+    assert len(queued) == 1 and enquiries(airtel, charge.id) == 1
+    with django_capture_on_commit_callbacks(execute=True) as queued:
+        assert post_airtel(client, airtel, charge.id).status_code == 200  # Airtel retries
+    assert queued == [] and enquiries(airtel, charge.id) == 1
+    assert Charge.objects.get(pk=charge.id).status == "pending"
+
+
+def test_a_queued_check_of_a_charge_settled_meanwhile_asks_nothing(
+    airtel, live_api, client, eager_tasks, django_capture_on_commit_callbacks
+):
+    airtel.enquiries_before_answer = 0
+    charge = live_charge(live_api, "+243971234567", "AIRTEL_MONEY")
+    with django_capture_on_commit_callbacks() as queued:
+        assert post_airtel(client, airtel, charge.id).status_code == 200
+    services.charge_refresh(charge_id=charge.id)  # the poller got there first
+    assert Charge.objects.get(pk=charge.id).status == "succeeded"
+    [publish] = queued
+    publish()  # the task runs: the charge is final, Airtel is not asked again
+    assert enquiries(airtel, charge.id) == 1
+
+
+def test_callbacks_for_charges_not_waiting_for_one_queue_nothing(
+    airtel, orange, live_api, client, settings, eager_tasks, django_capture_on_commit_callbacks
+):
+    airtel.enquiries_before_answer = 0
+    settled = live_charge(live_api, "+243971234567", "AIRTEL_MONEY")
+    services.charge_refresh(charge_id=settled.id)
+    assert Charge.objects.get(pk=settled.id).status == "succeeded"
+    orange_charge = live_charge(live_api, "+243851234567", "ORANGE_MONEY")
+    airtel_pending = live_charge(live_api, "+243991234567", "AIRTEL_MONEY")
+    orange_url = f"{ORANGE_CALLBACK}?notif_token={settings.ORANGE_NOTIF_TOKEN}"
+
+    with django_capture_on_commit_callbacks() as queued:
+        assert post_airtel(client, airtel, settled.id).status_code == 200  # final already
+        body = {"transaction": {"id": orange_charge.id, "status_code": "TS"}}
+        response = client.post(AIRTEL_CALLBACK, json.dumps(body), content_type="application/json")
+        assert response.status_code == 200  # another network's charge
+        body = {"partnerTransactionId": airtel_pending.id, "transactionStatus": "SUCCESS"}
+        response = client.post(orange_url, json.dumps(body), content_type="application/json")
+        assert response.status_code == 200 and response.json() == {"received": True}
+    assert queued == []
+    assert enquiries(airtel, settled.id) == 1 and enquiries(airtel, airtel_pending.id) == 0
+
+
+def test_with_redis_down_the_callback_is_acknowledged_and_the_poller_settles_it(
+    airtel, live_api, client, caplog, eager_tasks, django_capture_on_commit_callbacks
+):
+    airtel.enquiries_before_answer = 0
+    charge = live_charge(live_api, "+243971234567", "AIRTEL_MONEY")
+    with caplog.at_level(logging.INFO, logger="payments.callbacks"), redis_down():
+        with django_capture_on_commit_callbacks(execute=True) as queued:
+            response = post_airtel(client, airtel, charge.id)
+    assert response.status_code == 200 and response.json() == {"received": True}
+    assert len(queued) == 1  # the publish was tried, after commit, and failed
+    assert "status check not enqueued" in caplog.text and "the poller" in caplog.text
+    assert enquiries(airtel, charge.id) == 0
+    assert Charge.objects.get(pk=charge.id).status == "pending"
+
+    with time_machine.travel(timezone.now() + timedelta(seconds=10)):
+        assert tasks.charges_poll_due() == 1  # beat's charges-poll-due, the safety net
+    assert Charge.objects.get(pk=charge.id).status == "succeeded"
