@@ -273,6 +273,9 @@ MPESA_SERVICE_PROVIDER_CODE = env.str("MPESA_SERVICE_PROVIDER_CODE", default="")
 MPESA_ORIGIN = env.str("MPESA_ORIGIN", default="*")
 MPESA_TIMEOUT = env.float("MPESA_TIMEOUT", default=120)
 MPESA_SESSION_LIFETIME = env.float("MPESA_SESSION_LIFETIME", default=3600)
+# A new session is refused for up to this many seconds after it is issued (M-Pesa's sample code
+# waits 30 s); a call refused meanwhile waits until then and is made once more.
+MPESA_SESSION_ACTIVATION = env.float("MPESA_SESSION_ACTIVATION", default=30)
 
 ORANGE_BASE_URL = env.str("ORANGE_BASE_URL", default="https://api.orange.com").rstrip("/")
 ORANGE_CLIENT_ID = env.str("ORANGE_CLIENT_ID", default="")

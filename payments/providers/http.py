@@ -89,6 +89,7 @@ def json_body(response: requests.Response, what: str) -> dict:
 class _Token:
     value: str
     good_until: float  # time.monotonic()
+    issued: float  # time.monotonic() when we got it
 
 
 class TokenCache:
@@ -100,18 +101,29 @@ class TokenCache:
 
     def get(self, key: tuple, fetch: Callable[[], tuple[str, float]]) -> str:
         """The cached token for `key`, or a new one from fetch() → (token, lifetime seconds)."""
+        return self.get_with_age(key, fetch)[0]
+
+    def get_with_age(self, key: tuple, fetch: Callable[[], tuple[str, float]]) -> tuple[str, float]:
+        """As get(), with the seconds since the token was obtained (for tokens that, like an
+        M-Pesa session, only start to work a while after they are issued)."""
+        with self._lock:
+            now = time.monotonic()
+            token = self._tokens.get(key)
+            if not (token and token.good_until > now):
+                value, lifetime = fetch()
+                margin = min(60.0, lifetime / 5)
+                now = time.monotonic()
+                token = _Token(value, now + max(lifetime - margin, 0), issued=now)
+                self._tokens[key] = token
+            return token.value, now - token.issued
+
+    def forget(self, key: tuple, value: str | None = None) -> None:
+        """Drop the token of `key`; with `value`, only if it is still that token (another thread
+        may already have replaced a refused token with a new one)."""
         with self._lock:
             token = self._tokens.get(key)
-            if token and token.good_until > time.monotonic():
-                return token.value
-            value, lifetime = fetch()
-            margin = min(60.0, lifetime / 5)
-            self._tokens[key] = _Token(value, time.monotonic() + max(lifetime - margin, 0))
-            return value
-
-    def forget(self, key: tuple) -> None:
-        with self._lock:
-            self._tokens.pop(key, None)
+            if token and (value is None or token.value == value):
+                del self._tokens[key]
 
     def clear(self) -> None:
         with self._lock:

@@ -2,7 +2,12 @@
 
 - Session: GET {prefix}/getSession/ with Bearer = base64(RSA PKCS#1 v1.5 encrypt(public key,
   api key)); the session id it returns is encrypted the same way for every later call. One session
-  per process, kept MPESA_SESSION_LIFETIME seconds (and dropped when refused).
+  per process, kept MPESA_SESSION_LIFETIME seconds. A new session only works once it is active,
+  up to 30 s after it was issued (M-Pesa's own sample sleeps 30 s), and is refused with a 401 until
+  then. So a 401 on a session younger than MPESA_SESSION_ACTIVATION waits until it is that old and
+  repeats the call once with the same session; a 401 on an older one means it expired or was
+  revoked: it is dropped and the call repeated once with a new one. A refused call was never
+  processed, which is what makes repeating a C2B or a reversal safe; a timeout is never repeated.
 - Payment: POST {prefix}/c2bPayment/singleStage/ — synchronous: the call blocks while the customer
   enters the PIN, so it gets MPESA_TIMEOUT seconds; no answer in time is "unknown" → pending, and
   the poller asks queryTransactionStatus. input_ThirdPartyConversationID is our charge id.
@@ -11,13 +16,15 @@
 Confirm with Vodacom before going live: the production path prefix (MPESA_PATH_PREFIX), whether CDF
 is enabled (the public SDKs list DRC as USD only), the meaning of INS codes (repositories disagree
 on some), the words queryTransactionStatus uses for output_ResponseTransactionStatus, the session
-lifetime and its activation delay (up to 30 s), and whether reversals accept partial amounts.
+lifetime, its activation delay (up to 30 s) and the answer to a session not yet active (assumed:
+the same 401 as an invalid session), and whether reversals accept partial amounts.
 Many DRC integrations use Vodacom's SOAP IPG instead; this adapter does not.
 """
 
 import base64
 import logging
 import secrets
+import time
 from functools import cache
 
 import requests
@@ -147,21 +154,44 @@ class VodacomMpesa:
         }
 
     def _call(self, method: str, endpoint: str, **kwargs) -> requests.Response:
-        """A call within our session. A 401 means the session was refused before anything
-        happened (expired, revoked): a new session is opened and the call made once more."""
-        for renewed in (False, True):
-            session = http.tokens.get(self._session_key(), self._fetch_session)
+        """A call within our session, answered by M-Pesa (a timeout raises ProviderTimeout and
+        is never retried: the outcome is unknown).
+
+        A 401 means the session was refused at the gateway, before the request reached the
+        payment engine: nothing was debited or reversed and the ThirdPartyConversationID was not
+        used, so making the very same C2B or reversal again is safe (were it recorded all the
+        same, the retry would be answered INS-10 and stay pending for the status query). What the
+        401 means depends on the session's age:
+        - younger than MPESA_SESSION_ACTIVATION: a new session is refused until it becomes active
+          (up to 30 s). Another session would be just as new, so we wait until this one is old
+          enough and call once more with it, at most once per call, so no call waits longer than
+          that. It only happens after a (re)start or a renewal; C2B, reversals and the poller's
+          status queries run in the Celery worker (only staff's "check status now" waits in a
+          web request).
+        - older: it expired or was revoked. A new session is opened, at most once per call."""
+        key = self._session_key()
+        activation = settings.MPESA_SESSION_ACTIVATION
+        waited = renewed = False
+        while True:
+            session, age = http.tokens.get_with_age(key, self._fetch_session)
             response = http.send(
                 method, self._url(endpoint), headers=self._headers(session), **kwargs
             )
-            if response.status_code != 401 or renewed:
+            if response.status_code != 401:
                 return response
-            http.tokens.forget(self._session_key())
-        return response  # pragma: no cover
+            if age < activation and not waited:
+                logger.info("mpesa session not active yet, waiting %.1f s", activation - age)
+                time.sleep(activation - age)
+                waited = True
+            elif age >= activation and not renewed:
+                http.tokens.forget(key, session)
+                renewed = True
+            else:
+                if age >= activation:
+                    http.tokens.forget(key, session)
+                return response
 
     def _answer(self, response: requests.Response, what: str) -> dict:
-        if response.status_code == 401:
-            http.tokens.forget(self._session_key())
         if response.status_code >= 500 and response.status_code != 503:
             raise ProviderError(f"{what}: HTTP {response.status_code}")
         return http.json_body(response, what)

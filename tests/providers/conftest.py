@@ -68,6 +68,7 @@ def mpesa(settings, live_merchant):
     settings.MPESA_SERVICE_PROVIDER_CODE = fake.shortcode
     settings.MPESA_ORIGIN = "*"
     settings.MPESA_TIMEOUT = 10
+    settings.MPESA_SESSION_ACTIVATION = 1  # the fake's sessions become active after 0.3 s
     yield fake
     fake.released.set()
     _finish(fake)

@@ -8,13 +8,16 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from payments import services
 from payments.models import Charge
+from payments.providers import http
 from payments.providers import mpesa as mpesa_module
 from payments.providers.base import RefundRequest
 from payments.providers.mpesa import VodacomMpesa
 from tests.conftest import wait_for
+from tests.providers.fakes.mpesa import PREFIX
 
 pytestmark = pytest.mark.django_db
 
+C2B, QUERY, REVERSAL = "c2bPayment/singleStage", "queryTransactionStatus", "reversal"
 CHARGE = {"amount": 1000, "currency": "USD", "phone": "+243812345678", "network": "VODACOM_MPESA"}
 
 
@@ -90,16 +93,89 @@ def test_no_answer_in_time_is_pending_then_the_query_settles_it(mpesa, live_api,
     charge.refresh_from_db()
     assert charge.status == "succeeded"
     assert charge.provider_reference == mpesa.transactions[charge.id]["transaction_id"]
+    # The C2B refused while the session was new was made again; the one that timed out was not.
+    assert len(mpesa.sessions_used(C2B)) == 2
 
 
-def test_a_refused_session_is_renewed_once(mpesa, live_api):
-    create_first = create(live_api)
-    services.charge_request_payment(charge_id=create_first.id)
-    mpesa.drop_sessions()  # M-Pesa expires our session early
+def test_the_first_payment_waits_for_its_new_session_instead_of_opening_another(mpesa, live_api):
+    charge = create(live_api)
+    services.charge_request_payment(charge_id=charge.id)  # the first call of a fresh process
+
+    charge.refresh_from_db()
+    assert charge.status == "succeeded"
+    assert mpesa.session_requests == 1
+    # Refused once while the session was not active yet, then made again with the same session.
+    assert mpesa.inactive_refusals == [f"{PREFIX}/{C2B}/"]
+    first, again = mpesa.sessions_used(C2B)
+    assert first == again and first in mpesa.sessions
+    assert list(mpesa.transactions) == [charge.id]  # one C2B processed, no duplicate
+    assert charge.provider_reference == mpesa.transactions[charge.id]["transaction_id"]
+
+
+def test_an_expired_session_is_renewed_and_the_new_one_waited_for(mpesa, live_api):
+    first = create(live_api)
+    services.charge_request_payment(charge_id=first.id)
+    [old] = set(mpesa.sessions_used(C2B))
+    mpesa.drop_sessions()  # M-Pesa expires our session (older than its activation delay) early
+
     second = create(live_api, phone="+243821234567")
     services.charge_request_payment(charge_id=second.id)
     assert Charge.objects.get(pk=second.id).status == "succeeded"
     assert mpesa.session_requests == 2
+    refused, new, again = mpesa.sessions_used(C2B)[2:]
+    assert refused == old and new == again != old
+    assert mpesa.inactive_refusals == [f"{PREFIX}/{C2B}/"] * 2  # each new session once
+    assert list(mpesa.transactions) == [first.id, second.id]
+
+
+def test_a_session_that_never_becomes_active_is_given_up_on(mpesa, live_api, settings):
+    mpesa.activation_delay = 60  # far longer than we are willing to wait
+    settings.MPESA_SESSION_ACTIVATION = 0.3
+    charge = create(live_api)
+    services.charge_request_payment(charge_id=charge.id)
+
+    charge.refresh_from_db()
+    assert charge.status == "failed" and charge.failure_code == "provider_error"
+    # Waited once, renewed once, then stopped: nothing reached the payment engine.
+    first, again, new = mpesa.sessions_used(C2B)
+    assert first == again != new
+    assert mpesa.session_requests == 2
+    assert mpesa.transactions == {} and mpesa.conversation_ids == set()
+
+
+def test_the_status_query_after_a_restart_waits_for_the_new_session(mpesa, live_api, settings):
+    settings.MPESA_TIMEOUT = 0.5
+    mpesa.pin_entry["243812345678"] = "hold"
+    charge = create(live_api)
+    services.charge_request_payment(charge_id=charge.id)
+    charge.refresh_from_db()
+    assert charge.status == "pending"
+    mpesa.released.set()
+    wait_for(lambda: mpesa.transactions[charge.id]["status"] == "Completed", timeout=5)
+
+    http.tokens.clear()  # the worker restarts: its first call opens a new session
+    services.charge_refresh(charge_id=charge.id)
+    charge.refresh_from_db()
+    assert charge.status == "succeeded"
+    assert mpesa.session_requests == 2
+    assert mpesa.inactive_refusals == [f"{PREFIX}/{C2B}/", f"{PREFIX}/{QUERY}/"]
+    refused, again = mpesa.sessions_used(QUERY)
+    assert refused == again != mpesa.sessions_used(C2B)[0]
+
+
+def test_a_reversal_after_a_restart_waits_for_the_new_session(mpesa, live_api):
+    charge = create(live_api)
+    services.charge_request_payment(charge_id=charge.id)
+    http.tokens.clear()  # the worker restarts
+
+    refund = live_api.post(f"/v1/charges/{charge.id}/refunds", {"amount": 400}, format="json")
+    assert refund.status_code == 201, refund.content
+    assert services.refund_send(refund_id=refund.json()["id"]).status == "succeeded"
+    assert mpesa.session_requests == 2
+    assert mpesa.inactive_refusals == [f"{PREFIX}/{C2B}/", f"{PREFIX}/{REVERSAL}/"]
+    refused, again = mpesa.sessions_used(REVERSAL)
+    assert refused == again
+    assert [r["amount"] for r in mpesa.reversals] == [4]  # reversed once, not twice
 
 
 def test_a_wrong_public_key_is_refused_and_the_charge_stays_pending(mpesa, live_api, settings):

@@ -1,7 +1,13 @@
 """A faithful local M-Pesa OpenAPI, market vodacomDRC (providers.md §3A).
 
 It holds the RSA private key of the portal's public key and decrypts every Bearer: the API key for
-getSession, a live session id for every other call."""
+getSession, a live session id for every other call.
+
+A new session becomes active only `activation_delay` seconds after getSession issued it (the real
+one takes up to 30 s: M-Pesa's sample code sleeps 30 s, the session "will be invalid until it is").
+Until then a call is answered exactly as with an invalid session, 401 INS-2, and is not processed:
+no conversation id is used, nothing is paid or reversed. That is the provider's normal behaviour,
+not a violation; such refusals are counted in `inactive_refusals` (path by path)."""
 
 import base64
 import re
@@ -19,15 +25,19 @@ MSISDN = re.compile(r"^243(81|82|83)\d{7}$")
 
 
 class FakeMpesa(FakeProvider):
-    def __init__(self, api_key="mpesa-api-key", shortcode="000123") -> None:
+    def __init__(
+        self, api_key="mpesa-api-key", shortcode="000123", activation_delay: float = 0.3
+    ) -> None:
         super().__init__()
         self.api_key, self.shortcode = api_key, shortcode
+        self.activation_delay = activation_delay
         self._private = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         self.public_key = base64.b64encode(
             self._private.public_key().public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
         ).decode()
-        self.sessions: set[str] = set()
+        self.sessions: dict[str, float] = {}  # session id → time.monotonic() it becomes active
         self.session_requests = 0
+        self.inactive_refusals: list[str] = []  # paths of calls refused: session not active yet
         self.conversation_ids: set[str] = set()
         self.transactions: dict[str, dict] = {}  # by ThirdPartyConversationID
         # msisdn → INS code the customer's PIN entry ends with; "hold" keeps the HTTP answer
@@ -55,11 +65,22 @@ class FakeMpesa(FakeProvider):
         session = self._decrypt_bearer(request)
         if session is None:
             return self.refuse(401, "Bearer is not RSA-encrypted with the public key")
-        if session not in self.sessions:
+        with self.lock:
+            active_at = self.sessions.get(session)
+            inactive = active_at is not None and time.monotonic() < active_at
+            if inactive:
+                self.inactive_refusals.append(request.path)
+        if active_at is None or inactive:
             return Response(
                 401, {"output_ResponseCode": "INS-2", "output_ResponseDesc": "Invalid session"}
             )
         return None
+
+    def sessions_used(self, endpoint: str) -> list[str]:
+        """The session id of every call to {PREFIX}/{endpoint}/, in order (for tests)."""
+        with self.lock:
+            calls = [r for r in self.log if r.path == f"{PREFIX}/{endpoint}/"]
+        return [self._decrypt_bearer(r) for r in calls]
 
     def drop_sessions(self) -> None:
         with self.lock:
@@ -83,7 +104,7 @@ class FakeMpesa(FakeProvider):
             return self.refuse(401, "getSession: Bearer is not the encrypted API key")
         session = secrets.token_hex(16)
         with self.lock:
-            self.sessions.add(session)
+            self.sessions[session] = time.monotonic() + self.activation_delay
             self.session_requests += 1
         return Response(
             200,
