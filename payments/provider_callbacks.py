@@ -3,7 +3,8 @@
 A callback is a hint, never a verdict: once authenticated, it enqueues the status check
 (tasks.charge_refresh → services.charge_refresh, which asks the operator itself) and the operator
 gets its small JSON 200 at once; the body never sets a status. Unknown, final, test-mode and
-other-network charges are acknowledged and ignored. Duplicates of one callback within
+other-network charges are acknowledged and ignored. Orange also calls back for the cashin of a
+refund (its partnerTransactionId is our refund id): that queues the refund's status check. Duplicates of one callback within
 CHECK_WINDOW enqueue nothing more, and the task skips a charge that is final by the time it runs.
 If the broker cannot take the task, the callback is still acknowledged: the poller
 (beat `charges-poll-due`) checks the charge on its next round.
@@ -21,7 +22,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from payments import tasks
-from payments.models import Charge, ChargeStatus, Network, PaymentMethod
+from payments.models import Charge, ChargeStatus, Network, PaymentMethod, Refund, RefundStatus
 from payments.providers.airtel import callback_hash_valid
 
 logger = logging.getLogger("payments.callbacks")
@@ -53,9 +54,9 @@ def _first_in_window(charge_id: str) -> bool:
         return True
 
 
-def _publish(charge_id: str, network: str) -> None:
+def _publish(charge_id: str, network: str, task=None) -> None:
     try:
-        tasks.charge_refresh.delay(charge_id)
+        (task or tasks.charge_refresh).delay(charge_id)
     except Exception as exc:  # broker down: the operator must not retry for our fault
         logger.error(
             "%s callback for %s: status check not enqueued (%s); the poller will check it",
@@ -88,6 +89,23 @@ def _enqueue_check(charge_id: str, network: str) -> JsonResponse:
     return _answer()
 
 
+def _enqueue_refund_check(refund_id: str, network: str) -> JsonResponse:
+    """The same for a pending live refund of this network (Orange calls back for cashins too)."""
+    pending = Refund.objects.filter(
+        pk=refund_id,
+        livemode=True,
+        charge__network=network,
+        status=RefundStatus.PENDING,
+        provider_requested_at__isnull=False,
+    ).exists()
+    if not pending:
+        logger.info("%s callback for %s: no pending live refund, ignored", network, refund_id)
+        return _answer()
+    if _first_in_window(refund_id):
+        transaction.on_commit(lambda: _publish(refund_id, network, tasks.refund_refresh))
+    return _answer()
+
+
 @csrf_exempt
 @require_POST
 def airtel_callback(request: HttpRequest) -> JsonResponse:
@@ -98,8 +116,8 @@ def airtel_callback(request: HttpRequest) -> JsonResponse:
     if key and not callback_hash_valid(request.body, body, key):
         logger.warning("airtel callback refused: hash missing or wrong")
         return _answer(401, error="invalid_hash")
-    transaction = body.get("transaction") if isinstance(body.get("transaction"), dict) else {}
-    charge_id = str(transaction.get("id") or "")
+    txn = body.get("transaction") if isinstance(body.get("transaction"), dict) else {}
+    charge_id = str(txn.get("id") or "")
     if not charge_id:
         return _answer(400, error="transaction_id_missing")
     return _enqueue_check(charge_id, Network.AIRTEL_MONEY)
@@ -119,7 +137,9 @@ def orange_callback(request: HttpRequest) -> JsonResponse:
     if not isinstance(token, str) or not hmac.compare_digest(token.encode(), expected.encode()):
         logger.warning("orange callback refused: wrong notif_token")
         return _answer(401, error="invalid_notif_token")
-    charge_id = str(body.get("partnerTransactionId") or "")
-    if not charge_id:
+    ours = str(body.get("partnerTransactionId") or "")
+    if not ours:
         return _answer(400, error="partner_transaction_id_missing")
-    return _enqueue_check(charge_id, Network.ORANGE_MONEY)
+    if ours.startswith("re_"):  # the cashin of one of our refunds
+        return _enqueue_refund_check(ours, Network.ORANGE_MONEY)
+    return _enqueue_check(ours, Network.ORANGE_MONEY)

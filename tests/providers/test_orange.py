@@ -8,7 +8,6 @@ import pytest
 import requests
 from django.utils import timezone
 
-from config.celery import app
 from payments import services
 from payments.models import Charge, Refund
 from payments.providers import http
@@ -125,6 +124,7 @@ def paid_charge(orange, live_api, client, settings) -> Charge:
         content_type="application/json",
     )
     assert response.status_code == 200
+    services.charge_refresh(charge_id=charge.id)  # the status check the callback queued
     assert live_api.get(f"/v1/charges/{charge.id}").json()["status"] == "succeeded"
     return charge
 
@@ -144,13 +144,6 @@ def refunded(live_api, charge: Charge) -> int:
 def refund_events(refund_id: str) -> list[str]:
     events = Event.objects.filter(type__startswith="refund.").order_by("created_at")
     return [e.type for e in events if e.data["object"]["id"] == refund_id]
-
-
-@pytest.fixture
-def eager_tasks():
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = False
 
 
 def test_partial_then_remaining_refund_become_cashins_to_the_payer(
@@ -349,3 +342,31 @@ def test_the_fake_holds_cashins_to_orange_rules(orange, live_api, client, settin
     assert cashin({**good, "amount": 1, "transactionId": "re_" + "d" * 24}).status_code == 202
     assert orange.violations == [f"cashin re_{'d' * 24}: 501 CDF paid back to {PEER}, who paid 500"]
     orange.violations.clear()
+
+
+def test_orange_calling_back_for_a_cashin_queues_the_refund_status_check(
+    orange, live_api, client, settings, eager_tasks, django_capture_on_commit_callbacks
+):
+    orange.queries_before_answer = 99  # only the callback's check can settle it
+    charge = paid_charge(orange, live_api, client, settings)
+    refund_id = ask_refund(live_api, charge)
+    assert services.refund_send(refund_id=refund_id).status == "pending"
+    url = f"{CALLBACK}?notif_token={settings.ORANGE_NOTIF_TOKEN}"
+
+    body = orange.answer(refund_id)  # Orange completes the cashin and calls back
+    with django_capture_on_commit_callbacks(execute=True) as queued:
+        response = client.post(url, json.dumps(body), content_type="application/json")
+    assert response.status_code == 200 and len(queued) == 1
+    assert Refund.objects.get(pk=refund_id).status == "succeeded"
+    assert refund_events(refund_id) == ["refund.succeeded"]
+    assert status_queries(orange, refund_id) == 1
+
+    # A repeat for the now final refund, or a refund id of another network, queues nothing.
+    with django_capture_on_commit_callbacks() as queued:
+        client.post(url, json.dumps(body), content_type="application/json")
+        client.post(
+            url,
+            json.dumps({**body, "partnerTransactionId": "re_unknown00000000000000000"}),
+            content_type="application/json",
+        )
+    assert queued == []
