@@ -202,7 +202,9 @@ def charge_create(
         charge.save(force_insert=True)
         from payments import tasks
 
-        transaction.on_commit(lambda: tasks.enqueue_payment_request(charge))
+        # robust: with the broker down the charge still stands (201); the unsent-charge sweep
+        # of charges_poll_due sends its prompt once the broker is back.
+        transaction.on_commit(lambda: tasks.enqueue_payment_request(charge), robust=True)
     return charge
 
 
@@ -490,7 +492,8 @@ def refund_create(
         # so a request that is rolled back (an idempotent retry, a crash) can never have paid.
         from payments import tasks
 
-        transaction.on_commit(lambda: tasks.refund_send.delay(refund.id))
+        # robust: with the broker down the refund still stands; the refund poller sends it.
+        transaction.on_commit(lambda: tasks.refund_send.delay(refund.id), robust=True)
         return refund
     return refund_send(refund_id=refund.id)
 

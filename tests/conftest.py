@@ -4,6 +4,7 @@ Tests that need PostgreSQL, Redis or Chromium skip when those are absent on a de
 but in CI (CI=true or REQUIRE_REAL_SERVICES=1) a missing one fails the run instead.
 """
 
+import contextlib
 import os
 import shutil
 
@@ -217,3 +218,30 @@ def wait_for(predicate, timeout: float = 20, interval: float = 0.2):
             return value
         time.sleep(interval)
     raise AssertionError(f"condition not met within {timeout}s")
+
+
+@contextlib.contextmanager
+def broker_down():
+    """Broker and cache unreachable: the real Celery app and Django cache, pointed at an address
+    where nothing listens (the discard port)."""
+    from django.test import override_settings
+
+    from config.celery import app
+
+    nobody = "redis://127.0.0.1:9/0"
+    url, eager = app.conf.broker_url, app.conf.task_always_eager
+    cache = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": nobody}
+
+    def reconnect(broker_url: str) -> None:
+        app.conf.broker_url = broker_url
+        app._pool = None  # what Celery does after a fork: new pools for the new URL
+        app.amqp._producer_pool = None
+
+    reconnect(nobody)
+    app.conf.task_always_eager = False
+    try:
+        with override_settings(CACHES={"default": cache}):
+            yield
+    finally:
+        app.conf.task_always_eager = eager
+        reconnect(url)

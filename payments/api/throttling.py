@@ -1,11 +1,27 @@
-"""Rate limit per API key (429 rate_limited with Retry-After); API_RATE_LIMIT sets the rate."""
+"""Rate limit per API key (429 rate_limited with Retry-After); API_RATE_LIMIT sets the rate.
+
+The counts live in the cache (Redis in production). When the cache cannot be reached the limit is
+not applied rather than failing every request: payments keep working through a Redis outage.
+"""
+
+import logging
 
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
 
+logger = logging.getLogger("payments.api")
+
+
 class ApiKeyRateThrottle(SimpleRateThrottle):
     scope = "api_key"
+
+    def allow_request(self, request, view):
+        try:
+            return super().allow_request(request, view)
+        except Exception as exc:  # the cache is down: let the request through, say so
+            logger.warning("rate limit not applied, cache unavailable: %s", type(exc).__name__)
+            return True
 
     def get_rate(self):
         # Read at request time so that a changed setting takes effect without a restart of tests.

@@ -1,12 +1,17 @@
 """A live M-Pesa payment call waits for the customer's PIN: it is published on its own queue,
 every other payment request on the default one. Read back from the real broker."""
 
+from datetime import timedelta
+
 import pytest
+import time_machine
+from django.utils import timezone
 from kombu import Queue
 
 from config.celery import app
 from payments import tasks
 from payments.models import Charge
+from tests.conftest import broker_down
 
 
 def published_on(queue_name: str) -> list[str]:
@@ -46,3 +51,26 @@ def test_the_long_queue_really_carries_live_mpesa_requests(settings):
     tasks.enqueue_payment_request(live)
     tasks.enqueue_payment_request(test)
     assert published_on("payments-long-test") == [live.id]
+
+
+@pytest.mark.django_db
+def test_a_charge_made_while_the_broker_is_down_stands_and_is_sent_later(
+    api, eager_tasks, django_capture_on_commit_callbacks, caplog
+):
+    with broker_down(), django_capture_on_commit_callbacks(execute=True):
+        response = api.post(
+            "/v1/charges",
+            {"amount": 1000, "currency": "CDF", "phone": "+243971234567",
+             "network": "AIRTEL_MONEY"},
+            format="json",
+        )  # fmt: skip
+    assert response.status_code == 201, response.content
+    charge = Charge.objects.get(pk=response.json()["id"])
+    assert charge.status == "pending" and charge.provider_requested_at is None
+    assert any("enqueue_payment_request" in r.getMessage() or r.exc_info for r in caplog.records)
+
+    # The broker is back: the sweep finds the charge no task has sent and sends its prompt.
+    with time_machine.travel(timezone.now() + timedelta(seconds=tasks.UNSENT_GRACE + 1)):
+        tasks.charges_poll_due()
+    charge.refresh_from_db()
+    assert charge.provider_requested_at is not None

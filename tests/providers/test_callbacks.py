@@ -3,23 +3,20 @@ happens when Redis is down (payments/provider_callbacks.py)."""
 
 import json
 import logging
-from contextlib import contextmanager
 from datetime import timedelta
 
 import pytest
 import time_machine
-from django.test import override_settings
 from django.utils import timezone
 
-from config.celery import app
 from payments import services, tasks
 from payments.models import Charge
+from tests.conftest import broker_down
 
 pytestmark = pytest.mark.django_db
 
 AIRTEL_CALLBACK = "/providers/airtel_money/callback"
 ORANGE_CALLBACK = "/providers/orange_money/callback"
-NOBODY = "redis://127.0.0.1:9/0"  # nothing listens on the discard port
 
 
 def live_charge(live_api, phone: str, network: str) -> Charge:
@@ -41,28 +38,6 @@ def enquiries(airtel, charge_id: str) -> int:
 def post_airtel(client, airtel, charge_id: str):
     body = airtel.callback_body(charge_id, "TS")
     return client.post(AIRTEL_CALLBACK, body, content_type="application/json")
-
-
-@contextmanager
-def redis_down():
-    """Broker and cache unreachable: the real Celery app and Django cache, pointed at an address
-    where nothing listens."""
-    url, eager = app.conf.broker_url, app.conf.task_always_eager
-    cache = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": NOBODY}
-
-    def reconnect(broker_url: str) -> None:
-        app.conf.broker_url = broker_url
-        app._pool = None  # what Celery does after a fork: new pools for the new URL
-        app.amqp._producer_pool = None
-
-    reconnect(NOBODY)
-    app.conf.task_always_eager = False
-    try:
-        with override_settings(CACHES={"default": cache}):
-            yield
-    finally:
-        app.conf.task_always_eager = eager
-        reconnect(url)
 
 
 def test_duplicate_callbacks_queue_one_status_check(
@@ -122,7 +97,7 @@ def test_with_redis_down_the_callback_is_acknowledged_and_the_poller_settles_it(
 ):
     airtel.enquiries_before_answer = 0
     charge = live_charge(live_api, "+243971234567", "AIRTEL_MONEY")
-    with caplog.at_level(logging.INFO, logger="payments.callbacks"), redis_down():
+    with caplog.at_level(logging.INFO, logger="payments.callbacks"), broker_down():
         with django_capture_on_commit_callbacks(execute=True) as queued:
             response = post_airtel(client, airtel, charge.id)
     assert response.status_code == 200 and response.json() == {"received": True}

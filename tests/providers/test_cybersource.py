@@ -180,3 +180,18 @@ def test_a_wrong_shared_secret_gives_nothing_back(cybersource, live_api, setting
     assert cybersource.violations == ["HTTP Signature does not verify"]
     cybersource.violations.clear()
     assert Refund.objects.get(pk=failed.id).charge.amount_refunded == 0
+
+
+def test_the_reply_brought_back_by_the_browser_triggers_the_search(cybersource, live_api, client):
+    body = create(live_api)
+    reply = cybersource.pay(body["next_action"]["params"], "accept")
+    tampered = client.post("/card/receipt", {**reply, "req_amount": "0.01"})
+    assert tampered.status_code == 400
+    assert cybersource.searches == 0  # a reply that does not verify asks CyberSource nothing
+
+    response = client.post("/card/receipt", reply)
+    assert response.status_code in (200, 303)
+    assert cybersource.searches == 1
+    charge = Charge.objects.get(pk=body["id"])
+    assert charge.status == "succeeded" and charge.provider == "cybersource"
+    assert Event.objects.filter(type="charge.succeeded", livemode=True).count() == 1
