@@ -7,7 +7,7 @@ provider's page). The service verifies it and runs the status check; this view o
 import logging
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
@@ -54,3 +54,18 @@ def card_receipt(request: HttpRequest) -> HttpResponse:
     if destination:
         return _see_other(destination)
     return render(request, "card/receipt_done.html", {"charge": charge})
+
+
+@csrf_exempt
+@require_POST
+def card_notify(request: HttpRequest) -> JsonResponse:
+    """The card provider's server-to-server copy of the reply (its Merchant POST URL): the same
+    verification and status check as the receipt, without a browser. It settles the payment even
+    when the customer closes the page before coming back."""
+    try:
+        charge = services.charge_card_return(fields=request.POST.dict())
+    except CardReplyRejected as exc:
+        logger.warning("card notification refused: %s", exc)
+        return JsonResponse({"received": False}, status=400)
+    logger.info("card notification for %s: %s", charge.id, charge.status)
+    return JsonResponse({"received": True})

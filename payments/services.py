@@ -130,6 +130,10 @@ def card_receipt_url() -> str:
     return f"{settings.PUBLIC_BASE_URL}/card/receipt"
 
 
+def card_notify_url() -> str:
+    return f"{settings.PUBLIC_BASE_URL}/card/notify"
+
+
 def _check_access(*, merchant: Merchant, livemode: bool, payment_method: str) -> None:
     if livemode and not merchant.live_approved:
         raise LiveModeNotApproved()
@@ -181,6 +185,7 @@ def charge_create(
                 receipt_url=card_receipt_url(),
                 cancel_url=card_receipt_url(),
                 locale=locale,
+                notify_url=card_notify_url() if livemode else "",
             )
         )
         charge.return_url = return_url

@@ -9,7 +9,6 @@ import logging
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
-
 logger = logging.getLogger("payments.api")
 
 

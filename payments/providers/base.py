@@ -85,6 +85,7 @@ class CardPayment:
     receipt_url: str  # where the provider sends the customer (and its signed reply) back
     cancel_url: str
     locale: str = "fr"
+    notify_url: str = ""  # the provider's server-to-server copy of the reply (Merchant POST URL)
 
 
 @dataclass(frozen=True)

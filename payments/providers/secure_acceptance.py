@@ -30,6 +30,8 @@ REQUEST_SIGNED_FIELDS = (
     "override_custom_receipt_page",
     "override_custom_cancel_page",
 )
+# Where the provider also POSTs the reply server to server (the Merchant POST URL), signed too.
+BACKOFFICE_FIELD = "override_backoffice_post_url"
 
 
 def data_to_sign(fields: dict[str, str], signed_field_names: str | None = None) -> str:
@@ -80,14 +82,16 @@ def build_request(
     receipt_url: str,
     cancel_url: str,
     locale: str = "fr",
+    notify_url: str = "",
     now: datetime | None = None,
 ) -> dict[str, str]:
     """The signed fields of one payment attempt (a fresh transaction_uuid each time)."""
+    names = (*REQUEST_SIGNED_FIELDS, BACKOFFICE_FIELD) if notify_url else REQUEST_SIGNED_FIELDS
     fields = {
         "access_key": access_key,
         "profile_id": profile_id,
         "transaction_uuid": uuid.uuid4().hex,
-        "signed_field_names": ",".join(REQUEST_SIGNED_FIELDS),
+        "signed_field_names": ",".join(names),
         "unsigned_field_names": "",
         "signed_date_time": signed_date_time(now),
         "locale": locale,
@@ -98,6 +102,8 @@ def build_request(
         "override_custom_receipt_page": receipt_url,
         "override_custom_cancel_page": cancel_url,
     }
+    if notify_url:
+        fields[BACKOFFICE_FIELD] = notify_url
     fields["signature"] = sign(fields, secret_key)
     return fields
 
@@ -134,5 +140,6 @@ def payment_redirect(
         receipt_url=payment.receipt_url,
         cancel_url=payment.cancel_url,
         locale=payment.locale,
+        notify_url=payment.notify_url,
     )
     return CardRedirect(payment_url=payment_url, params=params, attempt=params["transaction_uuid"])

@@ -1,6 +1,8 @@
 """Live card adapter: Secure Acceptance signing, the Transaction Search and Refund a Payment APIs
 with HTTP Signature authentication, recomputed by the local CyberSource."""
 
+from urllib.parse import urlsplit
+
 import pytest
 
 from payments import services
@@ -194,4 +196,24 @@ def test_the_reply_brought_back_by_the_browser_triggers_the_search(cybersource, 
     assert cybersource.searches == 1
     charge = Charge.objects.get(pk=body["id"])
     assert charge.status == "succeeded" and charge.provider == "cybersource"
+    assert Event.objects.filter(type="charge.succeeded", livemode=True).count() == 1
+
+
+def test_the_merchant_post_settles_the_payment_without_the_browser(cybersource, live_api, client):
+    body = create(live_api)
+    params = body["next_action"]["params"]
+    notify = params["override_backoffice_post_url"]
+    assert notify.endswith("/card/notify")
+    assert "override_backoffice_post_url" in params["signed_field_names"].split(",")
+    reply = cybersource.pay(params, "accept")  # verifies our signature over it too
+
+    # The customer closes the page; CyberSource posts the same reply to our Merchant POST URL.
+    path = urlsplit(notify).path
+    forged = client.post(path, {**reply, "signature": "A" * 43 + "="})
+    assert forged.status_code == 400 and forged.json() == {"received": False}
+    assert Charge.objects.get(pk=body["id"]).status == "pending"
+    for _ in range(2):  # a repeated notification changes nothing more
+        response = client.post(path, reply)
+        assert response.status_code == 200 and response.json() == {"received": True}
+    assert Charge.objects.get(pk=body["id"]).status == "succeeded"
     assert Event.objects.filter(type="charge.succeeded", livemode=True).count() == 1
