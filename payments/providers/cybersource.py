@@ -2,8 +2,9 @@
 
 - start_payment: the signed form of secure_acceptance.build_request with the live access key,
   profile and secret; the customer's browser posts it to CARD_PROVIDER_URL.
-- verify_reply: the reply the browser brings back (and the Merchant POST) is verified with the same
-  secret (secure_acceptance.verify).
+- verify_reply: the reply the browser brings back to /card/receipt, and the copy CyberSource POSTs
+  server to server to /card/notify (override_backoffice_post_url, signed in the form), is
+  verified with the same secret (secure_acceptance.verify); either only triggers check_status.
 - check_status: POST /tss/v2/searches on CARD_REST_BASE_URL for clientReferenceInformation.code =
   our charge id (Secure Acceptance's reference_number), authenticated with an HTTP Signature
   (v-c-merchant-id, Date, Host, Digest, HmacSHA256 with the base64-decoded shared secret). Search
