@@ -54,9 +54,9 @@ def _first_in_window(charge_id: str) -> bool:
         return True
 
 
-def _publish(charge_id: str, network: str, task=None) -> None:
+def _publish(charge_id: str, network: str, task) -> None:
     try:
-        (task or tasks.charge_refresh).delay(charge_id)
+        task.delay(charge_id)
     except Exception as exc:  # broker down: the operator must not retry for our fault
         logger.error(
             "%s callback for %s: status check not enqueued (%s); the poller will check it",
@@ -70,8 +70,19 @@ def _publish(charge_id: str, network: str, task=None) -> None:
             pass
 
 
+def _enqueue(what: str, ident: str, network: str, *, pending: bool, task) -> JsonResponse:
+    """Enqueue `task(ident)` once per CHECK_WINDOW if the charge or refund is waiting for it."""
+    if not pending:
+        logger.info("%s callback for %s: no pending live %s, ignored", network, ident, what)
+    elif not _first_in_window(ident):
+        logger.info("%s callback for %s: a status check is already queued", network, ident)
+    else:
+        transaction.on_commit(lambda: _publish(ident, network, task))
+    return _answer()
+
+
 def _enqueue_check(charge_id: str, network: str) -> JsonResponse:
-    """Enqueue the status check of a pending live charge of this network, once per CHECK_WINDOW."""
+    """The status check of a pending live charge of this network."""
     pending = Charge.objects.filter(
         pk=charge_id,
         livemode=True,
@@ -79,18 +90,11 @@ def _enqueue_check(charge_id: str, network: str) -> JsonResponse:
         payment_method=PaymentMethod.MOBILE_MONEY,
         status=ChargeStatus.PENDING,
     ).exists()
-    if not pending:
-        logger.info("%s callback for %s: no pending live charge, ignored", network, charge_id)
-        return _answer()
-    if not _first_in_window(charge_id):
-        logger.info("%s callback for %s: a status check is already queued", network, charge_id)
-        return _answer()
-    transaction.on_commit(lambda: _publish(charge_id, network))
-    return _answer()
+    return _enqueue("charge", charge_id, network, pending=pending, task=tasks.charge_refresh)
 
 
 def _enqueue_refund_check(refund_id: str, network: str) -> JsonResponse:
-    """The same for a pending live refund of this network (Orange calls back for cashins too)."""
+    """The status check of a pending live refund of this network (Orange calls back for cashins)."""
     pending = Refund.objects.filter(
         pk=refund_id,
         livemode=True,
@@ -98,12 +102,7 @@ def _enqueue_refund_check(refund_id: str, network: str) -> JsonResponse:
         status=RefundStatus.PENDING,
         provider_requested_at__isnull=False,
     ).exists()
-    if not pending:
-        logger.info("%s callback for %s: no pending live refund, ignored", network, refund_id)
-        return _answer()
-    if _first_in_window(refund_id):
-        transaction.on_commit(lambda: _publish(refund_id, network, tasks.refund_refresh))
-    return _answer()
+    return _enqueue("refund", refund_id, network, pending=pending, task=tasks.refund_refresh)
 
 
 @csrf_exempt
