@@ -268,6 +268,15 @@ def _provider_for(charge: Charge):
     return registry.mobile_money(livemode=charge.livemode, network=charge.network)
 
 
+def _refunds_partially(charge: Charge) -> bool:
+    """Whether the charge's provider takes partial refunds (Airtel refunds whole payments only).
+    A provider no longer configured is asked nothing here: sending the refund will tell."""
+    try:
+        return getattr(_provider_for(charge), "partial_refunds", True)
+    except ProviderUnavailable:
+        return True
+
+
 def _seconds_left(charge: Charge) -> float:
     """Seconds until a pending charge's time is up (contract §4): negative once it is."""
     limit = (
@@ -450,6 +459,13 @@ def _refund_reserve(*, charge_id: str, amount: int | None, reason: str, metadata
         raise AmountExceedsRefundable(
             f"amount ({amount}) is greater than what remains refundable on charge {charge.id} "
             f"({remaining}).",
+            param="amount",
+        )
+    if amount != charge.amount and not _refunds_partially(charge):
+        raise InvalidRequest(
+            f"The provider of charge {charge.id} refunds whole payments only: omit amount to "
+            f"refund it in full ({charge.amount}).",
+            code="partial_refund_not_supported",
             param="amount",
         )
     now = timezone.now()

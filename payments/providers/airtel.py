@@ -6,8 +6,9 @@
   national number (no 243); transaction.id is our charge id; amount in whole units. The answer
   only says the prompt is on its way (DP00800001006): the result comes from the enquiry
   GET /standard/v1/payments/{id} (TS/TF/TA/TIP/TE), prompted by Airtel's callback or the poller.
-- Refund: POST /standard/v1/payments/refund with the airtel_money_id, full refunds only: a partial
-  refund gets a failed outcome `partial_refund_not_supported` without calling Airtel.
+- Refund: POST /standard/v1/payments/refund with the airtel_money_id, full refunds only: the API
+  refuses a partial one up front (400 `partial_refund_not_supported`, see `partial_refunds`), and
+  should one reach the adapter it gets a failed outcome without calling Airtel.
 
 Confirm with Airtel before going live: the v1 endpoints are still open to new merchants (v2 adds
 x-signature/x-key message signing), the callback hash (which bytes are hashed), the response_code
@@ -103,6 +104,7 @@ def outcome_for_enquiry(body: dict) -> ProviderOutcome:
 
 class AirtelMoney:
     name = "airtel_money"
+    partial_refunds = False  # POST /standard/v1/payments/refund gives the whole payment back
 
     # --- plumbing ---------------------------------------------------------------------------
     def _base(self) -> str:

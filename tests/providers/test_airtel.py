@@ -5,7 +5,7 @@ import json
 import pytest
 
 from payments import services
-from payments.models import Charge
+from payments.models import Charge, Refund
 from payments.providers import airtel as airtel_module
 from payments.providers.airtel import AirtelMoney
 from payments.providers.base import RefundRequest
@@ -233,12 +233,18 @@ def test_refunds_through_the_api_reach_airtel_once_committed(
     charge.refresh_from_db()
     assert charge.status == "succeeded"
 
-    # A partial refund: Airtel refunds whole payments only, so it fails and frees its amount.
+    # A partial refund: Airtel refunds whole payments only, so the API refuses it up front.
     partial = live_api.post(f"/v1/charges/{charge.id}/refunds", {"amount": 100000}, format="json")
-    assert partial.status_code == 201 and partial.json()["status"] == "pending"
-    failed = services.refund_send(refund_id=partial.json()["id"])
-    assert (failed.status, failed.failure_code) == ("failed", "partial_refund_not_supported")
-    assert airtel.refunds == []
+    assert partial.status_code == 400
+    error = partial.json()["error"]
+    assert (error["type"], error["code"], error["param"]) == (
+        "invalid_request_error",
+        "partial_refund_not_supported",
+        "amount",
+    )
+    assert "whole payments only" in error["message"] and "250000" in error["message"]
+    assert airtel.refunds == [] and Refund.objects.count() == 0
+    assert live_api.get(f"/v1/charges/{charge.id}").json()["amount_refunded"] == 0
 
     full = live_api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json")
     assert full.status_code == 201 and full.json()["amount"] == 250000
