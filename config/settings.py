@@ -104,7 +104,12 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            # An unreachable Redis costs a request seconds, not the OS's connect timeout.
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        }
     }
 else:
     CACHES = {
@@ -128,7 +133,7 @@ CELERY_TIMEZONE = "UTC"
 PAYMENTS_LONG_QUEUE = env.str("PAYMENTS_LONG_QUEUE", default="payments-long")
 if REDIS_URL:
     # Longer than the longest countdown we use, so a delayed task is not redelivered early.
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 43200}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 43200, "socket_connect_timeout": 3}
 # Embedded broker: the options are passed to SQLAlchemy's create_engine; none are needed.
 
 # --- Auth, i18n, static ---------------------------------------------------------------------
