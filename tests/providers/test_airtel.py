@@ -254,3 +254,62 @@ def test_refunds_through_the_api_reach_airtel_once_committed(
     assert body["status"] == "succeeded"
     assert airtel.refunds == [{"airtel_money_id": airtel_id, "amount": 2500}]
     assert live_api.get(f"/v1/charges/{charge.id}").json()["amount_refunded"] == 250000
+
+
+def test_a_wrong_client_secret_never_reaches_the_payment(airtel, live_api, settings):
+    charge = create(live_api)
+    settings.AIRTEL_CLIENT_SECRET = "not-the-secret"
+    services.charge_request_payment(charge_id=charge.id)
+    charge.refresh_from_db()
+    assert charge.status == "pending" and airtel.transactions == {}
+    assert set(airtel.violations) == {"token: wrong client credentials"}
+    airtel.violations.clear()
+
+
+def test_the_fake_holds_requests_to_airtel_rules(airtel):
+    """The local Airtel refuses, and records, every request the real one would refuse."""
+    import requests
+
+    token = requests.post(
+        f"{airtel.url}/auth/oauth2/token",
+        json={"client_id": airtel.client_id, "client_secret": airtel.client_secret,
+              "grant_type": "client_credentials"},
+        timeout=5,
+    ).json()["access_token"]  # fmt: skip
+    good = {"Authorization": f"Bearer {token}", "X-Country": "CD", "X-Currency": "CDF"}
+    body = {
+        "reference": "Commande 1",
+        "subscriber": {"country": "CD", "currency": "CDF", "msisdn": "971234567"},
+        "transaction": {"amount": 2500, "country": "CD", "currency": "CDF", "id": "ch_1"},
+    }
+
+    def pay(headers, payload):
+        url = f"{airtel.url}/merchant/v1/payments/"
+        return requests.post(url, json=payload, headers=headers, timeout=5).status_code
+
+    assert pay({**good, "Authorization": ""}, body) == 401
+    assert pay({**good, "X-Country": "KE"}, body) == 400
+    assert pay({**good, "X-Currency": "EUR"}, body) == 400
+    with_243 = {**body, "subscriber": {**body["subscriber"], "msisdn": "243971234567"}}
+    assert pay(good, with_243) == 400
+    cents = {**body, "transaction": {**body["transaction"], "amount": 25.5}}
+    assert pay(good, cents) == 400
+    assert pay(good, body) == 200 and airtel.violations == [
+        "no Bearer token", "X-Country must be CD", "X-Currency must be CDF or USD",
+        "msisdn '243971234567': 9 digits, no 243", "amount must be a whole number",
+    ]  # fmt: skip
+    airtel.violations.clear()
+    assert pay(good, body) == 400 and airtel.violations == ["duplicate transaction id"]
+    airtel.violations.clear()
+
+    airtel.approve("ch_1")
+    money_id = airtel.transactions["ch_1"]["airtel_money_id"]
+
+    def refund():
+        url = f"{airtel.url}/standard/v1/payments/refund"
+        payload = {"transaction": {"airtel_money_id": money_id}}
+        return requests.post(url, json=payload, headers=good, timeout=5).status_code
+
+    assert refund() == 200 and refund() == 400
+    assert airtel.violations == ["refund of an already refunded transaction"]
+    airtel.violations.clear()

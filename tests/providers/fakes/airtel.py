@@ -190,9 +190,10 @@ class FakeAirtel(FakeProvider):
             )
             if record is None or record["status"] != "TS":
                 return self.refuse(400, "refund of an unknown or unpaid transaction")
-            if record["refunded"]:
-                return Response(
+            if record["refunded"]:  # we never ask twice: that would be a double refund
+                return self.refuse(
                     400,
+                    "refund of an already refunded transaction",
                     {"data": {}, "status": {"message": "Already refunded", "success": False}},
                 )
             record["refunded"] = True
