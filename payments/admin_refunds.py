@@ -1,12 +1,16 @@
 """Staff views of refunds: a read-only list and detail page, and an inline for the charge page.
 
 Refunds are made through the API only (the money rules live in services.refund_create); staff
-may ask the provider where pending refunds stand.
+may ask the provider where pending refunds stand and, for a refund the provider cannot be asked
+about (Airtel and M-Pesa publish no refund enquiry), record what the operator confirmed — after a
+confirmation page, through services.refund_resolve.
 """
 
 import json
 
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 
@@ -73,7 +77,10 @@ class RefundAdmin(ReadOnlyMixin, admin.ModelAdmin):
         "updated_at",
     )
     readonly_fields = fields
-    actions = ["check_with_provider"]
+    actions = ["check_with_provider", "mark_succeeded", "mark_failed"]
+
+    def has_resolve_permission(self, request):
+        return request.user.has_perm("payments.change_refund")
 
     @admin.display(description="Charge", ordering="charge")
     def charge_display(self, obj):
@@ -101,6 +108,55 @@ class RefundAdmin(ReadOnlyMixin, admin.ModelAdmin):
             self.message_user(request, f"Refund {refund.id}: {refund.status}.", messages.INFO)
         if not pending:
             self.message_user(request, "None of the selected refunds is pending.", messages.INFO)
+
+    def _resolve(self, request, queryset, *, succeeded: bool, action: str):
+        waiting = list(
+            queryset.filter(status=RefundStatus.PENDING, provider_requested_at__isnull=False)
+            .select_related("charge")
+            .order_by("created_at")
+        )
+        if not waiting:
+            self.message_user(
+                request, "None of the selected refunds is pending at its provider.", messages.INFO
+            )
+            return None
+        for refund in waiting:
+            refund.amount_text = money(refund.amount, refund.currency)
+        if request.POST.get("confirm") != "yes":
+            return TemplateResponse(
+                request,
+                "admin/payments/refund/resolve_confirm.html",
+                {
+                    **self.admin_site.each_context(request),
+                    "title": "Confirm what the provider told you",
+                    "opts": self.model._meta,
+                    "refunds": waiting,
+                    "succeeded": succeeded,
+                    "action": action,
+                    "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+                },
+            )
+        for refund in waiting:
+            done = services.refund_resolve(
+                refund_id=refund.id, succeeded=succeeded, staff=request.user.get_username()
+            )
+            state = done.status if done else "unchanged (no longer pending)"
+            self.message_user(request, f"Refund {refund.id}: {state}.", messages.SUCCESS)
+        return None
+
+    @admin.action(
+        description="The provider confirmed it paid back the selected pending refunds",
+        permissions=["resolve"],
+    )
+    def mark_succeeded(self, request, queryset):
+        return self._resolve(request, queryset, succeeded=True, action="mark_succeeded")
+
+    @admin.action(
+        description="The provider confirmed it did NOT pay back the selected pending refunds",
+        permissions=["resolve"],
+    )
+    def mark_failed(self, request, queryset):
+        return self._resolve(request, queryset, succeeded=False, action="mark_failed")
 
 
 class RefundInline(ReadOnlyMixin, admin.TabularInline):

@@ -578,6 +578,25 @@ def refund_refresh(*, refund_id: str) -> Refund:
     return refund_apply_outcome(refund_id=refund.id, outcome=outcome)
 
 
+def refund_resolve(*, refund_id: str, succeeded: bool, staff: str) -> Refund | None:
+    """Staff settle a refund left pending after confirming with the provider (operators that
+    publish no refund enquiry). Only a refund already sent to its provider can be settled this
+    way; it goes through refund_apply_outcome like any answer: one event, and a failed refund
+    gives its amount back to the charge. None when the refund was not waiting for this."""
+    refund = Refund.objects.get(pk=refund_id)
+    if refund.status != RefundStatus.PENDING or refund.provider_requested_at is None:
+        return None
+    decision = "succeeded" if succeeded else "failed"
+    logger.warning("refund %s marked %s by staff %s", refund_id, decision, staff)
+    outcome = ProviderOutcome(
+        status=decision,
+        failure_code="" if succeeded else "provider_error",
+        failure_message="" if succeeded else "The provider did not complete the refund.",
+        raw={"staff": staff, "decision": decision},
+    )
+    return refund_apply_outcome(refund_id=refund_id, outcome=outcome)
+
+
 @transaction.atomic
 def refund_apply_outcome(*, refund_id: str, outcome: ProviderOutcome) -> Refund:
     """The one place a refund's status changes: locked, checked, evented, in one transaction.

@@ -87,3 +87,64 @@ def test_the_charge_page_lists_its_refunds(staff, refunds):
     page = staff.get(f"/admin/payments/charge/{charge.id}/change/").content.decode()
     assert refunds["pending"].id in page and refunds["failed"].id in page
     assert refunds["card"].id not in page  # another charge's refund
+
+
+def resolve(client, action: str, refund_ids: list[str], **extra):
+    data = {"action": action, "index": 0, "_selected_action": refund_ids, **extra}
+    return client.post(LIST, data, follow=True)
+
+
+def test_staff_record_what_the_operator_confirmed_after_a_confirmation_page(
+    staff, refunds, merchant
+):
+    from payments.models import Charge, Refund
+    from webhooks.models import Event
+
+    pending = refunds["pending"]
+    assert pending.provider_requested_at is not None
+    charge_id = pending.charge_id
+    before = Charge.objects.get(pk=charge_id).amount_refunded
+
+    page = resolve(staff, "mark_failed", [pending.id, refunds["card"].id]).content.decode()
+    assert "did <strong>not</strong>" in page and pending.id in page and "20.00 CDF" in page
+    assert refunds["card"].id not in page  # already succeeded: nothing to settle
+    assert Refund.objects.get(pk=pending.id).status == "pending"  # nothing happens before "yes"
+
+    done = resolve(staff, "mark_failed", [pending.id], confirm="yes").content.decode()
+    assert f"Refund {pending.id}: failed." in done
+    refund = Refund.objects.get(pk=pending.id)
+    assert (refund.status, refund.failure_code) == ("failed", "provider_error")
+    assert refund.provider_raw[-1] == {**refund.provider_raw[-1], "staff": "staff"}
+    assert Charge.objects.get(pk=charge_id).amount_refunded == before - pending.amount
+    types = [e.type for e in Event.objects.all() if e.data["object"]["id"] == pending.id]
+    assert types == ["refund.failed"]
+
+    again = resolve(staff, "mark_succeeded", [pending.id], confirm="yes").content.decode()
+    assert "None of the selected refunds is pending at its provider." in again
+    assert Refund.objects.get(pk=pending.id).status == "failed"  # a final status never changes
+
+
+def test_confirmed_payback_and_who_may_record_it(staff, refunds, client, django_user_model):
+    from django.contrib.auth.models import Permission
+
+    from payments.models import Refund
+    from webhooks.models import Event
+
+    charge = refunds["pending"].charge
+    second = services.refund_create(
+        charge=charge, amount=3000, metadata={"sandbox_refund": "pending"}
+    )
+    viewer = django_user_model.objects.create_user("viewer", password="pw-123-long", is_staff=True)
+    viewer.user_permissions.add(Permission.objects.get(codename="view_refund"))
+    client.force_login(viewer)
+    assert "mark_succeeded" not in client.get(LIST).content.decode()
+    resolve(client, "mark_succeeded", [second.id], confirm="yes")
+    assert Refund.objects.get(pk=second.id).status == "pending"
+
+    staff.force_login(django_user_model.objects.get(username="staff"))
+    assert "mark_succeeded" in staff.get(LIST).content.decode()
+    done = resolve(staff, "mark_succeeded", [second.id], confirm="yes").content.decode()
+    assert f"Refund {second.id}: succeeded." in done
+    assert Refund.objects.get(pk=second.id).status == "succeeded"
+    types = [e.type for e in Event.objects.all() if e.data["object"]["id"] == second.id]
+    assert types == ["refund.succeeded"]
