@@ -158,7 +158,7 @@ def celery_worker_process(transactional_db, tmp_path):
 
     Usage: `worker = celery_worker_process(SANDBOX_MOBILE_MONEY_DELAY="0")` starts one with extra
     environment; it is stopped at the end of the test. `beat=True` also runs the periodic jobs
-    (`celery worker -B`), as `make run` does.
+    (`celery worker -B`), as `make run` does; `queues="a,b"` limits the queues it consumes.
     """
     import subprocess
     import sys
@@ -168,7 +168,7 @@ def celery_worker_process(transactional_db, tmp_path):
 
     started = []
 
-    def start(*, beat: bool = False, **extra_env):
+    def start(*, beat: bool = False, queues: str = "", **extra_env):
         app.control.purge()
         env = {
             **os.environ,
@@ -185,7 +185,7 @@ def celery_worker_process(transactional_db, tmp_path):
         proc = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "threads",
              "--concurrency", "4", "--loglevel", "INFO", "--without-gossip", "--without-mingle",
-             *(["-B"] if beat else [])],
+             *(["-B"] if beat else []), *(["--queues", queues] if queues else [])],
             cwd=settings.BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         started.append((proc, log))
