@@ -154,5 +154,8 @@ def refund_unconfirmed(provider: str, query: RefundQuery) -> ProviderOutcome:
         status="pending",
         provider_reference=query.provider_reference,
         check_after=3600,
-        raw={"refund": f"{provider} has no refund enquiry; confirm with the operator"},
+        raw={
+            "refund": f"{provider} has no refund enquiry; confirm with the operator, then record "
+            "it with the admin's refund actions"
+        },
     )
