@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from payments import services
 from payments.api import idempotency
-from payments.models import Charge, ChargeStatus, Network, PaymentMethod, Refund, RefundStatus
+from payments.models import Charge, ChargeStatus, Network, PaymentMethod, Refund
 
 POLL_BATCH = 200
 UNSENT_GRACE = 30  # a mobile money charge not handed to its operator after this is re-sent
@@ -30,6 +30,18 @@ def enqueue_payment_request(charge: Charge) -> None:
     )
 
 
+def _claim_due(model, now) -> list[str]:
+    """Ids of the pending charges or refunds whose next check is due (oldest first, one batch),
+    with their next check pushed out so the next sweep does not enqueue them again."""
+    due = list(
+        model.objects.filter(status="pending", next_check_at__lte=now)
+        .order_by("next_check_at")
+        .values_list("id", flat=True)[:POLL_BATCH]
+    )
+    model.objects.filter(pk__in=due).update(next_check_at=now + timedelta(seconds=60))
+    return due
+
+
 @shared_task(acks_late=True)
 def charge_request_payment(charge_id: str) -> None:
     services.charge_request_payment(charge_id=charge_id)
@@ -48,13 +60,7 @@ def charges_poll_due() -> int:
     """Enqueue a status check for every pending charge whose next check is due, and re-send
     mobile money requests a lost task never delivered."""
     now = timezone.now()
-    due = list(
-        Charge.objects.filter(status=ChargeStatus.PENDING, next_check_at__lte=now)
-        .order_by("next_check_at")
-        .values_list("id", flat=True)[:POLL_BATCH]
-    )
-    # Push the next check out so the next sweep does not enqueue the same charges again.
-    Charge.objects.filter(pk__in=due).update(next_check_at=now + timedelta(seconds=60))
+    due = _claim_due(Charge, now)
     for charge_id in due:
         charge_refresh.delay(charge_id)
     unsent = Charge.objects.filter(
@@ -81,14 +87,7 @@ def refund_refresh(refund_id: str) -> None:
 @shared_task
 def refunds_poll_due() -> int:
     """Enqueue a status check for every pending refund whose next check is due."""
-    now = timezone.now()
-    due = list(
-        Refund.objects.filter(status=RefundStatus.PENDING, next_check_at__lte=now)
-        .order_by("next_check_at")
-        .values_list("id", flat=True)[:POLL_BATCH]
-    )
-    # Push the next check out so the next sweep does not enqueue the same refunds again.
-    Refund.objects.filter(pk__in=due).update(next_check_at=now + timedelta(seconds=60))
+    due = _claim_due(Refund, timezone.now())
     for refund_id in due:
         refund_refresh.delay(refund_id)
     return len(due)

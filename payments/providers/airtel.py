@@ -28,7 +28,9 @@ from payments.providers.base import (
     ProviderOutcome,
     RefundQuery,
     RefundRequest,
+    payment_reference_unknown,
     refund_unconfirmed,
+    whole_units_only,
 )
 
 logger = logging.getLogger("payments.providers.airtel")
@@ -133,40 +135,27 @@ class AirtelMoney:
             raise ProviderError(f"airtel token: HTTP {response.status_code}, no access_token")
         return str(token), http.lifetime(body.get("expires_in"), 180)
 
-    def _headers(self, currency: str) -> dict[str, str]:
-        token = http.tokens.get(self._token_key(), self._fetch_token)
-        return {
-            "Accept": "*/*",
-            "X-Country": COUNTRY,
-            "X-Currency": currency,
-            "Authorization": f"Bearer {token}",
-        }
-
     def _call(self, method: str, path: str, *, currency: str, what: str, ref: str, **kwargs):
-        """A call with our token; a 401 means the token was refused before anything happened,
-        so it is renewed and the call made once more."""
-        for renewed in (False, True):
-            response = http.send(
-                method,
-                f"{self._base()}{path}",
-                what=what,
-                ref=ref,
-                headers=self._headers(currency),
-                **kwargs,
-            )
-            if response.status_code != 401 or renewed:
-                return response
-            http.tokens.forget(self._token_key())
-        return response  # pragma: no cover
+        return http.send_authorized(
+            method,
+            f"{self._base()}{path}",
+            token_key=self._token_key(),
+            fetch_token=self._fetch_token,
+            headers=lambda token: {
+                "Accept": "*/*",
+                "X-Country": COUNTRY,
+                "X-Currency": currency,
+                "Authorization": f"Bearer {token}",
+            },
+            what=what,
+            ref=ref,
+            **kwargs,
+        )
 
     # --- protocol ---------------------------------------------------------------------------
     def request_payment(self, payment: MobileMoneyPayment) -> ProviderOutcome:
         if payment.amount % 100:
-            return ProviderOutcome(
-                status="failed",
-                failure_code="amount_invalid",
-                failure_message="Airtel Money takes whole units only.",
-            )
+            return whole_units_only("Airtel Money")
         msisdn = national_number(payment.phone)
         response = self._call(
             "POST",
@@ -237,11 +226,7 @@ class AirtelMoney:
                 failure_message="Airtel Money refunds the whole payment only.",
             )
         if not request.provider_reference:
-            return ProviderOutcome(
-                status="failed",
-                failure_code="provider_error",
-                failure_message="The Airtel Money transaction id of this payment is unknown.",
-            )
+            return payment_reference_unknown("Airtel Money transaction id")
         response = self._call(
             "POST",
             "/standard/v1/payments/refund",

@@ -159,3 +159,21 @@ def refund_unconfirmed(provider: str, query: RefundQuery) -> ProviderOutcome:
             "it with the admin's refund actions"
         },
     )
+
+
+def whole_units_only(provider: str) -> ProviderOutcome:
+    """An amount with cents for an operator that pays whole francs or dollars: never sent."""
+    return ProviderOutcome(
+        status="failed",
+        failure_code="amount_invalid",
+        failure_message=f"{provider} takes whole units only.",
+    )
+
+
+def payment_reference_unknown(what: str) -> ProviderOutcome:
+    """A refund of a payment whose provider id we never learnt: nothing to refund against."""
+    return ProviderOutcome(
+        status="failed",
+        failure_code="provider_error",
+        failure_message=f"The {what} of this payment is unknown.",
+    )

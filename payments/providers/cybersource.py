@@ -45,6 +45,7 @@ from payments.providers.base import (
     ProviderOutcome,
     RefundQuery,
     RefundRequest,
+    payment_reference_unknown,
 )
 
 logger = logging.getLogger("payments.providers.cybersource")
@@ -245,11 +246,7 @@ class CyberSourceCard:
 
     def refund(self, request: RefundRequest) -> ProviderOutcome:
         if not request.provider_reference:
-            return ProviderOutcome(
-                status="failed",
-                failure_code="provider_error",
-                failure_message="The card provider's id of this payment is unknown.",
-            )
+            return payment_reference_unknown("card provider's id")
         try:
             response = self._post(
                 REFUND_PATH.format(id=request.provider_reference),

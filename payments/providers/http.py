@@ -70,6 +70,27 @@ def send(
     raise ProviderError(f"{what}: gave up")  # pragma: no cover - the loop returns or raises
 
 
+def send_authorized(
+    method: str,
+    url: str,
+    *,
+    token_key: tuple,
+    fetch_token: Callable[[], tuple[str, float]],
+    headers: Callable[[str], dict[str, str]],
+    **kwargs,
+) -> requests.Response:
+    """One call with the cached access token of `token_key` (headers(token) builds the headers).
+    A 401 means the token was refused before anything happened (expired, revoked): it is renewed
+    and the call made once more."""
+    for renewed in (False, True):
+        token = tokens.get(token_key, fetch_token)
+        response = send(method, url, headers=headers(token), **kwargs)
+        if response.status_code != 401 or renewed:
+            return response
+        tokens.forget(token_key)
+    return response  # pragma: no cover
+
+
 class ProviderTimeout(ProviderError):
     """The provider did not answer in time: it may or may not have acted on the request."""
 

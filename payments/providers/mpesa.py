@@ -40,7 +40,9 @@ from payments.providers.base import (
     ProviderOutcome,
     RefundQuery,
     RefundRequest,
+    payment_reference_unknown,
     refund_unconfirmed,
+    whole_units_only,
 )
 
 logger = logging.getLogger("payments.providers.mpesa")
@@ -198,11 +200,7 @@ class VodacomMpesa:
 
     def request_payment(self, payment: MobileMoneyPayment) -> ProviderOutcome:
         if payment.amount % 100:
-            return ProviderOutcome(
-                status="failed",
-                failure_code="amount_invalid",
-                failure_message="M-Pesa takes whole units only.",
-            )
+            return whole_units_only("M-Pesa")
         try:
             response = self._call(
                 "POST",
@@ -266,17 +264,9 @@ class VodacomMpesa:
 
     def refund(self, request: RefundRequest) -> ProviderOutcome:
         if request.amount % 100:
-            return ProviderOutcome(
-                status="failed",
-                failure_code="amount_invalid",
-                failure_message="M-Pesa takes whole units only.",
-            )
+            return whole_units_only("M-Pesa")
         if not request.provider_reference:
-            return ProviderOutcome(
-                status="failed",
-                failure_code="provider_error",
-                failure_message="The M-Pesa transaction id of this payment is unknown.",
-            )
+            return payment_reference_unknown("M-Pesa transaction id")
         try:
             response = self._call(
                 "PUT",

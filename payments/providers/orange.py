@@ -50,16 +50,13 @@ from payments.providers.base import (
     ProviderOutcome,
     RefundQuery,
     RefundRequest,
+    whole_units_only,
 )
 
 logger = logging.getLogger("payments.providers.orange")
 
 API = "/orange-money-b2b/v1/cd/transactions"
-WHOLE_UNITS_ONLY = ProviderOutcome(
-    status="failed",
-    failure_code="amount_invalid",
-    failure_message="Orange Money takes whole units only.",
-)
+WHOLE_UNITS_ONLY = whole_units_only("Orange Money")
 # A refund Orange has no record of (the assumed status path): asked again hourly, for staff to see.
 UNCONFIRMED_CHECK_AFTER = 3600
 
@@ -130,18 +127,17 @@ class OrangeMoney:
         return str(token), http.lifetime(body.get("expires_in"), 3600)
 
     def _call(self, method: str, path: str, **kwargs):
-        for renewed in (False, True):
-            token = http.tokens.get(self._token_key(), self._fetch_token)
-            response = http.send(
-                method,
-                f"{self._base()}{path}",
-                headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
-                **kwargs,
-            )
-            if response.status_code != 401 or renewed:
-                return response
-            http.tokens.forget(self._token_key())
-        return response  # pragma: no cover
+        return http.send_authorized(
+            method,
+            f"{self._base()}{path}",
+            token_key=self._token_key(),
+            fetch_token=self._fetch_token,
+            headers=lambda token: {
+                "Authorization": f"Bearer {token}",
+                "Accept": "application/json",
+            },
+            **kwargs,
+        )
 
     def _send(
         self, service: str, *, transaction_id: str, phone: str, amount: int, currency: str
