@@ -13,6 +13,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from payments import services
+from payments.api.errors import callback_refusal
 from payments.errors import CardReplyRejected
 from payments.models import Charge
 
@@ -66,6 +67,12 @@ def card_notify(request: HttpRequest) -> JsonResponse:
         charge = services.charge_card_return(fields=request.POST.dict())
     except CardReplyRejected as exc:
         logger.warning("card notification refused: %s", exc)
-        return JsonResponse({"received": False}, status=400)
+        return callback_refusal(
+            request,
+            400,
+            type="invalid_request_error",
+            code="card_reply_invalid",
+            message="The card reply is not a valid signed reply of the card provider.",
+        )
     logger.info("card notification for %s: %s", charge.id, charge.status)
     return JsonResponse({"received": True})
