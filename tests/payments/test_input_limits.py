@@ -254,3 +254,10 @@ def test_a_streamed_body_is_capped_where_it_is_read(merchant_keys, settings, dec
     else:
         assert_error(response, 413, "invalid_request_error", "request_too_large")
     assert Charge.objects.count() == 0
+
+
+@pytest.mark.parametrize("path", ["/card/notify", "/card/receipt"])
+def test_a_card_reply_with_a_nul_character_is_refused(client, caplog, path):
+    response = client.post(path, {"req_reference_number": "ch_\x00", "signature": "x"})
+    assert response.status_code == 400
+    assert any("NUL" in r.message for r in caplog.records if r.levelno == logging.WARNING)
