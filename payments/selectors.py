@@ -18,25 +18,34 @@ def parse_date_bound(value: str, *, param: str, upper: bool) -> tuple[datetime, 
         day = parse_date(value) if len(value) == 10 else None
     except ValueError:  # well-formed but impossible, e.g. 2026-02-30
         day = None
-    try:
-        if day is not None:
-            start = datetime.combine(day, time.min, tzinfo=UTC)
-            return (start + timedelta(days=1), False) if upper else (start, True)
+    if day is not None:
+        start = datetime.combine(day, time.min, tzinfo=UTC)
+        if not upper:
+            return start, True
         try:
-            moment = parse_datetime(value)
-        except ValueError:
-            moment = None
-        if moment is None or moment.tzinfo is None:
-            raise InvalidRequest(
-                f"Invalid {param}: use YYYY-MM-DD or an ISO 8601 datetime with offset "
-                "(e.g. 2026-11-21T09:30:00Z).",
-                param=param,
-            )
-        return moment.astimezone(UTC), not upper
-    except OverflowError:  # the day after 9999-12-31, or an offset past year 1 or 9999 in UTC
+            return start + timedelta(days=1), False
+        except OverflowError:  # no day after 9999-12-31
+            raise _out_of_range(param) from None
+    try:
+        moment = parse_datetime(value)
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
         raise InvalidRequest(
-            f"Invalid {param}: out of range (years 0001 to 9999 in UTC).", param=param
-        ) from None
+            f"Invalid {param}: use YYYY-MM-DD or an ISO 8601 datetime with offset "
+            "(e.g. 2026-11-21T09:30:00Z).",
+            param=param,
+        )
+    try:
+        return moment.astimezone(UTC), not upper
+    except OverflowError:  # e.g. 9999-12-31T23:59:59-14:00 is past year 9999 in UTC
+        raise _out_of_range(param) from None
+
+
+def _out_of_range(param: str) -> InvalidRequest:
+    return InvalidRequest(
+        f"Invalid {param}: out of range (years 0001 to 9999 in UTC).", param=param
+    )
 
 
 def _date_filtered(qs: QuerySet, date_from: str | None, date_to: str | None) -> QuerySet:
