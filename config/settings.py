@@ -181,6 +181,11 @@ if env.bool("TRUST_X_FORWARDED_PROTO", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 
+# Largest request body in bytes (413 request_too_large above it), on every path; Django's own
+# reading of form and raw bodies stops at the same size.
+MAX_REQUEST_BODY = env.int("MAX_REQUEST_BODY", default=1_048_576)
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY
+
 # --- REST framework -------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["payments.api.authentication.ApiKeyAuthentication"],

@@ -13,6 +13,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from payments import services
+from payments.api.errors import callback_refusal
 from payments.errors import CardReplyRejected
 from payments.models import Charge
 
@@ -42,11 +43,20 @@ def return_destination(charge: Charge) -> str | None:
     return None
 
 
+def _reply_fields(request: HttpRequest) -> dict[str, str]:
+    """The posted reply's fields. One with a NUL character is no reply of the provider's (and no
+    column could be searched for it)."""
+    fields = request.POST.dict()
+    if any("\x00" in name or "\x00" in value for name, value in fields.items()):
+        raise CardReplyRejected("the reply contains a NUL character")
+    return fields
+
+
 @csrf_exempt
 @require_POST
 def card_receipt(request: HttpRequest) -> HttpResponse:
     try:
-        charge = services.charge_card_return(fields=request.POST.dict())
+        charge = services.charge_card_return(fields=_reply_fields(request))
     except CardReplyRejected as exc:
         logger.warning("card reply refused: %s", exc)
         return render(request, "card/receipt_refused.html", status=400)
@@ -63,9 +73,15 @@ def card_notify(request: HttpRequest) -> JsonResponse:
     verification and status check as the receipt, without a browser. It settles the payment even
     when the customer closes the page before coming back."""
     try:
-        charge = services.charge_card_return(fields=request.POST.dict())
+        charge = services.charge_card_return(fields=_reply_fields(request))
     except CardReplyRejected as exc:
         logger.warning("card notification refused: %s", exc)
-        return JsonResponse({"received": False}, status=400)
+        return callback_refusal(
+            request,
+            400,
+            type="invalid_request_error",
+            code="card_reply_invalid",
+            message="The card reply is not a valid signed reply of the card provider.",
+        )
     logger.info("card notification for %s: %s", charge.id, charge.status)
     return JsonResponse({"received": True})

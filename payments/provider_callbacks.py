@@ -7,11 +7,12 @@ other-network charges are acknowledged and ignored. Orange also calls back for t
 refund (its partnerTransactionId is our refund id): that queues the refund's status check. Duplicates of one callback within
 CHECK_WINDOW enqueue nothing more, and the task skips a charge that is final by the time it runs.
 If the broker cannot take the task, the callback is still acknowledged: the poller
-(beat `charges-poll-due`) checks the charge on its next round.
+(beat `charges-poll-due`) checks the charge on its next round. A refused callback gets the
+contract's error envelope (beside `"received": false`), never a 500: its body is read by the one
+safe JSON loader, and one over MAX_REQUEST_BODY is refused with 413 before it is read.
 """
 
 import hmac
-import json
 import logging
 
 from django.conf import settings
@@ -22,6 +23,8 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from payments import tasks
+from payments.api.errors import callback_refusal as _refuse
+from payments.api.parsers import InvalidJson, loads_object
 from payments.models import Charge, ChargeStatus, Network, PaymentMethod, Refund, RefundStatus
 from payments.providers.airtel import callback_hash_valid
 
@@ -30,16 +33,33 @@ logger = logging.getLogger("payments.callbacks")
 CHECK_WINDOW = 10  # seconds in which more callbacks for one charge enqueue no further check
 
 
-def _answer(status: int = 200, **body) -> JsonResponse:
-    return JsonResponse({"received": status == 200, **body}, status=status)
+def _answer() -> JsonResponse:
+    return JsonResponse({"received": True})
 
 
-def _json(request: HttpRequest) -> dict | None:
+def _json(request: HttpRequest) -> dict | JsonResponse:
+    """The callback's JSON object, or the 400 that refuses it."""
     try:
-        body = json.loads(request.body or b"{}")
-    except ValueError:
-        return None
-    return body if isinstance(body, dict) else None
+        return loads_object(request.body or b"{}")
+    except InvalidJson as exc:
+        return _refuse(
+            request,
+            400,
+            type="invalid_request_error",
+            code="invalid_json",
+            message=f"The request body must be a JSON object ({exc}).",
+        )
+
+
+def _missing(request: HttpRequest, param: str) -> JsonResponse:
+    return _refuse(
+        request,
+        400,
+        type="invalid_request_error",
+        code="parameter_missing",
+        message=f"Missing required param: {param}.",
+        param=param,
+    )
 
 
 def _window_key(charge_id: str) -> str:
@@ -109,16 +129,22 @@ def _enqueue_refund_check(refund_id: str, network: str) -> JsonResponse:
 @require_POST
 def airtel_callback(request: HttpRequest) -> JsonResponse:
     body = _json(request)
-    if body is None:
-        return _answer(400, error="invalid_json")
+    if isinstance(body, JsonResponse):
+        return body
     key = settings.AIRTEL_CALLBACK_HASH_KEY
     if key and not callback_hash_valid(request.body, body, key):
         logger.warning("airtel callback refused: hash missing or wrong")
-        return _answer(401, error="invalid_hash")
+        return _refuse(
+            request,
+            401,
+            type="authentication_error",
+            code="invalid_hash",
+            message="The callback's hash is missing or wrong.",
+        )
     txn = body.get("transaction") if isinstance(body.get("transaction"), dict) else {}
     charge_id = str(txn.get("id") or "")
     if not charge_id:
-        return _answer(400, error="transaction_id_missing")
+        return _missing(request, "transaction[id]")
     return _enqueue_check(charge_id, Network.AIRTEL_MONEY)
 
 
@@ -128,17 +154,29 @@ def orange_callback(request: HttpRequest) -> JsonResponse:
     expected = settings.ORANGE_NOTIF_TOKEN
     if not expected:
         logger.warning("orange callback refused: ORANGE_NOTIF_TOKEN is not configured")
-        return _answer(403, error="callbacks_not_configured")
+        return _refuse(
+            request,
+            403,
+            type="permission_error",
+            code="callbacks_not_configured",
+            message="Orange Money callbacks are not configured on this service.",
+        )
     body = _json(request)
-    if body is None:
-        return _answer(400, error="invalid_json")
+    if isinstance(body, JsonResponse):
+        return body
     token = request.GET.get("notif_token") or body.get("notif_token") or ""
     if not isinstance(token, str) or not hmac.compare_digest(token.encode(), expected.encode()):
         logger.warning("orange callback refused: wrong notif_token")
-        return _answer(401, error="invalid_notif_token")
+        return _refuse(
+            request,
+            401,
+            type="authentication_error",
+            code="invalid_notif_token",
+            message="The callback's notif_token is missing or wrong.",
+        )
     ours = str(body.get("partnerTransactionId") or "")
     if not ours:
-        return _answer(400, error="partner_transaction_id_missing")
+        return _missing(request, "partnerTransactionId")
     if ours.startswith("re_"):  # the cashin of one of our refunds
         return _enqueue_refund_check(ours, Network.ORANGE_MONEY)
     return _enqueue_check(ours, Network.ORANGE_MONEY)

@@ -20,7 +20,12 @@ def parse_date_bound(value: str, *, param: str, upper: bool) -> tuple[datetime, 
         day = None
     if day is not None:
         start = datetime.combine(day, time.min, tzinfo=UTC)
-        return (start + timedelta(days=1), False) if upper else (start, True)
+        if not upper:
+            return start, True
+        try:
+            return start + timedelta(days=1), False
+        except OverflowError:  # no day after 9999-12-31
+            raise _out_of_range(param) from None
     try:
         moment = parse_datetime(value)
     except ValueError:
@@ -31,7 +36,16 @@ def parse_date_bound(value: str, *, param: str, upper: bool) -> tuple[datetime, 
             "(e.g. 2026-11-21T09:30:00Z).",
             param=param,
         )
-    return moment, not upper
+    try:
+        return moment.astimezone(UTC), not upper
+    except OverflowError:  # e.g. 9999-12-31T23:59:59-14:00 is past year 9999 in UTC
+        raise _out_of_range(param) from None
+
+
+def _out_of_range(param: str) -> InvalidRequest:
+    return InvalidRequest(
+        f"Invalid {param}: out of range (years 0001 to 9999 in UTC).", param=param
+    )
 
 
 def _date_filtered(qs: QuerySet, date_from: str | None, date_to: str | None) -> QuerySet:

@@ -2,7 +2,9 @@
 
 import logging
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, JsonResponse
 from django.views import defaults
 from rest_framework import exceptions as drf
@@ -28,6 +30,9 @@ CONTRACT_CODES = {
     "url_invalid",
     "checkout_session_not_open",
 } | IDEMPOTENCY_CODES
+# Refused input worth one warning line (never a traceback): bodies that are not JSON we accept,
+# out-of-range values, bodies over MAX_REQUEST_BODY.
+LOGGED_CODES = {"invalid_json", "parameter_invalid", "request_too_large"}
 
 
 def error_body(
@@ -48,6 +53,8 @@ def error_response(
     request, status: int, *, type: str, code: str, message: str, param=None, headers=None
 ) -> JsonResponse:
     request_id = getattr(request, "request_id", None)
+    if code in LOGGED_CODES:
+        log_refused(request, status, code, message, param)
     response = JsonResponse(
         error_body(request_id, type=type, code=code, message=message, param=param),
         status=status,
@@ -57,6 +64,42 @@ def error_response(
     for name, value in (headers or {}).items():
         response[name] = value
     return response
+
+
+def log_refused(request, status: int, code: str, message: str, param=None) -> None:
+    logger.warning(
+        "%s %s on %s %s (param=%s, request_id=%s): %s",
+        status,
+        code,
+        getattr(request, "method", "?"),
+        getattr(request, "path", "?"),
+        param,
+        getattr(request, "request_id", None),
+        message,
+    )
+
+
+def request_too_large_response(request) -> JsonResponse:
+    """413 for a body over MAX_REQUEST_BODY, whatever the path (contract §2, §11)."""
+    return error_response(
+        request,
+        413,
+        type="invalid_request_error",
+        code="request_too_large",
+        message=f"The request body is larger than {settings.MAX_REQUEST_BODY} bytes.",
+    )
+
+
+def callback_refusal(
+    request, status: int, *, type: str, code: str, message: str, param=None
+) -> JsonResponse:
+    """A provider's callback is not taken: the error envelope beside `"received": false`."""
+    if code in LOGGED_CODES:
+        log_refused(request, status, code, message, param)
+    body = error_body(
+        getattr(request, "request_id", None), type=type, code=code, message=message, param=param
+    )
+    return JsonResponse({"received": False, **body}, status=status)
 
 
 def _first_validation_error(detail, prefix: str = "") -> tuple[str | None, str, str]:
@@ -103,6 +146,8 @@ def exception_handler(exc, context):
         )
     if isinstance(exc, drf.ValidationError):
         return _validation_error(request, exc)
+    if isinstance(exc, RequestDataTooBig):
+        return request_too_large_response(request)
     if isinstance(exc, drf.NotAuthenticated):
         return error_response(
             request,
@@ -147,13 +192,11 @@ def exception_handler(exc, context):
             message=f"Too many requests. Retry after {wait} seconds.",
             headers={"Retry-After": str(wait)},
         )
-    if isinstance(exc, (drf.ParseError, drf.UnsupportedMediaType)):
-        return error_response(
-            request,
-            400,
-            type="invalid_request_error",
-            code="invalid_json",
-            message="The request body must be a JSON object (Content-Type: application/json).",
+    if isinstance(exc, drf.ParseError):
+        return invalid_json_response(request, str(exc.detail))
+    if isinstance(exc, drf.UnsupportedMediaType):
+        return invalid_json_response(
+            request, "The request body must be a JSON object (Content-Type: application/json)."
         )
     if isinstance(exc, (drf.PermissionDenied, DjangoPermissionDenied)):
         return error_response(
@@ -178,6 +221,12 @@ def exception_handler(exc, context):
         getattr(request, "request_id", None),
     )
     return internal_error_response(request)
+
+
+def invalid_json_response(request, message: str) -> JsonResponse:
+    return error_response(
+        request, 400, type="invalid_request_error", code="invalid_json", message=message
+    )
 
 
 def internal_error_response(request) -> JsonResponse:

@@ -1,14 +1,21 @@
 """Idempotent POSTs (contract §8): one operation per Idempotency-Key, its 2xx answer replayed.
 
-Every POST under /v1 that carries `Idempotency-Key` runs inside one database transaction that
-  1. claims the key (PostgreSQL: a transaction-scoped advisory lock; held by another request → 409),
-  2. looks for a stored answer (same endpoint and body → replay it; otherwise → 400 reused),
+Every POST under /v1 that carries `Idempotency-Key`
+  1. looks for a stored answer first, without claiming anything: once the first request has
+     answered, every later one (however many arrive at once) gets the replay (same endpoint and
+     body) or 400 reused (another endpoint or body), never 409;
+  2. otherwise, inside one database transaction, claims the key (PostgreSQL: a transaction-scoped
+     advisory lock). Held by another request: that request is still running, so 409, unless its
+     answer has been committed in the meantime (then it is replayed). Claimed: the stored answer is
+     looked for once more (the first may have committed between step 1 and the claim);
   3. runs the operation and, if it answered 2xx, stores the answer before the commit.
 The operation's writes and the stored answer therefore commit together or not at all: a crash
 can never leave an operation without its answer (which a retry would repeat), and an error leaves
 nothing behind, so a retry with the same key runs again. Work that leaves the service (tasks,
 prompts, webhooks) is started on commit, so it happens once.
 
+PostgreSQL makes a committed transaction's rows visible before it releases its advisory locks, so
+a request that finds the key held and no stored answer knows the first one is truly still running.
 On SQLite the transaction takes the write lock at BEGIN, so requests with one key run one after
 the other: the second finds the first's answer. The unique constraint on the scope is the backstop
 where writes are not serialised.
@@ -81,9 +88,16 @@ def scope_for(request, *, merchant: Merchant, livemode: bool) -> Scope | None:
 
 def run(*, scope: Scope, operation: Callable[[], HttpResponseBase]) -> HttpResponseBase:
     """Answer the request once: replay a stored answer, or run `operation` and store its answer."""
+    record = _stored_answer(scope)
+    if record is not None:  # the first request has answered: no claim, no lock, no 409
+        return _replay(record, scope)
     try:
         with transaction.atomic():
-            _claim(scope)
+            if not _claim(scope):
+                record = _stored_answer(scope)  # committed since our first look?
+                if record is None:
+                    raise IdempotencyKeyInUse()
+                return _replay(record, scope)
             record = _live_record(scope)
             if record is not None:
                 return _replay(record, scope)
@@ -94,7 +108,7 @@ def run(*, scope: Scope, operation: Callable[[], HttpResponseBase]) -> HttpRespo
                 transaction.set_rollback(True)
             return response
     except _StoredElsewhere:
-        record = _live_record(scope)
+        record = _stored_answer(scope)
         if record is None:
             raise IdempotencyKeyInUse() from None
         return _replay(record, scope)
@@ -107,26 +121,36 @@ def _lock_id(scope: Scope) -> int:
     return int.from_bytes(digest[:8], "big", signed=True)
 
 
-def _claim(scope: Scope) -> None:
-    """Hold the key for the rest of this transaction; 409 while another request holds it."""
+def _claim(scope: Scope) -> bool:
+    """Hold the key for the rest of this transaction; False while another request holds it."""
     if connection.vendor != "postgresql":
-        return  # SQLite: BEGIN IMMEDIATE already serialises writers
+        return True  # SQLite: BEGIN IMMEDIATE already serialises writers
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [_lock_id(scope)])
         (acquired,) = cursor.fetchone()
-    if not acquired:
-        raise IdempotencyKeyInUse()
+    return bool(acquired)
+
+
+def _stored_answer(scope: Scope) -> IdempotencyRecord | None:
+    """The answer stored under the key and still within its 24 h; a read that claims nothing."""
+    return IdempotencyRecord.objects.filter(
+        merchant=scope.merchant,
+        livemode=scope.livemode,
+        key=scope.key,
+        expires_at__gt=timezone.now(),
+    ).first()
 
 
 def _live_record(scope: Scope) -> IdempotencyRecord | None:
-    record = IdempotencyRecord.objects.filter(
-        merchant=scope.merchant, livemode=scope.livemode, key=scope.key
-    ).first()
-    if record is not None and record.expires_at <= timezone.now():
-        # Past its 24 h the key is free again; the purge task may not have run yet.
-        IdempotencyRecord.objects.filter(pk=record.pk).delete()
-        return None
-    return record
+    """The stored answer, for the request that holds the key: one past its 24 h is deleted, so
+    that the key is free again (the purge task may not have run yet)."""
+    IdempotencyRecord.objects.filter(
+        merchant=scope.merchant,
+        livemode=scope.livemode,
+        key=scope.key,
+        expires_at__lte=timezone.now(),
+    ).delete()
+    return _stored_answer(scope)
 
 
 def _replay(record: IdempotencyRecord, scope: Scope) -> HttpResponse:

@@ -1,10 +1,47 @@
-"""Request-Id on every response, and JSON (never a traceback) for any unhandled error under /v1."""
+"""Request-Id on every response; requests no view can take refused up front (a body over
+MAX_REQUEST_BODY → 413, a NUL character in the URL → 400); JSON (never a traceback) for any
+unhandled error under /v1."""
 
 import logging
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
+from django.http.multipartparser import MultiPartParserError
 
 from payments.ids import request_id
 
 logger = logging.getLogger("payments.api")
+
+# Raised while a view reads a form body that cannot be read: refused, never a 500.
+UNREADABLE_FORM = (TooManyFieldsSent, TooManyFilesSent, MultiPartParserError)
+
+
+def declared_length(request) -> int:
+    """The body size the client announces (Content-Length), 0 when absent or malformed: what
+    Django then reads. A body without one is capped where it is read."""
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return 0
+
+
+def _refusal(request):
+    from payments.api.errors import error_response, request_too_large_response
+
+    if declared_length(request) > settings.MAX_REQUEST_BODY:
+        return request_too_large_response(request)
+    if "\x00" in request.path or any(
+        "\x00" in key or "\x00" in value for key, values in request.GET.lists() for value in values
+    ):
+        # No identifier or filter contains one, and no column can store one.
+        return error_response(
+            request,
+            400,
+            type="invalid_request_error",
+            code="parameter_invalid",
+            message="The URL must not contain NUL characters.",
+        )
+    return None
 
 
 class RequestIdMiddleware:
@@ -13,15 +50,30 @@ class RequestIdMiddleware:
 
     def __call__(self, request):
         request.request_id = request_id()
-        response = self.get_response(request)
+        response = _refusal(request) or self.get_response(request)
         response["Request-Id"] = request.request_id
         return response
 
     def process_exception(self, request, exception):
+        from payments.api.errors import (
+            error_response,
+            internal_error_response,
+            request_too_large_response,
+        )
+
+        # Any path (callbacks, card replies, forms): refusals of the body, never a 500.
+        if isinstance(exception, RequestDataTooBig):
+            return request_too_large_response(request)
+        if isinstance(exception, UNREADABLE_FORM):
+            return error_response(
+                request,
+                400,
+                type="invalid_request_error",
+                code="parameter_invalid",
+                message=f"The request body is not a readable form ({exception}).",
+            )
         if not request.path.startswith("/v1"):
             return None
-        from payments.api.errors import internal_error_response
-
         logger.exception(
             "Unhandled error on %s %s (request_id=%s)",
             request.method,

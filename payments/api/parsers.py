@@ -1,12 +1,98 @@
-"""Request bodies: JSON objects only (contract §1)."""
+"""Request bodies: JSON objects only (contract §1), read by one safe loader.
+
+`loads` is the only way a request body becomes data, under /v1 (the DRF parser) and in the
+operators' callbacks alike. Whatever the body, it answers data or raises `InvalidJson`: never a
+RecursionError (nesting is measured before parsing, iteratively), never a 500 later on (NaN and
+Infinity, NUL characters and lone surrogates, which no column can store, are refused here).
+"""
+
+import json
+import re
 
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
+MAX_JSON_DEPTH = 32  # our own bodies need 2 levels, the operators' callbacks fewer than 10
+
+# A JSON string (skipped whole, so brackets inside it do not count) or one bracket.
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+class InvalidJson(ValueError):
+    """A body that is not JSON this service accepts; the message says why (for the log line)."""
+
+
+def _too_deep(text: str) -> bool:
+    depth = 0
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                return True
+        elif token in "]}":
+            depth -= 1
+    return False
+
+
+def _no_constants(name: str):
+    raise InvalidJson(f"{name} is not a JSON number")
+
+
+def _check_strings(value) -> None:
+    """Every string (keys too) must be storable text: no NUL, no lone surrogate."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            if "\x00" in item:
+                raise InvalidJson("a string contains a NUL character")
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise InvalidJson("a string contains a lone surrogate") from None
+
+
+def loads(raw: bytes | str):
+    """The JSON value of `raw` (UTF-8), or InvalidJson."""
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidJson("the body is not UTF-8") from None
+    if _too_deep(raw):
+        raise InvalidJson(f"nested deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        value = json.loads(raw, parse_constant=_no_constants)
+    except InvalidJson:
+        raise
+    except json.JSONDecodeError as exc:
+        raise InvalidJson(f"{exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except ValueError:  # an integer of more digits than Python converts
+        raise InvalidJson("a number has too many digits") from None
+    _check_strings(value)
+    return value
+
+
+def loads_object(raw: bytes | str) -> dict:
+    """A body that must be a JSON object."""
+    value = loads(raw)
+    if not isinstance(value, dict):
+        raise InvalidJson("the body is not a JSON object")
+    return value
+
 
 class JsonObjectParser(JSONParser):
+    """DRF hands over `request.body`, which Django reads up to DATA_UPLOAD_MAX_MEMORY_SIZE
+    (= MAX_REQUEST_BODY) only, whether or not the client announced the length."""
+
     def parse(self, stream, media_type=None, parser_context=None):
-        data = super().parse(stream, media_type, parser_context)
-        if not isinstance(data, dict):
-            raise ParseError("The request body must be a JSON object.")
-        return data
+        try:
+            return loads_object(stream.read() if stream is not None else b"")
+        except InvalidJson as exc:
+            raise ParseError(f"The request body must be a JSON object ({exc}).") from None

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.test import APIClient
 
 from payments import services, tasks
+from payments.api import idempotency
 from payments.api.base import ApiView
 from payments.errors import ProviderUnavailable
 from payments.models import Charge, IdempotencyRecord, SandboxTransaction
@@ -71,6 +72,7 @@ def test_replay_is_the_first_response_byte_for_byte(api):
     again = post(api, "/v1/charges", MM | {"metadata": {"order": "42", "ligne": "é"}}, "k-1")
     assert again.content == first.content and again["Idempotent-Replayed"] == "true"
     assert Charge.objects.count() == 1
+    assert IdempotencyRecord.objects.count() == 1
 
 
 def test_requests_without_the_header_are_not_deduplicated(api):
@@ -104,6 +106,10 @@ def test_same_key_with_another_body_is_refused(api):
     assert_error(response, 400, "idempotency_error", "idempotency_key_reused")
     assert not response.has_header("Idempotent-Replayed")
     assert Charge.objects.count() == 1
+    # The refusal stored nothing: the key still holds the first body's answer only.
+    record = IdempotencyRecord.objects.get()
+    assert (record.key, record.response_status) == ("k-body", 201)
+    assert record.request_fingerprint == idempotency.fingerprint(MM)
 
 
 def test_same_key_on_another_path_is_refused(api):
@@ -111,6 +117,7 @@ def test_same_key_on_another_path_is_refused(api):
     response = post(api, "/v1/webhook_endpoint", {"url": "https://example.cd/hooks"}, "k-path")
     assert_error(response, 400, "idempotency_error", "idempotency_key_reused")
     assert api.get("/v1/webhook_endpoint").json()["url"] is None
+    assert list(IdempotencyRecord.objects.values_list("path", flat=True)) == ["/v1/charges"]
 
 
 def test_keys_are_scoped_per_merchant(api):
@@ -155,6 +162,7 @@ def test_webhook_endpoint_post_is_honoured_the_same_way(api):
         "idempotency_error",
         "idempotency_key_reused",
     )
+    assert IdempotencyRecord.objects.count() == 1
 
 
 def test_a_failed_first_request_leaves_nothing_and_the_corrected_retry_runs(api):
@@ -165,6 +173,7 @@ def test_a_failed_first_request_leaves_nothing_and_the_corrected_retry_runs(api)
     again = post(api, "/v1/charges", {**MM, "phone": "+24381234"}, "fix-me")
     assert_error(again, 400, "invalid_request_error", "phone_invalid")
     assert not again.has_header("Idempotent-Replayed")
+    assert IdempotencyRecord.objects.count() == 0
 
     corrected = post(api, "/v1/charges", MM, "fix-me")
     assert corrected.status_code == 201 and not corrected.has_header("Idempotent-Replayed")
@@ -207,6 +216,7 @@ def test_invalid_keys_are_refused(api, key):
     response = post(api, "/v1/charges", MM, key)
     assert_error(response, 400, "idempotency_error", "idempotency_key_invalid")
     assert Charge.objects.count() == 0
+    assert IdempotencyRecord.objects.count() == 0
 
 
 def test_longest_and_odd_printable_keys_are_accepted(api):
@@ -219,17 +229,22 @@ def test_longest_and_odd_printable_keys_are_accepted(api):
 def test_authentication_comes_before_the_key(anon):
     response = post(anon, "/v1/charges", MM, "")
     assert_error(response, 401, "authentication_error", "missing_api_key")
+    assert IdempotencyRecord.objects.count() == 0
 
 
 def test_invalid_json_is_refused_before_the_key_is_used(api):
     response = post(api, "/v1/charges", "[1, 2]", "json-key")
     assert_error(response, 400, "invalid_request_error", "invalid_json")
+    assert IdempotencyRecord.objects.count() == 0
     assert post(api, "/v1/charges", MM, "json-key").status_code == 201
+    assert IdempotencyRecord.objects.get().key == "json-key"
 
 
 def test_get_requests_ignore_the_header(api):
     response = api.get("/v1/charges", HTTP_IDEMPOTENCY_KEY="")
     assert response.status_code == 200
+    assert api.get("/v1/charges", HTTP_IDEMPOTENCY_KEY="get-key").status_code == 200
+    assert IdempotencyRecord.objects.count() == 0
 
 
 def test_a_key_is_kept_24_hours_from_the_first_request(api):

@@ -4,11 +4,13 @@ import threading
 
 import pytest
 import requests
+from django.db import connection, transaction
 from django.urls import include, path
 from rest_framework.response import Response
 
 from config.celery import app as celery_app
 from payments import services
+from payments.api import idempotency
 from payments.api.base import ApiView
 from payments.models import Charge, IdempotencyRecord, SandboxTransaction
 
@@ -52,32 +54,89 @@ def tasks_inline():
     celery_app.conf.task_always_eager = False
 
 
-def test_simultaneous_requests_with_one_key_make_one_charge_and_one_prompt(
-    live_server, merchant_keys, tasks_inline
-):
-    barrier = threading.Barrier(THREADS)
+def concurrently(send, count: int = THREADS) -> list[requests.Response]:
+    """`count` threads released together, each sending one request; their answers."""
+    barrier = threading.Barrier(count)
     answers: list[requests.Response] = []
     lock = threading.Lock()
 
-    def send():
+    def run():
         with requests.Session() as session:
             barrier.wait(timeout=30)
-            answer = session.post(
-                f"{live_server.url}/v1/charges",
-                json=MM,
-                headers=headers(merchant_keys, "race-1"),
-                timeout=30,
-            )
+            answer = send(session)
         with lock:
             answers.append(answer)
 
-    threads = [threading.Thread(target=send) for _ in range(THREADS)]
+    threads = [threading.Thread(target=run) for _ in range(count)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=60)
+    assert len(answers) == count
+    return answers
 
-    assert len(answers) == THREADS
+
+def test_simultaneous_retries_of_an_answered_key_all_get_the_replay(
+    live_server, merchant_keys, tasks_inline
+):
+    url = f"{live_server.url}/v1/charges"
+    first = requests.post(url, json=MM, headers=headers(merchant_keys, "answered-1"), timeout=30)
+    assert first.status_code == 201 and "Idempotent-Replayed" not in first.headers
+
+    answers = concurrently(
+        lambda session: session.post(
+            url, json=MM, headers=headers(merchant_keys, "answered-1"), timeout=30
+        )
+    )
+    assert [a.status_code for a in answers] == [201] * THREADS, [a.text for a in answers]
+    for answer in answers:
+        assert answer.headers["Idempotent-Replayed"] == "true"
+        assert answer.content == first.content
+    charge_id = first.json()["id"]
+    assert Charge.objects.count() == 1
+    assert SandboxTransaction.objects.get(reference=charge_id).request_count == 1
+    assert IdempotencyRecord.objects.filter(key="answered-1").count() == 1
+
+
+def test_a_replay_is_answered_even_while_the_key_is_claimed(live_server, merchant_keys):
+    """The stored answer is read before the key is claimed: a replay never waits for, nor is
+    refused by, whoever holds the key at that moment."""
+    url = f"{live_server.url}/v1/charges"
+    first = requests.post(url, json=MM, headers=headers(merchant_keys, "held-1"), timeout=30)
+    assert first.status_code == 201
+    scope = idempotency.Scope(
+        merchant=merchant_keys.merchant,
+        livemode=False,
+        key="held-1",
+        method="POST",
+        path="/v1/charges",
+        fingerprint=idempotency.fingerprint(MM),
+    )
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [idempotency._lock_id(scope)])
+        assert cursor.fetchone() == (True,)
+        replay = requests.post(url, json=MM, headers=headers(merchant_keys, "held-1"), timeout=30)
+        reused = requests.post(
+            url, json={**MM, "amount": 260000}, headers=headers(merchant_keys, "held-1"), timeout=30
+        )
+    assert replay.status_code == 201, replay.text
+    assert replay.headers["Idempotent-Replayed"] == "true" and replay.content == first.content
+    assert reused.status_code == 400
+    assert reused.json()["error"]["code"] == "idempotency_key_reused"
+    assert Charge.objects.count() == 1
+
+
+def test_simultaneous_requests_with_one_key_make_one_charge_and_one_prompt(
+    live_server, merchant_keys, tasks_inline
+):
+    answers = concurrently(
+        lambda session: session.post(
+            f"{live_server.url}/v1/charges",
+            json=MM,
+            headers=headers(merchant_keys, "race-1"),
+            timeout=30,
+        )
+    )
     originals = [
         a for a in answers if a.status_code == 201 and "Idempotent-Replayed" not in a.headers
     ]
@@ -127,14 +186,24 @@ def test_a_request_still_running_makes_the_same_key_answer_409(
     runner.start()
     try:
         assert started.wait(timeout=15)
-        for other_body in (body, {"url": "https://b.example.cd/hooks"}):
-            busy = requests.post(
-                url, json=other_body, headers=headers(merchant_keys, "slow-1"), timeout=30
+        racing = concurrently(
+            lambda session: session.post(
+                url, json=body, headers=headers(merchant_keys, "slow-1"), timeout=30
             )
-            assert busy.status_code == 409
+        )
+        other_body = requests.post(
+            url,
+            json={"url": "https://b.example.cd/hooks"},
+            headers=headers(merchant_keys, "slow-1"),
+            timeout=30,
+        )
+        for busy in [*racing, other_body]:
+            assert busy.status_code == 409, busy.text
             error = busy.json()["error"]
             assert (error["type"], error["code"]) == ("idempotency_error", "idempotency_key_in_use")
             assert error["request_id"] == busy.headers["Request-Id"]
+            assert "Idempotent-Replayed" not in busy.headers
+        assert not IdempotencyRecord.objects.filter(key="slow-1").exists()
         # Another key is not held up by this one.
         other = requests.post(
             f"{live_server.url}/v1/charges",

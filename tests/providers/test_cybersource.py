@@ -210,7 +210,8 @@ def test_the_merchant_post_settles_the_payment_without_the_browser(cybersource, 
     # The customer closes the page; CyberSource posts the same reply to our Merchant POST URL.
     path = urlsplit(notify).path
     forged = client.post(path, {**reply, "signature": "A" * 43 + "="})
-    assert forged.status_code == 400 and forged.json() == {"received": False}
+    assert forged.status_code == 400 and forged.json()["received"] is False
+    assert forged.json()["error"]["code"] == "card_reply_invalid"
     assert Charge.objects.get(pk=body["id"]).status == "pending"
     for _ in range(2):  # a repeated notification changes nothing more
         response = client.post(path, reply)
