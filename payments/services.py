@@ -36,6 +36,7 @@ from payments.models import (
 )
 from payments.providers import registry
 from payments.providers.base import (
+    STAFF_REASON,
     CardPayment,
     InvalidSignature,
     MobileMoneyPayment,
@@ -559,6 +560,11 @@ def refund_refresh(*, refund_id: str) -> Refund:
     if refund.livemode and refund.provider_requested_at is None:
         # The API answered `pending` and promised this refund: its task was lost, send it now.
         return refund_send(refund_id=refund_id)
+    if any(STAFF_REASON in answer for answer in refund.provider_raw):
+        # Never sent (see payment_reference_unknown): there is nothing to ask, only staff settle it.
+        return refund_apply_outcome(
+            refund_id=refund.id, outcome=ProviderOutcome(status="pending", check_after=3600)
+        )
     charge = refund.charge
     try:
         outcome = _provider_for(charge).check_refund(

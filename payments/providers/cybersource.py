@@ -270,13 +270,11 @@ class CyberSourceCard:
             # 502 SERVER_ERROR includes processor timeouts: the credit may exist; search later.
             raise ProviderError(f"card refund: HTTP {response.status_code}")
         if response.status_code in (401, 403):
-            # Our credentials were refused before anything happened: nothing was given back.
+            # Our credentials were refused. Never sent twice and never failed on that alone: the
+            # refund stays pending and the search (or staff, in the Business Center) decides.
             logger.error("card refund %s: HTTP %s", request.refund_id, response.status_code)
             return ProviderOutcome(
-                status="failed",
-                failure_code="provider_error",
-                failure_message="The card provider refused the request; no refund was made.",
-                raw={"refund": f"HTTP {response.status_code}"},
+                status="pending", check_after=600, raw={"refund": f"HTTP {response.status_code}"}
             )
         body = http.json_body(response, "card refund")
         raw = http.redact(body)
