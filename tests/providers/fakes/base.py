@@ -58,9 +58,11 @@ class FakeProvider:
         self._scripted: list[tuple[str, re.Pattern, Response | Silence]] = []
         self._stopping = threading.Event()
 
-    def answer_next(self, method: str, pattern: str, answer: "Response | Silence") -> None:
+    def answer_next(
+        self, method: str, pattern: str, answer: "Response | Silence", times: int = 1
+    ) -> None:
         with self.lock:
-            self._scripted.append((method, re.compile(f"^{pattern}$"), answer))
+            self._scripted.extend([(method, re.compile(f"^{pattern}$"), answer)] * times)
 
     def requests_to(self, method: str, path: str) -> list[Request]:
         with self.lock:
