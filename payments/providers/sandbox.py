@@ -194,8 +194,11 @@ CARD_DECISIONS: dict[str, tuple[str, str, str]] = {
 
 
 def card_outcome(decision: str, reason_code: str, reference: str, raw: dict) -> ProviderOutcome:
-    """Shared by the sandbox and the live card adapter. REVIEW and unknown stay pending."""
+    """Shared by the sandbox and the live card adapter. REVIEW and unknown stay pending; an
+    ACCEPT with reason 110 (only part of the amount approved) is not a success."""
     mapped = CARD_DECISIONS.get(decision.upper())
+    if mapped and mapped[0] == "succeeded" and str(reason_code) == "110":
+        mapped = ("failed", "partial_approval", "The card issuer approved only part of the amount.")
     if mapped is None:
         return ProviderOutcome(status="pending", provider_reference=reference, raw=raw)
     status, code, message = mapped

@@ -221,3 +221,35 @@ def test_the_merchant_post_settles_the_payment_without_the_browser(cybersource, 
         assert response.status_code == 200 and response.json() == {"received": True}
     assert Charge.objects.get(pk=body["id"]).status == "succeeded"
     assert Event.objects.filter(type="charge.succeeded", livemode=True).count() == 1
+
+
+@pytest.mark.parametrize(
+    "reason, amounts, status, failure_code",
+    [
+        ("110", {"totalAmount": "19.99", "authorizedAmount": "5.00"}, "failed", "partial_approval"),
+        ("110", {"totalAmount": "19.99"}, "failed", "partial_approval"),
+        ("100", {"totalAmount": "19.99", "authorizedAmount": "5.00"}, "failed", "amount_mismatch"),
+        ("100", {"currency": "USD"}, "pending", ""),  # accepted, for an amount it does not say
+        ("100", {"totalAmount": "19.99", "authorizedAmount": "19.99"}, "succeeded", ""),
+    ],
+)
+def test_only_the_whole_amount_approved_is_a_success(
+    cybersource, live_api, reason, amounts, status, failure_code
+):
+    body = create(live_api)
+    cybersource.pay(body["next_action"]["params"], "accept")
+    found = cybersource.transactions[0]
+    found["applicationInformation"]["reasonCode"] = reason
+    found["orderInformation"]["amountDetails"] = {"currency": "USD", **amounts}
+    charge = services.charge_refresh(charge_id=body["id"])
+    assert (charge.status, charge.failure_code) == (status, failure_code)
+    if status != "pending":
+        assert charge.provider_reference == found["id"]  # staff find what was taken
+
+
+def test_the_shared_card_mapping_refuses_a_partial_approval():
+    from payments.providers.sandbox import card_outcome
+
+    partial = card_outcome("ACCEPT", "110", "T1", {})
+    assert (partial.status, partial.failure_code) == ("failed", "partial_approval")
+    assert card_outcome("ACCEPT", "100", "T1", {}).status == "succeeded"
