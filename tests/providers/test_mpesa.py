@@ -226,6 +226,15 @@ def test_refunds_through_the_api_become_reversals(mpesa, live_api):
 # response-code table, see payments/providers/mpesa.py): never a reason to renew and post again.
 
 
+def pay_answered(mpesa, live_api, code: str) -> Charge:
+    """A C2B the customer's PIN entry ends with `code`, as the charge then stands."""
+    mpesa.pin_entry["243812345678"] = code
+    charge = create(live_api)
+    services.charge_request_payment(charge_id=charge.id)
+    charge.refresh_from_db()
+    return charge
+
+
 @pytest.fixture
 def active_session(mpesa, settings):
     """Sessions active at once: any second call would be our own repetition, not a wait."""
@@ -236,11 +245,7 @@ def active_session(mpesa, settings):
 def test_a_401_ins5_is_the_customers_refusal_and_the_c2b_is_sent_once(
     mpesa, live_api, active_session
 ):
-    mpesa.pin_entry["243812345678"] = "INS-5"
-    charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
-
-    charge.refresh_from_db()
+    charge = pay_answered(mpesa, live_api, "INS-5")
     assert (charge.status, charge.failure_code) == ("declined", "customer_rejected")
     assert len(mpesa.requests_to("POST", f"{PREFIX}/{C2B}/")) == 1  # one PIN prompt
     assert mpesa.session_requests == 1  # the session was not renewed for it
@@ -276,10 +281,7 @@ def test_a_bare_401_on_the_c2b_is_not_repeated_and_leaves_the_charge_pending(
 def test_a_request_timeout_ins9_is_pending_and_the_query_settles_it(
     mpesa, live_api, active_session
 ):
-    mpesa.pin_entry["243812345678"] = "INS-9"
-    charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
-    charge.refresh_from_db()
+    charge = pay_answered(mpesa, live_api, "INS-9")
     assert charge.status == "pending"  # HTTP 408 "request timeout": the query decides
 
     services.charge_refresh(charge_id=charge.id)
