@@ -12,9 +12,13 @@
   payment's (or the reversal's) answer. Only a session refusal renews the session: INS-2, or a
   401 with no INS code. And only INS-2 proves nothing was processed (the gateway refused our
   credentials before the payment engine saw the request), so only then is a C2B or a reversal
-  sent again (once: after waiting for a new session to become active, or with a renewed one). A
-  401 with no INS code drops the session but is not repeated: the charge or refund stays pending
-  and the status query (or staff) decides. Timeouts are never repeated.
+  sent again (at most twice: once after waiting for a new session to become active, once with a
+  renewed session). A 401 with no INS code drops the session but is not repeated: the charge or
+  refund stays pending and the status query (or staff) decides. Timeouts are never repeated.
+  Source of the table: the portal's "Response Codes" page, as reproduced with its HTTP statuses
+  in public OpenAPI SDK documentation (e.g. the Vodacom Mozambique SDKs' READMEs); where our
+  protocol notes differed (they read INS-4 as "customer cancelled"), the vendor's table ("user
+  not active") was followed.
 - Payment: POST {prefix}/c2bPayment/singleStage/ — synchronous: the call blocks while the customer
   enters the PIN, so it gets MPESA_TIMEOUT seconds; no answer in time is "unknown" → pending, and
   the poller asks queryTransactionStatus. input_ThirdPartyConversationID is our charge id.
