@@ -16,6 +16,7 @@ from checkout import selectors, services
 from checkout.formatting import format_amount
 from checkout.forms import MobileMoneyForm
 from checkout.models import CheckoutSession, SessionStatus
+from payments import services as payment_services
 from payments.errors import ApiError, CheckoutSessionNotOpen
 from payments.models import Charge, ChargeStatus, PaymentMethod
 
@@ -231,6 +232,13 @@ def _attempt(request, session: CheckoutSession, **kwargs):
             session_id=session.id, locale=translation.get_language()[:2], **kwargs
         )
     except services.AttemptInProgress as exc:
+        if exc.charge.payment_method == PaymentMethod.CARD and kwargs.get("payment_method") == (
+            PaymentMethod.CARD
+        ):
+            # Back to the card payment page: a freshly signed attempt, never the old form.
+            return payment_services.charge_card_new_attempt(
+                charge_id=exc.charge.id, locale=translation.get_language()[:2]
+            ), None
         return exc.charge, None
     except CheckoutSessionNotOpen:
         return None, HttpResponseRedirect(_page_url(session))

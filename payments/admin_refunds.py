@@ -16,6 +16,7 @@ from django.utils.html import format_html
 
 from payments import services
 from payments.models import Refund, RefundStatus
+from payments.providers.base import STAFF_REASON
 
 
 def money(amount: int, currency: str) -> str:
@@ -68,6 +69,7 @@ class RefundAdmin(ReadOnlyMixin, admin.ModelAdmin):
         "status",
         "reason",
         "metadata_display",
+        "staff_reason_display",
         "failure_code",
         "failure_message",
         "provider_reference",
@@ -93,6 +95,11 @@ class RefundAdmin(ReadOnlyMixin, admin.ModelAdmin):
     @admin.display(description="Metadata")
     def metadata_display(self, obj):
         return format_html("<pre>{}</pre>", json.dumps(obj.metadata, indent=2, ensure_ascii=False))
+
+    @admin.display(description="Waiting for staff because")
+    def staff_reason_display(self, obj):
+        reasons = [a[STAFF_REASON] for a in obj.provider_raw if STAFF_REASON in a]
+        return reasons[-1] if reasons else "-"
 
     @admin.display(description="Provider answers")
     def provider_raw_display(self, obj):

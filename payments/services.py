@@ -36,6 +36,7 @@ from payments.models import (
 )
 from payments.providers import registry
 from payments.providers.base import (
+    STAFF_REASON,
     CardPayment,
     InvalidSignature,
     MobileMoneyPayment,
@@ -45,7 +46,7 @@ from payments.providers.base import (
     RefundQuery,
     RefundRequest,
 )
-from payments.providers.secure_acceptance import major_units
+from payments.providers.secure_acceptance import attempt_issued, major_units
 from payments.representations import charge_repr, refund_repr
 
 logger = logging.getLogger("payments.services")
@@ -176,27 +177,10 @@ def charge_create(
         updated_at=now,
     )
     if payment_method == PaymentMethod.CARD:
-        provider = registry.card(livemode=livemode)
-        redirect = provider.start_payment(
-            CardPayment(
-                charge_id=charge.id,
-                amount=amount,
-                currency=currency,
-                receipt_url=card_receipt_url(),
-                cancel_url=card_receipt_url(),
-                locale=locale,
-                notify_url=card_notify_url() if livemode else "",
-            )
-        )
+        provider = _card_attempt(charge, locale)
         charge.return_url = return_url
         charge.provider = provider.name
-        charge.provider_attempt = redirect.attempt
         charge.provider_requested_at = now
-        charge.next_action = {
-            "type": "provider_redirect",
-            "payment_url": redirect.payment_url,
-            "params": redirect.params,
-        }
         charge.next_check_at = now + timedelta(seconds=CARD_FIRST_CHECK)
         charge.save(force_insert=True)
     else:
@@ -210,6 +194,43 @@ def charge_create(
         # robust: with the broker down the charge still stands (201); the unsent-charge sweep
         # of charges_poll_due sends its prompt once the broker is back.
         transaction.on_commit(lambda: tasks.enqueue_payment_request(charge), robust=True)
+    return charge
+
+
+def _card_attempt(charge: Charge, locale: str):
+    """Sign a fresh attempt (new transaction_uuid and signed_date_time) of a card charge: it
+    becomes the charge's provider_attempt and next_action. Signing calls no provider."""
+    provider = registry.card(livemode=charge.livemode)
+    redirect = provider.start_payment(
+        CardPayment(
+            charge_id=charge.id,
+            amount=charge.amount,
+            currency=charge.currency,
+            receipt_url=card_receipt_url(),
+            cancel_url=card_receipt_url(),
+            locale=locale,
+            notify_url=card_notify_url() if charge.livemode else "",
+        )
+    )
+    charge.provider_attempt = redirect.attempt
+    charge.next_action = {
+        "type": "provider_redirect",
+        "payment_url": redirect.payment_url,
+        "params": redirect.params,
+    }
+    return provider
+
+
+@transaction.atomic
+def charge_card_new_attempt(*, charge_id: str, locale: str = "fr") -> Charge:
+    """The customer goes back to the card payment page: a pending card charge gets a freshly
+    signed attempt (the old form would be refused: used transaction_uuid, stale signed time). A
+    late reply to the old attempt still verifies and triggers the status check, which decides."""
+    charge = Charge.objects.select_for_update().get(pk=charge_id)
+    if charge.status != ChargeStatus.PENDING or charge.payment_method != PaymentMethod.CARD:
+        return charge
+    _card_attempt(charge, locale)
+    charge.save(update_fields=["provider_attempt", "next_action"])
     return charge
 
 
@@ -322,8 +343,9 @@ def charge_card_return(*, fields: dict[str, str]) -> Charge:
         "req_reference_number": (reply.reference_number, charge.id),
         "req_amount": (reply.amount, major_units(charge.amount)),
         "req_currency": (reply.currency, charge.currency),
-        "req_transaction_uuid": (reply.attempt, charge.provider_attempt),
     }
+    if not attempt_issued(charge.id, reply.attempt) and reply.attempt != charge.provider_attempt:
+        expected["req_transaction_uuid"] = (reply.attempt, charge.provider_attempt)
     wrong = [name for name, (got, want) in expected.items() if got != want]
     if wrong:
         raise CardReplyRejected(f"reply for {charge.id} differs in {', '.join(wrong)}")
@@ -559,6 +581,11 @@ def refund_refresh(*, refund_id: str) -> Refund:
     if refund.livemode and refund.provider_requested_at is None:
         # The API answered `pending` and promised this refund: its task was lost, send it now.
         return refund_send(refund_id=refund_id)
+    if any(STAFF_REASON in answer for answer in refund.provider_raw):
+        # Never sent (see payment_reference_unknown): there is nothing to ask, only staff settle it.
+        return refund_apply_outcome(
+            refund_id=refund.id, outcome=ProviderOutcome(status="pending", check_after=3600)
+        )
     charge = refund.charge
     try:
         outcome = _provider_for(charge).check_refund(

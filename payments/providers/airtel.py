@@ -177,6 +177,11 @@ class AirtelMoney:
         )
         if response.status_code >= 500:
             raise ProviderError(f"airtel payment: HTTP {response.status_code}")
+        if response.status_code == 401:
+            # Our token was refused; the payment is never sent twice: the enquiry decides.
+            return ProviderOutcome(
+                status="pending", raw={"payment": f"HTTP {response.status_code}"}
+            )
         body = http.json_body(response, "airtel payment")
         raw = http.redact(body)
         status_block = body.get("status") or {}
@@ -188,7 +193,7 @@ class AirtelMoney:
         success = str(status_block.get("success", "")).lower() == "true"
         if response.status_code < 300 and (success or code in PENDING_CODES):
             return ProviderOutcome(status="pending", raw=raw)
-        if response.status_code in (400, 403, 409, 422):
+        if response.status_code in (400, 409, 422):
             return ProviderOutcome(
                 status="failed",
                 failure_code="provider_error",
@@ -238,7 +243,7 @@ class AirtelMoney:
         )
         if response.status_code >= 500:
             raise ProviderError(f"airtel refund: HTTP {response.status_code}")
-        body = http.json_body(response, "airtel refund")
+        body = http.json_body(response, "airtel refund") if response.status_code != 401 else {}
         raw = http.redact(body)
         transaction = (body.get("data") or {}).get("transaction") or {}
         state = str(transaction.get("status", "")).upper()
@@ -249,7 +254,10 @@ class AirtelMoney:
                 provider_reference=str(transaction.get("airtel_money_id") or ""),
                 raw=raw,
             )
-        if state in ("TIP", "TA", "PENDING"):
+        refused = response.status_code in (400, 404, 409, 422) or state in ("TF", "FAILED")
+        if not refused:
+            # TIP/TA/PENDING, a refused token (401/403: never sent twice) or an answer we do not
+            # know: the money may have moved; staff confirm with Airtel.
             return ProviderOutcome(status="pending", raw=raw)
         return ProviderOutcome(
             status="failed",

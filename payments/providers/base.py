@@ -170,10 +170,21 @@ def whole_units_only(provider: str) -> ProviderOutcome:
     )
 
 
+# The reason a refund waits for staff, kept in its provider_raw (shown on its admin page).
+STAFF_REASON = "staff_action"
+
+
 def payment_reference_unknown(what: str) -> ProviderOutcome:
-    """A refund of a payment whose provider id we never learnt: nothing to refund against."""
+    """A refund of a payment whose provider id we never learnt: nothing can be sent, and failing
+    it would be a guess (the customer did pay). It stays pending for staff, who find the payment
+    with the operator, give the money back there, then record it with the refund's admin actions.
+    Nothing was sent, so the refund status check keeps it pending too (no record is expected)."""
     return ProviderOutcome(
-        status="failed",
-        failure_code="provider_error",
-        failure_message=f"The {what} of this payment is unknown.",
+        status="pending",
+        check_after=3600,
+        raw={
+            STAFF_REASON: f"The {what} of this payment is unknown, so the refund was not sent. "
+            "Find the payment with the operator, refund it there, then mark this refund paid "
+            "back (or not paid back)."
+        },
     )

@@ -18,7 +18,15 @@
   and accepted → succeeded; found and refused → failed; nothing found → still pending for staff
   (never failed by guesswork: failing would free money that may have been given back).
 
-Confirm with CyberSource before going live: that the Secure Acceptance transaction id is accepted
+- Amounts: only reason 100 with the amount of our signed form is a success. Reason 110 (partial
+  approval) or an authorizedAmount other than the charge's is a failure (`partial_approval`,
+  `amount_mismatch`: the charge is for its whole amount; what was taken is for staff to give back);
+  an accepted summary that states no amount at all (neither totalAmount nor authorizedAmount) says
+  nothing and stays pending.
+
+Confirm with CyberSource before going live: whether transaction summaries carry
+orderInformation.amountDetails.authorizedAmount (we check it when present) and whether the
+Secure Acceptance profile may ever allow partial authorisations (it should not), that the Secure Acceptance transaction id is accepted
 by the refund API as a payment id, that reference_number is searchable as
 clientReferenceInformation.code for Secure Acceptance payments, the fields of a transaction
 summary used below (applicationInformation.reasonCode / rCode / applications, orderInformation
@@ -64,7 +72,9 @@ REFUND_REFUSALS = {
     "INVALID_CARD": ("provider_error", "The card can no longer receive a refund."),
 }
 
-ACCEPT_REASONS = {"100", "110"}
+ACCEPT_REASONS = {"100"}
+# 110: "only a partial amount was approved". Never a success: the charge is for its whole amount.
+PARTIAL_APPROVAL = "110"
 DECLINE_REASONS = {
     "202", "203", "204", "205", "207", "208", "210", "211", "221", "222",
     "231", "232", "233", "234", "236", "240", "475", "476", "478", "481",
@@ -113,17 +123,35 @@ def outcome_for_summaries(summaries: list, query: PaymentQuery) -> ProviderOutco
     expected_amount = secure_acceptance.major_units(query.amount)
     for summary in ours:
         reason = _reason(summary)
-        if reason in ACCEPT_REASONS:
-            amounts = (summary.get("orderInformation") or {}).get("amountDetails") or {}
-            if (
-                str(amounts.get("totalAmount", expected_amount)) != expected_amount
-                or str(amounts.get("currency", query.currency)).upper() != query.currency
-            ):
-                logger.error("card search for %s: amount or currency differs", query.charge_id)
-                continue
+        amounts = (summary.get("orderInformation") or {}).get("amountDetails") or {}
+        if reason not in ACCEPT_REASONS | {PARTIAL_APPROVAL}:
+            continue
+        if (
+            str(amounts.get("totalAmount", expected_amount)) != expected_amount
+            or str(amounts.get("currency", query.currency)).upper() != query.currency
+        ):
+            logger.error("card search for %s: amount or currency differs", query.charge_id)
+            continue  # not the payment our signed form asked for
+        authorized = amounts.get("authorizedAmount")
+        reference = str(summary.get("id", ""))
+        if reason == PARTIAL_APPROVAL or (
+            authorized is not None and str(authorized) != expected_amount
+        ):
+            logger.error("card search for %s: %s authorised", query.charge_id, authorized)
             return ProviderOutcome(
-                status="succeeded", provider_reference=str(summary.get("id", "")), raw=raw
+                status="failed",
+                failure_code="partial_approval"
+                if reason == PARTIAL_APPROVAL
+                else "amount_mismatch",
+                failure_message="The card issuer approved only part of the amount; "
+                "any amount taken is given back by the card provider's staff.",
+                provider_reference=reference,
+                raw=raw,
             )
+        if "totalAmount" not in amounts and authorized is None:
+            # Accepted, but for what amount? The answer says nothing: ask again.
+            return ProviderOutcome(status="pending", provider_reference=reference, raw=raw)
+        return ProviderOutcome(status="succeeded", provider_reference=reference, raw=raw)
     if not ours:
         return ProviderOutcome(status="pending", raw={"search": "nothing yet"})
     latest = ours[0]
@@ -270,13 +298,11 @@ class CyberSourceCard:
             # 502 SERVER_ERROR includes processor timeouts: the credit may exist; search later.
             raise ProviderError(f"card refund: HTTP {response.status_code}")
         if response.status_code in (401, 403):
-            # Our credentials were refused before anything happened: nothing was given back.
+            # Our credentials were refused. Never sent twice and never failed on that alone: the
+            # refund stays pending and the search (or staff, in the Business Center) decides.
             logger.error("card refund %s: HTTP %s", request.refund_id, response.status_code)
             return ProviderOutcome(
-                status="failed",
-                failure_code="provider_error",
-                failure_message="The card provider refused the request; no refund was made.",
-                raw={"refund": f"HTTP {response.status_code}"},
+                status="pending", check_after=600, raw={"refund": f"HTTP {response.status_code}"}
             )
         body = http.json_body(response, "card refund")
         raw = http.redact(body)

@@ -80,14 +80,17 @@ def send_authorized(
     **kwargs,
 ) -> requests.Response:
     """One call with the cached access token of `token_key` (headers(token) builds the headers).
-    A 401 means the token was refused before anything happened (expired, revoked): it is renewed
-    and the call made once more."""
+    A 401 means the token was refused (expired, revoked): it is renewed, and an idempotent call
+    (a status query) is made once more. A call that moves money (idempotent=False) is never made
+    twice: its 401 goes back to the adapter, which leaves the payment or refund pending."""
     for renewed in (False, True):
         token = tokens.get(token_key, fetch_token)
         response = send(method, url, headers=headers(token), **kwargs)
-        if response.status_code != 401 or renewed:
+        if response.status_code != 401:
             return response
-        tokens.forget(token_key)
+        tokens.forget(token_key, token)
+        if renewed or not kwargs.get("idempotent"):
+            return response
     return response  # pragma: no cover
 
 

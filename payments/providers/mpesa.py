@@ -3,11 +3,22 @@
 - Session: GET {prefix}/getSession/ with Bearer = base64(RSA PKCS#1 v1.5 encrypt(public key,
   api key)); the session id it returns is encrypted the same way for every later call. One session
   per process, kept MPESA_SESSION_LIFETIME seconds. A new session only works once it is active,
-  up to 30 s after it was issued (M-Pesa's own sample sleeps 30 s), and is refused with a 401 until
-  then. So a 401 on a session younger than MPESA_SESSION_ACTIVATION waits until it is that old and
-  repeats the call once with the same session; a 401 on an older one means it expired or was
-  revoked: it is dropped and the call repeated once with a new one. A refused call was never
-  processed, which is what makes repeating a C2B or a reversal safe; a timeout is never repeated.
+  up to 30 s after it was issued (M-Pesa's own sample sleeps 30 s), and is refused until then.
+- HTTP 401 is not only a refused session. The portal's published response-code table (M-Pesa
+  OpenAPI portal, openapi.m-pesa.com, "Response Codes"; the same table is reproduced in the
+  public OpenAPI SDKs of its markets) gives HTTP 401 to INS-2 (invalid API key / session),
+  INS-4 (user not active), INS-5 (transaction cancelled by customer) and INS-6 (transaction
+  failed). So the INS code decides, never the HTTP status: a 401 carrying INS-4/5/6 is the
+  payment's (or the reversal's) answer. Only a session refusal renews the session: INS-2, or a
+  401 with no INS code. And only INS-2 proves nothing was processed (the gateway refused our
+  credentials before the payment engine saw the request), so only then is a C2B or a reversal
+  sent again (at most twice: once after waiting for a new session to become active, once with a
+  renewed session). A 401 with no INS code drops the session but is not repeated: the charge or
+  refund stays pending and the status query (or staff) decides. Timeouts are never repeated.
+  Source of the table: the portal's "Response Codes" page, as reproduced with its HTTP statuses
+  in public OpenAPI SDK documentation (e.g. the Vodacom Mozambique SDKs' READMEs); where our
+  protocol notes differed (they read INS-4 as "customer cancelled"), the vendor's table ("user
+  not active") was followed.
 - Payment: POST {prefix}/c2bPayment/singleStage/ — synchronous: the call blocks while the customer
   enters the PIN, so it gets MPESA_TIMEOUT seconds; no answer in time is "unknown" → pending, and
   the poller asks queryTransactionStatus. input_ThirdPartyConversationID is our charge id.
@@ -17,7 +28,10 @@ Confirm with Vodacom before going live: the production path prefix (MPESA_PATH_P
 is enabled (the public SDKs list DRC as USD only), the meaning of INS codes (repositories disagree
 on some), the words queryTransactionStatus uses for output_ResponseTransactionStatus, the session
 lifetime, its activation delay (up to 30 s) and the answer to a session not yet active (assumed:
-the same 401 as an invalid session), and whether reversals accept partial amounts.
+the same 401 INS-2 as an invalid session), whether INS-4 "user not active" speaks of the customer
+(assumed) or of our API user, whether INS-9 "request timeout" may still end in a payment (assumed
+yes: pending, the query decides), that a bare 401 (no INS code) can only come from the gateway,
+and whether reversals accept partial amounts.
 Many DRC integrations use Vodacom's SOAP IPG instead; this adapter does not.
 """
 
@@ -49,28 +63,32 @@ logger = logging.getLogger("payments.providers.mpesa")
 
 COUNTRY = "DRC"
 
-# INS code → (status, failure_code, message). Codes not listed leave the payment pending (ask again).
+# INS code → (status, failure_code, message), after the portal's published table (see above).
+# Codes not listed say nothing about the payment and leave it pending (the status query decides):
+# INS-1 internal error, INS-9 request timeout (HTTP 408: the customer may still answer),
+# INS-10 duplicate (a request with this id exists), INS-16 temporary overload (HTTP 503),
+# INS-23 "unknown status, contact M-Pesa support", and any code not in the table.
 INS_CODES: dict[str, tuple[str, str, str]] = {
     "INS-0": ("succeeded", "", ""),
     "INS-2": ("failed", "provider_error", "The operator refused our credentials."),
     "INS-4": ("declined", "account_inactive", "The customer's M-Pesa account is not active."),
     "INS-5": ("declined", "customer_rejected", "The customer cancelled the payment."),
     "INS-6": ("failed", "provider_error", "The operator could not complete the payment."),
-    "INS-9": ("failed", "timeout", "The customer did not answer the payment prompt in time."),
     "INS-13": ("failed", "provider_error", "The merchant shortcode was refused."),
     "INS-14": ("failed", "provider_error", "The payment reference was refused."),
     "INS-15": ("failed", "amount_invalid", "The operator refused the amount."),
-    "INS-16": ("failed", "provider_error", "The operator is overloaded; try again."),
+    "INS-996": ("declined", "account_inactive", "The customer's M-Pesa account is not active."),
     "INS-2001": ("declined", "invalid_pin", "The customer could not be authenticated."),
     "INS-2006": ("declined", "insufficient_funds", "The customer's balance is too low."),
     "INS-2051": ("failed", "phone_invalid", "The operator does not know this phone number."),
 }
-for _code in range(17, 27):
+# INS-17…INS-26: parameter, initiator and authorisation refusals (INS-26 "not authorized" is an
+# HTTP 400 in the table, not a session refusal); INS-993…INS-998: direct-debit, profile, market.
+for _code in [*range(17, 23), 24, 25, 26, 993, 994, 995, 997, 998, 2002, 2057]:
     INS_CODES[f"INS-{_code}"] = ("failed", "provider_error", "The operator refused the request.")
-for _code in range(993, 999):
-    INS_CODES[f"INS-{_code}"] = ("failed", "provider_error", "The operator refused the request.")
-# INS-1 (internal error) and INS-10 (duplicate: a request with this id exists) say nothing about
-# the payment itself: they stay pending and the status query decides.
+# The session refusal: the gateway refused our API key or session before processing anything.
+SESSION_REFUSED = "INS-2"
+
 
 # output_ResponseTransactionStatus of queryTransactionStatus.
 QUERY_STATUSES: dict[str, tuple[str, str, str]] = {
@@ -122,6 +140,15 @@ def transaction_reference(charge_id: str) -> str:
     return charge_id.split("_", 1)[-1][:20]
 
 
+def ins_code(response: requests.Response) -> str:
+    """The INS code an answer carries ("" when it carries none or is not JSON)."""
+    try:
+        body = response.json()
+    except ValueError:
+        return ""
+    return str(body.get("output_ResponseCode") or "") if isinstance(body, dict) else ""
+
+
 class VodacomMpesa:
     name = "vodacom_mpesa"
 
@@ -157,40 +184,41 @@ class VodacomMpesa:
 
     def _call(self, method: str, endpoint: str, **kwargs) -> requests.Response:
         """A call within our session, answered by M-Pesa (a timeout raises ProviderTimeout and
-        is never retried: the outcome is unknown).
+        is never repeated: the outcome is unknown).
 
-        A 401 means the session was refused at the gateway, before the request reached the
-        payment engine: nothing was debited or reversed and the ThirdPartyConversationID was not
-        used, so making the very same C2B or reversal again is safe (were it recorded all the
-        same, the retry would be answered INS-10 and stay pending for the status query). What the
-        401 means depends on the session's age:
-        - younger than MPESA_SESSION_ACTIVATION: a new session is refused until it becomes active
-          (up to 30 s). Another session would be just as new, so we wait until this one is old
-          enough and call once more with it, at most once per call, so no call waits longer than
-          that. It only happens after a (re)start or a renewal; C2B, reversals and the poller's
-          status queries run in the Celery worker (only staff's "check status now" waits in a
-          web request).
-        - older: it expired or was revoked. A new session is opened, at most once per call."""
+        A session refusal (see the module docstring: 401 INS-2, or a 401 with no INS code) is
+        handled here; any other answer, whatever its HTTP status, goes back to the caller, who
+        reads its INS code. A call is repeated only after INS-2 (or, for an idempotent query,
+        after any session refusal), which proves nothing was processed, and at most twice (one
+        wait for activation, one renewal), so no call waits longer than the activation delay:
+        - session younger than MPESA_SESSION_ACTIVATION: a new session is refused until it is
+          active (up to 30 s), and another one would be just as new, so we wait until this one
+          is old enough and call once more with it. It only happens after a (re)start or a
+          renewal; C2B, reversals and the poller run in the Celery worker.
+        - older: it expired or was revoked. It is dropped and a new one opened."""
         key = self._session_key()
         activation = settings.MPESA_SESSION_ACTIVATION
+        idempotent = kwargs.get("idempotent", False)
         waited = renewed = False
         while True:
             session, age = http.tokens.get_with_age(key, self._fetch_session)
             response = http.send(
                 method, self._url(endpoint), headers=self._headers(session), **kwargs
             )
-            if response.status_code != 401:
-                return response
+            code = ins_code(response)
+            if response.status_code != 401 or code not in ("", SESSION_REFUSED):
+                return response  # the operator's answer about the request itself
+            if age >= activation:
+                http.tokens.forget(key, session)
+            if not (idempotent or code == SESSION_REFUSED):
+                return response  # may have been processed: never sent twice
             if age < activation and not waited:
                 logger.info("mpesa session not active yet, waiting %.1f s", activation - age)
                 time.sleep(activation - age)
                 waited = True
             elif age >= activation and not renewed:
-                http.tokens.forget(key, session)
                 renewed = True
             else:
-                if age >= activation:
-                    http.tokens.forget(key, session)
                 return response
 
     def _answer(self, response: requests.Response, what: str) -> dict:

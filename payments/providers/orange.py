@@ -184,6 +184,13 @@ class OrangeMoney:
         )
         if response.status_code >= 500:
             raise ProviderError(f"orange cashout: HTTP {response.status_code}")
+        if response.status_code == 401 or (
+            response.status_code == 403 and not _error_code(_lenient_body(response))
+        ):
+            # Our token was refused; a cashout is never sent twice: the status query decides.
+            return ProviderOutcome(
+                status="pending", raw={"cashout": f"HTTP {response.status_code}"}
+            )
         body = http.json_body(response, "orange cashout")
         logger.info("orange cashout for %s: HTTP %s", payment.charge_id, response.status_code)
         if response.status_code < 300:
@@ -241,10 +248,11 @@ class OrangeMoney:
         if status < 300:
             return outcome_for_status(http.json_body(response, "orange cashin"), "refund")
         body = http.redact(_lenient_body(response))
-        if status == 409:
-            # This transactionId is already known to Orange: the status query tells the rest.
-            return ProviderOutcome(status="pending", raw=body)
         code = _error_code(body)
+        if status in (401, 409) or (status == 403 and not code):
+            # 409: this transactionId is already known to Orange; 401 or a bare 403: our token
+            # was refused (a cashin is never sent twice). The status query (or staff) decides.
+            return ProviderOutcome(status="pending", raw=body)
         return ProviderOutcome(
             status="failed",
             failure_code="provider_error",

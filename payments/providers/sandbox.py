@@ -194,8 +194,11 @@ CARD_DECISIONS: dict[str, tuple[str, str, str]] = {
 
 
 def card_outcome(decision: str, reason_code: str, reference: str, raw: dict) -> ProviderOutcome:
-    """Shared by the sandbox and the live card adapter. REVIEW and unknown stay pending."""
+    """Shared by the sandbox and the live card adapter. REVIEW and unknown stay pending; an
+    ACCEPT with reason 110 (only part of the amount approved) is not a success."""
     mapped = CARD_DECISIONS.get(decision.upper())
+    if mapped and mapped[0] == "succeeded" and str(reason_code) == "110":
+        mapped = ("failed", "partial_approval", "The card issuer approved only part of the amount.")
     if mapped is None:
         return ProviderOutcome(status="pending", provider_reference=reference, raw=raw)
     status, code, message = mapped
@@ -224,10 +227,21 @@ class SandboxCard:
         return secure_acceptance.verified_reply(fields, settings.SANDBOX_CARD_SECRET_KEY)
 
     def check_status(self, query: PaymentQuery) -> ProviderOutcome:
-        record = SandboxTransaction.objects.filter(
-            kind=SandboxTransaction.Kind.CARD, attempt=query.attempt
-        ).first()
-        if record is None or not record.decision:
+        # Every attempt of the charge (the customer may have gone back to the payment page and
+        # answered the old one late); only attempts we issued count. A payment taken on any of
+        # them settles the charge; otherwise the current attempt decides.
+        records = [
+            r
+            for r in SandboxTransaction.objects.filter(
+                kind=SandboxTransaction.Kind.CARD, reference=query.charge_id
+            ).exclude(decision="")
+            if r.attempt == query.attempt
+            or secure_acceptance.attempt_issued(query.charge_id, r.attempt)
+        ]
+        record = next((r for r in records if r.decision == "ACCEPT"), None) or next(
+            (r for r in records if r.attempt == query.attempt), None
+        )
+        if record is None:
             return ProviderOutcome(status="pending", raw={"sandbox": "no decision yet"})
         return card_outcome(
             record.decision,

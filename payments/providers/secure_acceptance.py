@@ -11,6 +11,8 @@ import hmac
 import uuid
 from datetime import UTC, datetime
 
+from django.conf import settings
+
 from payments.providers.base import CardPayment, CardRedirect, CardReply, InvalidSignature
 
 SIGNED_DATE_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
@@ -90,7 +92,7 @@ def build_request(
     fields = {
         "access_key": access_key,
         "profile_id": profile_id,
-        "transaction_uuid": uuid.uuid4().hex,
+        "transaction_uuid": new_attempt(reference_number),
         "signed_field_names": ",".join(names),
         "unsigned_field_names": "",
         "signed_date_time": signed_date_time(now),
@@ -124,6 +126,27 @@ def verified_reply(fields: dict[str, str], secret_key: str) -> CardReply:
         )
     except KeyError as exc:
         raise InvalidSignature(f"reply lacks {exc}") from exc
+
+
+def _attempt_tag(reference_number: str, nonce: str) -> str:
+    message = f"card-attempt:{reference_number}:{nonce}".encode()
+    return hmac.new(settings.SECRET_KEY.encode(), message, hashlib.sha256).hexdigest()[:16]
+
+
+def new_attempt(reference_number: str) -> str:
+    """A fresh transaction_uuid (32 hex characters) that proves, without being stored, that we
+    issued it for this charge: 16 random characters and their HMAC with our SECRET_KEY. So a
+    reply to an earlier attempt of the charge (the customer went back to the payment page, which
+    signs a new attempt) is still recognised as ours."""
+    nonce = uuid.uuid4().hex[:16]
+    return nonce + _attempt_tag(reference_number, nonce)
+
+
+def attempt_issued(reference_number: str, attempt: str) -> bool:
+    """Whether `attempt` is a transaction_uuid we issued for this charge (new_attempt)."""
+    if len(attempt) != 32:
+        return False
+    return hmac.compare_digest(attempt[16:], _attempt_tag(reference_number, attempt[:16]))
 
 
 def payment_redirect(

@@ -206,3 +206,29 @@ def test_card_payment_returns_to_the_merchant(page, merchant, shop, outcome, sta
         "transaction_id": charge.id,
         "status": status,
     }
+
+
+@needs_card_sandbox
+def test_back_to_the_card_page_opens_a_fresh_attempt_that_can_be_paid(page, merchant, shop):
+    session = make_session(merchant, currency="USD", amount=1999, **shop)
+    page.goto(services.session_repr(session)["url"])
+    page.locator(f"{CARD_FORM} button[type=submit]").click()
+    page.wait_for_selector('[data-outcome="accept"]')
+    charge = Charge.objects.get(checkout_session=session)
+    first_attempt = charge.provider_attempt
+
+    # The customer leaves the card page for our waiting page, then goes back to pay.
+    page.goto(f"{services.session_repr(session)['url']}/card-return?transaction_id={charge.id}")
+    page.get_by_role("button", name="Revenir à la page de paiement par carte").click()
+    page.wait_for_selector('[data-outcome="accept"]')  # not the provider's refusal page
+    charge.refresh_from_db()
+    assert charge.provider_attempt != first_attempt
+    shot(page, "card-fresh-attempt")
+
+    page.locator('[data-outcome="accept"]').click()
+    page.wait_for_url(re.compile(r".*/healthz\?m=ok&.*"), timeout=20_000)
+    charge.refresh_from_db()
+    assert (
+        charge.status == "succeeded"
+        and Charge.objects.filter(checkout_session=session).count() == 1
+    )

@@ -1,13 +1,17 @@
 """The built-in test card provider's hosted page behaves like the real one (contract §10)."""
 
+import html as html_lib
+import re
 from datetime import timedelta
+from urllib.parse import urlsplit
 
 import pytest
 import time_machine
 from django.test import Client
 from django.utils import timezone
 
-from payments.models import SandboxTransaction
+from checkout import services as checkout_services
+from payments.models import Charge, SandboxTransaction
 from payments.providers import secure_acceptance
 from tests.payments.card_helpers import (
     create_card_charge,
@@ -236,3 +240,55 @@ def test_unknown_outcome_and_unknown_transaction_are_refused(browser_client, par
 
 def test_payment_page_only_takes_post(browser_client):
     assert browser_client.get("/sandbox/card/pay").status_code == 405
+
+
+# --- "Return to the card payment page" from the checkout's waiting page --------------------------
+
+
+def signed_form(client: Client, session_id: str) -> dict[str, str]:
+    """The checkout's card step: the signed form our page auto-submits to the card provider."""
+    page = client.post(f"/pay/{session_id}/card")
+    assert page.status_code == 200, page.content
+    pairs = re.findall(r'<input type="hidden" name="([^"]*)" value="([^"]*)">', page.text)
+    return {html_lib.unescape(k): html_lib.unescape(v) for k, v in pairs}
+
+
+@pytest.mark.parametrize("late_outcome", ["accept", "decline"])
+def test_back_to_the_card_page_signs_a_fresh_attempt_and_a_late_old_reply_still_counts(
+    merchant, browser_client, late_outcome
+):
+    session = checkout_services.session_create(
+        merchant=merchant, livemode=False, amount=1999, currency="USD",
+        success_url="https://shop.example.cd/merci", cancel_url="https://shop.example.cd/panier",
+    )  # fmt: skip
+    with time_machine.travel(timezone.now(), tick=False) as clock:
+        first = signed_form(browser_client, session.id)
+        old_page = open_payment_page(browser_client, first)  # the customer sees the page…
+        assert old_page.status_code == 200
+        clock.shift(timedelta(minutes=20))  # …leaves it, and comes back later to our page
+
+        second = signed_form(browser_client, session.id)  # "Return to the card payment page"
+        charge = Charge.objects.get()  # the same charge, a new attempt
+        assert second["transaction_uuid"] != first["transaction_uuid"]
+        assert secure_acceptance.parse_signed_date_time(
+            second["signed_date_time"]
+        ) - secure_acceptance.parse_signed_date_time(first["signed_date_time"]) >= timedelta(
+            minutes=20
+        )
+        assert charge.provider_attempt == second["transaction_uuid"]
+        assert charge.next_action["params"] == second
+        # The old form could not be used again (used uuid, stale signature time); the new one can.
+        assert open_payment_page(browser_client, first).status_code in (403, 409)
+        assert open_payment_page(browser_client, second).status_code == 200
+
+        # The customer answers the OLD page late: its reply still verifies, the check decides.
+        reply = browser_client.post(decide_url(old_page.text), {"outcome": late_outcome})
+        action, fields = reply_form(reply.text)
+        assert fields["req_transaction_uuid"] == first["transaction_uuid"]
+        answered = browser_client.post(urlsplit(action).path, fields)
+        assert answered.status_code == 303
+    charge.refresh_from_db()
+    # A payment taken on the old attempt settles the charge; a decline there does not end the
+    # new attempt the customer is on.
+    assert charge.status == ("succeeded" if late_outcome == "accept" else "pending")
+    assert charge.provider_attempt == second["transaction_uuid"]

@@ -13,6 +13,7 @@ from payments.providers import mpesa as mpesa_module
 from payments.providers.base import RefundRequest
 from payments.providers.mpesa import VodacomMpesa
 from tests.conftest import wait_for
+from tests.providers.fakes.base import Response
 from tests.providers.fakes.mpesa import PREFIX
 
 pytestmark = pytest.mark.django_db
@@ -63,7 +64,8 @@ def test_pin_entered_during_the_call_settles_at_once_then_reversals(mpesa, live_
     [
         ("INS-2006", "declined", "insufficient_funds"),
         ("INS-5", "declined", "customer_rejected"),
-        ("INS-9", "failed", "timeout"),
+        ("INS-4", "declined", "account_inactive"),
+        ("INS-6", "failed", "provider_error"),
         ("INS-2051", "failed", "phone_invalid"),
     ],
 )
@@ -218,3 +220,82 @@ def test_refunds_through_the_api_become_reversals(mpesa, live_api):
     assert services.refund_send(refund_id=rest.json()["id"]).status == "succeeded"
     assert [r["amount"] for r in mpesa.reversals] == [4, 6]
     assert live_api.get(f"/v1/charges/{charge.id}").json()["amount_refunded"] == 1000
+
+
+# HTTP 401 also carries INS-4, INS-5 and INS-6, the payment's own answer (the portal's published
+# response-code table, see payments/providers/mpesa.py): never a reason to renew and post again.
+
+
+def pay_answered(mpesa, live_api, code: str) -> Charge:
+    """A C2B the customer's PIN entry ends with `code`, as the charge then stands."""
+    mpesa.pin_entry["243812345678"] = code
+    charge = create(live_api)
+    services.charge_request_payment(charge_id=charge.id)
+    charge.refresh_from_db()
+    return charge
+
+
+@pytest.fixture
+def active_session(mpesa, settings):
+    """Sessions active at once: any second call would be our own repetition, not a wait."""
+    mpesa.activation_delay = 0
+    settings.MPESA_SESSION_ACTIVATION = 0
+
+
+def test_a_401_ins5_is_the_customers_refusal_and_the_c2b_is_sent_once(
+    mpesa, live_api, active_session
+):
+    charge = pay_answered(mpesa, live_api, "INS-5")
+    assert (charge.status, charge.failure_code) == ("declined", "customer_rejected")
+    assert len(mpesa.requests_to("POST", f"{PREFIX}/{C2B}/")) == 1  # one PIN prompt
+    assert mpesa.session_requests == 1  # the session was not renewed for it
+
+
+def test_a_401_ins6_reversal_is_sent_once_and_fails(mpesa, live_api, active_session):
+    charge = create(live_api)
+    services.charge_request_payment(charge_id=charge.id)
+    mpesa.reversal_answer = "INS-6"
+
+    response = live_api.post(f"/v1/charges/{charge.id}/refunds", {"amount": 400}, format="json")
+    refund = services.refund_send(refund_id=response.json()["id"])
+    assert (refund.status, refund.failure_code) == ("failed", "provider_error")
+    assert len(mpesa.requests_to("PUT", f"{PREFIX}/{REVERSAL}/")) == 1
+    assert mpesa.session_requests == 1 and mpesa.reversals == []
+
+
+def test_a_bare_401_on_the_c2b_is_not_repeated_and_leaves_the_charge_pending(
+    mpesa, live_api, active_session
+):
+    mpesa.answer_next("POST", f"{PREFIX}/{C2B}/", Response(401, {"error": "Unauthorized"}))
+    charge = create(live_api)
+    services.charge_request_payment(charge_id=charge.id)
+
+    charge.refresh_from_db()
+    assert charge.status == "pending"
+    assert len(mpesa.requests_to("POST", f"{PREFIX}/{C2B}/")) == 1
+    # The session is dropped all the same: the next call opens a new one.
+    services.charge_refresh(charge_id=charge.id)
+    assert mpesa.session_requests == 2
+
+
+def test_a_request_timeout_ins9_is_pending_and_the_query_settles_it(
+    mpesa, live_api, active_session
+):
+    charge = pay_answered(mpesa, live_api, "INS-9")
+    assert charge.status == "pending"  # HTTP 408 "request timeout": the query decides
+
+    services.charge_refresh(charge_id=charge.id)
+    charge.refresh_from_db()
+    assert (charge.status, charge.failure_code) == ("failed", "timeout")
+    assert charge.provider_reference == mpesa.transactions[charge.id]["transaction_id"]
+    assert len(mpesa.requests_to("POST", f"{PREFIX}/{C2B}/")) == 1
+
+
+@pytest.mark.parametrize(
+    "code, status",
+    [("INS-2", "failed"), ("INS-5", "declined"), ("INS-6", "failed"), ("INS-4", "declined"),
+     ("INS-9", "pending"), ("INS-10", "pending"), ("INS-16", "pending"), ("INS-23", "pending"),
+     ("INS-1", "pending"), ("INS-26", "failed"), ("INS-424242", "pending"), ("", "pending")],
+)  # fmt: skip
+def test_the_ins_table(code, status):
+    assert mpesa_module.outcome_for_code(code, {}).status == status

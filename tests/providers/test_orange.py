@@ -370,3 +370,16 @@ def test_orange_calling_back_for_a_cashin_queues_the_refund_status_check(
             content_type="application/json",
         )
     assert queued == []
+
+
+def test_a_payment_settled_by_the_status_query_keeps_orange_s_transaction_id(orange, live_api):
+    orange.queries_before_answer = 0
+    charge = create(live_api)
+    services.charge_request_payment(charge_id=charge.id)
+    # The cashout's answer was lost (as after a timeout): we never learnt Orange's id from it.
+    Charge.objects.filter(pk=charge.id).update(provider_reference="")
+
+    services.charge_refresh(charge_id=charge.id)
+    charge.refresh_from_db()
+    assert charge.status == "succeeded"
+    assert charge.provider_reference == orange.transactions[charge.id]["transactionId"]

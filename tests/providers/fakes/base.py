@@ -35,8 +35,19 @@ class Response:
     headers: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass
+class Silence:
+    """A scripted answer that never comes in time: the fake waits `seconds`, then answers 504."""
+
+    seconds: float
+
+
 class FakeProvider:
-    """Subclasses register routes with `route(method, pattern)`, each returning a Response."""
+    """Subclasses register routes with `route(method, pattern)`, each returning a Response.
+
+    `answer_next(method, pattern, answer)` scripts the operator's answer to the next matching
+    request instead (a 5xx, a 401, an unknown code, or Silence): the request is recorded in `log`
+    but not processed."""
 
     def __init__(self) -> None:
         self.lock = threading.RLock()
@@ -44,6 +55,18 @@ class FakeProvider:
         self.log: list[Request] = []
         self._routes: list[tuple[str, re.Pattern, object]] = []
         self._server: ThreadingHTTPServer | None = None
+        self._scripted: list[tuple[str, re.Pattern, Response | Silence]] = []
+        self._stopping = threading.Event()
+
+    def answer_next(
+        self, method: str, pattern: str, answer: "Response | Silence", times: int = 1
+    ) -> None:
+        with self.lock:
+            self._scripted.extend([(method, re.compile(f"^{pattern}$"), answer)] * times)
+
+    def requests_to(self, method: str, path: str) -> list[Request]:
+        with self.lock:
+            return [r for r in self.log if r.method == method and r.path == path]
 
     def route(self, method: str, pattern: str, handler) -> None:
         self._routes.append((method, re.compile(f"^{pattern}$"), handler))
@@ -56,6 +79,18 @@ class FakeProvider:
     def dispatch(self, request: Request) -> Response:
         with self.lock:
             self.log.append(request)
+            scripted = next(
+                (s for s in self._scripted if s[0] == request.method and s[1].match(request.path)),
+                None,
+            )
+            if scripted:
+                self._scripted.remove(scripted)
+        if scripted:
+            answer = scripted[2]
+            if isinstance(answer, Silence):
+                self._stopping.wait(answer.seconds)
+                return Response(504, {"error": "gateway timeout"})
+            return answer
         for method, pattern, handler in self._routes:
             match = pattern.match(request.path)
             if match and method == request.method:
@@ -108,6 +143,7 @@ class FakeProvider:
         return self.url
 
     def stop(self) -> None:
+        self._stopping.set()
         if self._server:
             self._server.shutdown()
             self._server.server_close()

@@ -7,7 +7,12 @@ A new session becomes active only `activation_delay` seconds after getSession is
 one takes up to 30 s: M-Pesa's sample code sleeps 30 s, the session "will be invalid until it is").
 Until then a call is answered exactly as with an invalid session, 401 INS-2, and is not processed:
 no conversation id is used, nothing is paid or reversed. That is the provider's normal behaviour,
-not a violation; such refusals are counted in `inactive_refusals` (path by path)."""
+not a violation; such refusals are counted in `inactive_refusals` (path by path).
+
+Answers carry the HTTP status of the portal's published response-code table: HTTP 401 is not only
+a refused session (INS-2) but also INS-4 (user not active), INS-5 (cancelled by the customer) and
+INS-6 (transaction failed) — the payment's own answer. `reversal_answer` scripts the INS code the
+next reversals end with (the reversal is then not made)."""
 
 import base64
 import re
@@ -22,6 +27,11 @@ from tests.providers.fakes.base import FakeProvider, Request, Response
 
 PREFIX = "/openapi/ipg/v2/vodacomDRC"
 MSISDN = re.compile(r"^243(81|82|83)\d{7}$")
+# HTTP status of each INS code in the portal's table (anything else: 400).
+HTTP_STATUS = {"INS-0": 200, "INS-1": 500, "INS-2": 401, "INS-4": 401, "INS-5": 401, "INS-6": 401,
+               "INS-9": 408, "INS-10": 409, "INS-16": 503, "INS-2006": 422}  # fmt: skip
+# output_ResponseTransactionStatus the query reports for a C2B that ended with a code.
+QUERY_STATUS = {"INS-0": "Completed", "INS-5": "Cancelled", "INS-9": "Expired"}
 
 
 class FakeMpesa(FakeProvider):
@@ -45,6 +55,7 @@ class FakeMpesa(FakeProvider):
         self.pin_entry: dict[str, str] = {}
         self.released = threading.Event()
         self.reversals: list[dict] = []
+        self.reversal_answer: str = ""  # e.g. "INS-6": the reversal fails with that code
         self.route("GET", f"{PREFIX}/getSession/", self.get_session)
         self.route("POST", f"{PREFIX}/c2bPayment/singleStage/", self.c2b)
         self.route("GET", f"{PREFIX}/queryTransactionStatus/", self.query)
@@ -151,9 +162,9 @@ class FakeMpesa(FakeProvider):
         if code == "hold":
             self.released.wait(timeout=30)
             code = "INS-0"
-        record["status"] = "Completed" if code == "INS-0" else "Failed"
+        record["status"] = QUERY_STATUS.get(code, "Failed")
         return Response(
-            200 if code == "INS-0" else 400,
+            HTTP_STATUS.get(code, 400),
             {"output_ResponseCode": code, "output_ResponseDesc": "done",
              "output_TransactionID": record["transaction_id"],
              "output_ConversationID": secrets.token_hex(8),
@@ -211,6 +222,12 @@ class FakeMpesa(FakeProvider):
             if record["reversed"] + int(amount) > record["amount"]:
                 return Response(
                     400, {"output_ResponseCode": "INS-15", "output_ResponseDesc": "Invalid amount"}
+                )
+            if self.reversal_answer:
+                code = self.reversal_answer
+                return Response(
+                    HTTP_STATUS.get(code, 400),
+                    {"output_ResponseCode": code, "output_ResponseDesc": "Reversal failed"},
                 )
             record["reversed"] += int(amount)
             self.reversals.append(
