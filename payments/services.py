@@ -540,6 +540,7 @@ def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
         from checkout.services import session_charge_finalized
 
         session_charge_finalized(charge=charge)
+        charge.refresh_from_db()  # a success the session refused is being refunded
     return charge
 
 
