@@ -300,3 +300,36 @@ def test_merchants_still_cannot_refund_a_failed_charge(api, merchant, timeouts):
     response = api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json")
     assert response.json()["error"]["code"] == "charge_not_refundable"
     assert Refund.objects.filter(charge=charge).count() == 1
+
+
+# --- Staff ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def staff():
+    from django.contrib.auth.models import User
+    from django.test import Client
+
+    client = Client()
+    client.force_login(User.objects.create_superuser("ops", "ops@example.cd", "a-passphrase-42"))
+    return client
+
+
+def test_staff_find_late_payments_with_the_operators_answers(staff, merchant, timeouts):
+    late = timed_out_charge(merchant, LATE)
+    services.charge_apply_outcome(
+        charge_id=late.id, outcome=ProviderOutcome(status="succeeded", raw={"op": "PAID-LATE"})
+    )
+    other = timed_out_charge(merchant, SILENT)
+
+    def listed(url):
+        response = staff.get(url)
+        assert response.status_code == 200
+        return {row.id for row in response.context["cl"].result_list}
+
+    assert listed("/admin/payments/charge/?late_payment=yes") == {late.id}
+    assert listed("/admin/payments/charge/?late_payment=no") == {other.id}
+    page = staff.get(f"/admin/payments/charge/{late.id}/change/").content.decode()
+    assert "PAID-LATE" in page and "Reconciliation and late payment" in page
+    [refund] = Refund.objects.filter(charge=late)
+    assert listed("/admin/payments/refund/?reason__exact=late_payment") == {refund.id}
