@@ -238,8 +238,8 @@ def charge_request_payment(*, charge_id: str) -> None:
         charge_fail_unsent(charge_id=charge_id)
         return
     charge = Charge.objects.get(pk=charge_id)
-    provider = registry.mobile_money(livemode=charge.livemode, network=charge.network)
     try:
+        provider = registry.mobile_money(livemode=charge.livemode, network=charge.network)
         outcome = provider.request_payment(
             MobileMoneyPayment(
                 charge_id=charge.id,
@@ -251,7 +251,7 @@ def charge_request_payment(*, charge_id: str) -> None:
                 callback_url=f"{settings.PUBLIC_BASE_URL}/providers/{charge.network.lower()}/callback",
             )
         )
-    except ProviderError as exc:
+    except (ProviderError, ProviderUnavailable) as exc:
         # Unknown whether the operator got it: keep it pending and ask for its status later.
         logger.warning("payment request for %s failed: %s", charge.id, exc)
         outcome = ProviderOutcome(status="pending", raw={"error": str(exc)})
@@ -352,7 +352,8 @@ def charge_refresh(*, charge_id: str) -> Charge:
     Charge.objects.filter(pk=charge_id).update(check_count=charge.check_count + 1)
     try:
         outcome = _provider_for(charge).check_status(_query(charge))
-    except ProviderError as exc:
+    except (ProviderError, ProviderUnavailable) as exc:
+        # Says nothing about the payment: pending (the deadline still applies).
         logger.warning("status check for %s failed: %s", charge.id, exc)
         outcome = ProviderOutcome(status="pending", raw={"error": str(exc)})
     return charge_apply_outcome(charge_id=charge_id, outcome=outcome)

@@ -333,3 +333,25 @@ def test_staff_find_late_payments_with_the_operators_answers(staff, merchant, ti
     assert "PAID-LATE" in page and "Reconciliation and late payment" in page
     [refund] = Refund.objects.filter(charge=late)
     assert listed("/admin/payments/refund/?reason__exact=late_payment") == {refund.id}
+
+
+def test_an_operator_no_longer_connected_leaves_a_sent_charge_pending(merchant, timeouts):
+    """Its adapter removed between creation and sending: nothing is known, nothing is failed
+    before the deadline, and the charge is still checked (it is never left unpolled)."""
+    charge = new_charge(merchant, SILENT)
+    providers = timeouts.PAYMENT_PROVIDERS
+    timeouts.PAYMENT_PROVIDERS = {
+        **providers,
+        "test": {k: v for k, v in providers["test"].items() if k != "VODACOM_MPESA"},
+    }
+    charge = send(charge, T0)
+    assert charge.status == "pending" and charge.next_check_at is not None
+    with time_machine.travel(T0 + timedelta(seconds=10), tick=False):
+        charge = services.charge_refresh(charge_id=charge.id)
+    assert charge.status == "pending" and "not available" in charge.provider_raw[-1]["error"]
+    with time_machine.travel(T0 + timedelta(seconds=300), tick=False):
+        charge = services.charge_refresh(charge_id=charge.id)
+    assert (charge.status, charge.failure_code) == ("failed", "timeout")
+    with time_machine.travel(charge.reconcile_next_at, tick=False):
+        charge = services.charge_reconcile(charge_id=charge.id)
+    assert charge.status == "failed" and charge.reconcile_next_at is not None
