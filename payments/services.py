@@ -350,13 +350,17 @@ def charge_refresh(*, charge_id: str) -> Charge:
     if charge.status in state.CHARGE_FINAL:
         return charge
     Charge.objects.filter(pk=charge_id).update(check_count=charge.check_count + 1)
+    return charge_apply_outcome(charge_id=charge_id, outcome=_ask_status(charge))
+
+
+def _ask_status(charge: Charge) -> ProviderOutcome:
+    """The provider's status check. An answer that says nothing (unreachable, 5xx, a provider no
+    longer connected) is `pending`, never a failure (contract §4a)."""
     try:
-        outcome = _provider_for(charge).check_status(_query(charge))
+        return _provider_for(charge).check_status(_query(charge))
     except (ProviderError, ProviderUnavailable) as exc:
-        # Says nothing about the payment: pending (the deadline still applies).
         logger.warning("status check for %s failed: %s", charge.id, exc)
-        outcome = ProviderOutcome(status="pending", raw={"error": str(exc)})
-    return charge_apply_outcome(charge_id=charge_id, outcome=outcome)
+        return ProviderOutcome(status="pending", raw={"error": str(exc)})
 
 
 @transaction.atomic
@@ -419,12 +423,7 @@ def charge_reconcile(*, charge_id: str) -> Charge:
     if charge.reconcile_next_at is None:
         return charge
     Charge.objects.filter(pk=charge_id).update(reconcile_count=F("reconcile_count") + 1)
-    try:
-        outcome = _provider_for(charge).check_status(_query(charge))
-    except (ProviderError, ProviderUnavailable) as exc:
-        logger.warning("reconciliation check for %s failed: %s", charge.id, exc)
-        outcome = ProviderOutcome(status="pending", raw={"error": str(exc)})
-    return charge_apply_outcome(charge_id=charge_id, outcome=outcome)
+    return charge_apply_outcome(charge_id=charge_id, outcome=_ask_status(charge))
 
 
 @transaction.atomic
