@@ -354,11 +354,11 @@ def charge_refresh(*, charge_id: str) -> Charge:
 
 
 def _ask_status(charge: Charge) -> ProviderOutcome:
-    """The provider's status check. An answer that says nothing (unreachable, 5xx, a provider no
-    longer connected) is `pending`, never a failure (contract §4a)."""
+    """The provider's status check. An answer that says nothing (unreachable, 5xx) is `pending`,
+    never a failure (contract §4a). A provider no longer connected raises ProviderUnavailable."""
     try:
         return _provider_for(charge).check_status(_query(charge))
-    except (ProviderError, ProviderUnavailable) as exc:
+    except ProviderError as exc:
         logger.warning("status check for %s failed: %s", charge.id, exc)
         return ProviderOutcome(status="pending", raw={"error": str(exc)})
 
@@ -410,7 +410,7 @@ def _next_reconcile_at(charge: Charge, now: datetime) -> datetime | None:
     """When to ask again (never after the window), or None once the window is over."""
     if charge.reconcile_until is None or now >= charge.reconcile_until:
         return None
-    schedule = settings.RECONCILIATION_BACKOFF
+    schedule = settings.RECONCILIATION_BACKOFF or [3600]
     wait = schedule[min(charge.reconcile_count, len(schedule) - 1)]
     return min(now + timedelta(seconds=wait), charge.reconcile_until)
 
@@ -423,7 +423,11 @@ def charge_reconcile(*, charge_id: str) -> Charge:
     if charge.reconcile_next_at is None:
         return charge
     Charge.objects.filter(pk=charge_id).update(reconcile_count=F("reconcile_count") + 1)
-    return charge_apply_outcome(charge_id=charge_id, outcome=_ask_status(charge))
+    try:
+        outcome = _ask_status(charge)
+    except ProviderUnavailable as exc:  # its adapter removed: still nothing known, ask again
+        outcome = ProviderOutcome(status="pending", raw={"error": exc.message})
+    return charge_apply_outcome(charge_id=charge_id, outcome=outcome)
 
 
 @transaction.atomic

@@ -1,39 +1,16 @@
 """A late success reported several times at once (the operator's callback, our reconciliation
 check, a staff check) is refunded exactly once: the charge's row lock decides (contract §4a)."""
 
-import threading
-
 import pytest
-from django.db import connection
 
 from payments import services
 from payments.models import Charge, Refund
 from payments.providers.base import ProviderOutcome
+from tests.checkout.test_lifecycle import _race as race
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 RACERS = 6
-
-
-def race(target, count: int = RACERS) -> list:
-    barrier = threading.Barrier(count)
-    results: list = []
-
-    def run() -> None:
-        try:
-            barrier.wait(timeout=30)
-            results.append(target())
-        except Exception as exc:  # noqa: BLE001 - each racer's outcome is what we check
-            results.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run) for _ in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return results
 
 
 def timed_out_charge(merchant) -> Charge:
@@ -55,7 +32,8 @@ def test_concurrent_late_successes_create_one_refund(merchant):
     results = race(
         lambda: services.charge_apply_outcome(
             charge_id=charge.id, outcome=ProviderOutcome(status="succeeded", raw={"at": "once"})
-        )
+        ),
+        RACERS,
     )
     assert all(isinstance(r, Charge) for r in results), results
     charge.refresh_from_db()
@@ -67,7 +45,7 @@ def test_concurrent_late_successes_create_one_refund(merchant):
 
 def test_concurrent_late_payment_calls_create_one_refund(merchant):
     charge = timed_out_charge(merchant)
-    results = race(lambda: services.charge_late_payment(charge_id=charge.id, answer={}))
+    results = race(lambda: services.charge_late_payment(charge_id=charge.id, answer={}), RACERS)
     made = [r for r in results if isinstance(r, Refund)]
     assert len(made) == 1 and results.count(None) == RACERS - 1, results
     assert Refund.objects.filter(charge=charge).count() == 1
