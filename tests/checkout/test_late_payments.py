@@ -105,9 +105,13 @@ def test_a_second_success_on_a_complete_session_is_refunded(client, merchant):
     assert late_refunds(first) == []
     assert Event.objects.filter(type="checkout.session.completed").count() == 1
 
-    page = client.get(f"/pay/{session.id}?attempt={second.id}")
+    page = client.get(f"/pay/{session.id}?attempt={second.id}")  # the complete page, no redirect
     assert page.status_code == 200 and RETURNED_FR in page.text
-    assert "success_url" not in page.get("Location", "")
+    status = client.get(f"/pay/{session.id}/status?attempt={second.id}").json()
+    assert (status["status"], status["next"]) == (
+        "succeeded",
+        f"/pay/{session.id}?attempt={second.id}",
+    )
     kept = client.get(f"/pay/{session.id}?attempt={first.id}")
     assert kept.status_code == 302 and kept["Location"].startswith("https://shop.example.cd/merci")
 
