@@ -17,6 +17,7 @@ from payments import services as payment_services
 from payments.errors import (
     CardRailDisabled,
     CheckoutSessionNotOpen,
+    CheckoutSessionPaymentPending,
     InvalidRequest,
     LiveModeNotApproved,
 )
@@ -164,17 +165,33 @@ def _session_transition(
 
 @transaction.atomic
 def session_charge_finalized(*, charge: Charge) -> None:
-    """A charge of the session reached a final status. A success completes the session, once."""
+    """A charge of the session reached a final status. A success completes the session, once.
+
+    A success the session cannot accept — it is already complete with another charge, or it
+    expired — stays a succeeded charge (it was paid) and is given back in full at once: a
+    refund with reason `late_payment` (contract §4a)."""
     if charge.status != ChargeStatus.SUCCEEDED:
         return
-    _session_transition(
+    completed = _session_transition(
         session_id=charge.checkout_session_id, to=SessionStatus.COMPLETE, charge=charge
     )
+    if completed is None:
+        session = CheckoutSession.objects.get(pk=charge.checkout_session_id)
+        if session.succeeded_charge_id != charge.id:
+            payment_services.charge_late_payment(
+                charge_id=charge.id,
+                answer={"refused": f"checkout session {session.id} is {session.status}"},
+            )
 
 
 @transaction.atomic
 def session_expire(*, session: CheckoutSession) -> CheckoutSession:
-    """The merchant's POST /v1/checkout/sessions/{id}/expire: open → expired, else refused."""
+    """The merchant's POST /v1/checkout/sessions/{id}/expire: open → expired, else refused.
+    While an attempt of the session is pending nothing changes (checkout_session_payment_pending):
+    the session row lock keeps a new attempt from starting meanwhile."""
+    locked = CheckoutSession.objects.select_for_update().get(pk=session.pk)
+    if locked.status == SessionStatus.OPEN and _pending_charge(locked) is not None:
+        raise CheckoutSessionPaymentPending()
     expired = _session_transition(session_id=session.pk, to=SessionStatus.EXPIRED)
     if expired is None:
         raise CheckoutSessionNotOpen(

@@ -92,7 +92,11 @@ def _refresh_url(session: CheckoutSession, charge: Charge) -> str:
 
 def _next_url(session: CheckoutSession, charge: Charge) -> str | None:
     """Once an attempt is final: success → the merchant's success_url; a card failure → its
-    cancel_url; a mobile money failure → back to our page, which shows it and lets them retry."""
+    cancel_url; a mobile money failure → back to our page, which shows it and lets them retry.
+    A payment that could not be accepted (late, or on a closed session: refunded) → our page,
+    which says the money will be returned — never the merchant's success_url."""
+    if charge.late_payment_at is not None:
+        return _page_url(session, attempt=charge.id)
     if charge.status == ChargeStatus.SUCCEEDED:
         return services.success_redirect_url(session, charge)
     if charge.status in FAILED:
@@ -141,7 +145,9 @@ def _offers_card(session: CheckoutSession) -> bool:
     )
 
 
-def _pay_page(request, session, *, form=None, failed=None, error=None, status=200):
+def _pay_page(
+    request, session, *, form=None, failed=None, error=None, status=200, late_payment=False
+):
     return render(
         request,
         "checkout/pay.html",
@@ -155,6 +161,7 @@ def _pay_page(request, session, *, form=None, failed=None, error=None, status=20
             failed_return_url=services.cancel_redirect_url(session, failed) if failed else "",
             failure_text=FAILURE_TEXTS.get(failed.failure_code, FAILURE_DEFAULT) if failed else "",
             error=error,
+            late_payment=late_payment,
         ),
         status=status,
     )
@@ -177,16 +184,35 @@ def _waiting_page(request, session: CheckoutSession, charge: Charge):
     )
 
 
-def _closed_page(request, session: CheckoutSession):
+def _closed_page(request, session: CheckoutSession, *, late_payment: bool = False):
     """A complete or expired session: a clear page, no forms."""
     if session.status == SessionStatus.COMPLETE:
         charge = session.succeeded_charge
         return render(
             request,
             "checkout/complete.html",
-            _context(request, session, return_url=services.success_redirect_url(session, charge)),
+            _context(
+                request,
+                session,
+                return_url=services.success_redirect_url(session, charge),
+                late_payment=late_payment,
+            ),
         )
-    return render(request, "checkout/expired.html", _context(request, session), status=410)
+    return render(
+        request,
+        "checkout/expired.html",
+        _context(request, session, late_payment=late_payment),
+        status=410,
+    )
+
+
+def _late_payment_page(request, session: CheckoutSession, charge: Charge):
+    """The attempt's payment was made but not accepted (contract §4a): it is being refunded.
+    An open session still lets the customer pay again."""
+    if session.status == SessionStatus.OPEN and session.expires_at > timezone.now():
+        failed = charge if charge.status in FAILED else None
+        return _pay_page(request, session, failed=failed, late_payment=True)
+    return _closed_page(request, session, late_payment=True)
 
 
 def _not_found(request):
@@ -213,6 +239,8 @@ def pay(request, session_id: str):
     if session is None:
         return _not_found(request)
     attempt = selectors.session_charge(session=session, charge_id=request.GET.get("attempt", ""))
+    if attempt is not None and attempt.late_payment_at is not None:
+        return _late_payment_page(request, session, attempt)
     if attempt is not None and attempt.status == ChargeStatus.SUCCEEDED:
         return HttpResponseRedirect(services.success_redirect_url(session, attempt))
     pending = selectors.session_pending_charge(session=session)

@@ -104,6 +104,24 @@ class ApiKeyAdmin(admin.ModelAdmin):
         self.message_user(request, f"Revoked {queryset.count()} key(s).", messages.SUCCESS)
 
 
+class LatePaymentFilter(admin.SimpleListFilter):
+    """Charges whose payment the operator reported but we could not accept (contract §4a):
+    refunded in full with reason late_payment; the operator's answers are on the charge."""
+
+    title = "late payments"
+    parameter_name = "late_payment"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "Late payments"), ("no", "Other charges")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.filter(late_payment_at__isnull=False)
+        if self.value() == "no":
+            return queryset.filter(late_payment_at__isnull=True)
+        return queryset
+
+
 @admin.register(Charge)
 class ChargeAdmin(admin.ModelAdmin):
     """Charges are read, never edited: status changes only through the state machine, and the
@@ -120,7 +138,7 @@ class ChargeAdmin(admin.ModelAdmin):
         "livemode",
         "created_at",
     )
-    list_filter = ("status", "network", "payment_method", "livemode", "merchant")
+    list_filter = (LatePaymentFilter, "status", "network", "payment_method", "livemode", "merchant")
     search_fields = ("=id", "phone", "description")
     list_select_related = ("merchant",)
     date_hierarchy = "created_at"
@@ -169,6 +187,17 @@ class ChargeAdmin(admin.ModelAdmin):
                     "check_count",
                     "next_check_at",
                     "provider_raw_pretty",
+                )
+            },
+        ),
+        (
+            "Reconciliation and late payment",
+            {
+                "fields": (
+                    "late_payment_at",
+                    "reconcile_until",
+                    "reconcile_next_at",
+                    "reconcile_count",
                 )
             },
         ),

@@ -56,6 +56,13 @@ class CheckoutSessionNotOpen(ApiError):
     default_message = "This checkout session is no longer open."
 
 
+class CheckoutSessionPaymentPending(ApiError):
+    code = "checkout_session_payment_pending"
+    default_message = (
+        "A payment attempt of this checkout session is still pending: it cannot be expired now."
+    )
+
+
 class PermissionDenied(ApiError):
     status = 403
     type = "permission_error"

@@ -50,6 +50,13 @@ class RefundReason(models.TextChoices):
     DUPLICATE = "duplicate", "Duplicate"
     FRAUDULENT = "fraudulent", "Fraudulent"
     REQUESTED_BY_CUSTOMER = "requested_by_customer", "Requested by customer"
+    # Set by the service only: a payment made after its charge failed, or that could not be
+    # accepted (contract §4a), is given back in full.
+    LATE_PAYMENT = "late_payment", "Late payment"
+
+
+# The reasons a merchant may give (late_payment is the service's own).
+MERCHANT_REFUND_REASONS = tuple(r for r in RefundReason.values if r != RefundReason.LATE_PAYMENT)
 
 
 def new_webhook_secret() -> str:
@@ -154,6 +161,16 @@ class Charge(models.Model):
     check_count = models.PositiveIntegerField(default=0)
     next_check_at = models.DateTimeField(null=True, blank=True)
     finalized_at = models.DateTimeField(null=True, blank=True)
+    # Reconciliation (contract §4a): a charge failed by our own clock is still asked about until
+    # reconcile_until; reconcile_next_at is the next due check (null: not reconciling).
+    reconcile_until = models.DateTimeField(null=True, blank=True)
+    reconcile_next_at = models.DateTimeField(null=True, blank=True)
+    reconcile_count = models.PositiveIntegerField(default=0)
+    late_payment_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the operator reported a payment we could not accept (refunded in full).",
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(default=timezone.now)
 
@@ -162,6 +179,11 @@ class Charge(models.Model):
         indexes = [
             models.Index(
                 fields=["merchant", "livemode", "-created_at", "-id"], name="charge_list_idx"
+            ),
+            models.Index(
+                fields=["reconcile_next_at"],
+                name="charge_reconcile_due_idx",
+                condition=models.Q(reconcile_next_at__isnull=False),
             ),
             models.Index(
                 fields=["merchant", "livemode", "status", "-created_at", "-id"],

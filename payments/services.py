@@ -4,11 +4,12 @@ Keyword-only arguments, type hints, one transaction per operation.
 """
 
 import logging
-from dataclasses import dataclass
-from datetime import timedelta
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from payments import ids, state
@@ -22,6 +23,7 @@ from payments.errors import (
     ProviderUnavailable,
 )
 from payments.models import (
+    MERCHANT_REFUND_REASONS,
     ApiKey,
     Charge,
     ChargeStatus,
@@ -243,15 +245,22 @@ def _backoff(check_count: int) -> float:
 
 
 def charge_request_payment(*, charge_id: str) -> None:
-    """Hand a mobile money charge to its operator (sends the prompt), at most once."""
+    """Hand a mobile money charge to its operator (sends the prompt), at most once, and only
+    before its deadline (counted from creation while unsent, contract §4a): the claim itself
+    requires it, so a prompt that comes too late is never sent and the charge fails `timeout`."""
+    now = timezone.now()
     claimed = Charge.objects.filter(
-        pk=charge_id, status=ChargeStatus.PENDING, provider_requested_at__isnull=True
-    ).update(provider_requested_at=timezone.now())
+        pk=charge_id,
+        status=ChargeStatus.PENDING,
+        provider_requested_at__isnull=True,
+        created_at__gt=now - timedelta(seconds=settings.MOBILE_MONEY_PROMPT_TIMEOUT),
+    ).update(provider_requested_at=now)
     if not claimed:
+        charge_fail_unsent(charge_id=charge_id)
         return
     charge = Charge.objects.get(pk=charge_id)
-    provider = registry.mobile_money(livemode=charge.livemode, network=charge.network)
     try:
+        provider = registry.mobile_money(livemode=charge.livemode, network=charge.network)
         outcome = provider.request_payment(
             MobileMoneyPayment(
                 charge_id=charge.id,
@@ -263,7 +272,7 @@ def charge_request_payment(*, charge_id: str) -> None:
                 callback_url=f"{settings.PUBLIC_BASE_URL}/providers/{charge.network.lower()}/callback",
             )
         )
-    except ProviderError as exc:
+    except (ProviderError, ProviderUnavailable) as exc:
         # Unknown whether the operator got it: keep it pending and ask for its status later.
         logger.warning("payment request for %s failed: %s", charge.id, exc)
         outcome = ProviderOutcome(status="pending", raw={"error": str(exc)})
@@ -298,19 +307,21 @@ def _refunds_partially(charge: Charge) -> bool:
         return True
 
 
-def _seconds_left(charge: Charge) -> float:
-    """Seconds until a pending charge's time is up (contract §4): negative once it is."""
-    limit = (
-        settings.CARD_PAYMENT_TIMEOUT
-        if charge.payment_method == PaymentMethod.CARD
-        else settings.MOBILE_MONEY_PROMPT_TIMEOUT
-    )
-    return limit - (timezone.now() - charge.created_at).total_seconds()
+def _seconds_left(charge: Charge, now: datetime | None = None) -> float:
+    """Seconds until a pending charge's time is up (contract §4, §4a): negative once it is.
+    A mobile money deadline runs from the moment the prompt was handed to the operator; while
+    the prompt is unsent, from creation."""
+    if charge.payment_method == PaymentMethod.CARD:
+        limit, start = settings.CARD_PAYMENT_TIMEOUT, charge.created_at
+    else:
+        limit = settings.MOBILE_MONEY_PROMPT_TIMEOUT
+        start = charge.provider_requested_at or charge.created_at
+    return limit - ((now or timezone.now()) - start).total_seconds()
 
 
-def _deadline_outcome(charge: Charge) -> ProviderOutcome | None:
+def _deadline_outcome(charge: Charge, now: datetime | None = None) -> ProviderOutcome | None:
     """The failure a pending charge gets once its time is up (contract §4), else None."""
-    if _seconds_left(charge) > 0:
+    if _seconds_left(charge, now) > 0:
         return None
     if charge.payment_method == PaymentMethod.CARD:
         return ProviderOutcome(
@@ -361,19 +372,127 @@ def charge_refresh(*, charge_id: str) -> Charge:
     if charge.status in state.CHARGE_FINAL:
         return charge
     Charge.objects.filter(pk=charge_id).update(check_count=charge.check_count + 1)
+    return charge_apply_outcome(charge_id=charge_id, outcome=_ask_status(charge))
+
+
+def _ask_status(charge: Charge) -> ProviderOutcome:
+    """The provider's status check. An answer that says nothing (unreachable, 5xx) is `pending`,
+    never a failure (contract §4a). A provider no longer connected raises ProviderUnavailable."""
     try:
-        outcome = _provider_for(charge).check_status(_query(charge))
+        return _provider_for(charge).check_status(_query(charge))
     except ProviderError as exc:
         logger.warning("status check for %s failed: %s", charge.id, exc)
-        outcome = ProviderOutcome(status="pending", raw={"error": str(exc)})
-    if outcome.status == "pending":
-        outcome = _deadline_outcome(charge) or outcome
+        return ProviderOutcome(status="pending", raw={"error": str(exc)})
+
+
+@transaction.atomic
+def charge_fail_unsent(*, charge_id: str) -> Charge:
+    """A mobile money charge whose prompt was not handed to its operator before its deadline
+    (counted from creation) fails `timeout` without ever being sent (contract §4a). Checked under
+    the row lock; a charge that was sent, is final or still has time is left as it is."""
+    charge = Charge.objects.select_for_update().get(pk=charge_id)
+    if (
+        charge.status != ChargeStatus.PENDING
+        or charge.payment_method != PaymentMethod.MOBILE_MONEY
+        or charge.provider_requested_at is not None
+    ):
+        return charge
+    outcome = _deadline_outcome(charge)
+    if outcome is None:
+        return charge
+    return charge_apply_outcome(
+        charge_id=charge_id,
+        outcome=replace(outcome, raw={"unsent": "the prompt was not sent before its deadline"}),
+    )
+
+
+# --- Reconciliation and late payments (contract §4a) ---------------------------------------------
+#
+# A mobile money charge we failed by our own clock (`timeout`) after its prompt was handed to the
+# operator may still be paid: the customer can approve late, or our status checks may not have
+# reached the operator. Such a charge is asked about again for RECONCILIATION_WINDOW, with the
+# growing waits of RECONCILIATION_BACKOFF (charge_reconcile, swept by tasks.charges_reconcile_due).
+# If the operator then reports the payment as made, the charge keeps its status and the money is
+# given back automatically: a full refund with reason `late_payment`, through the one refund path.
+# The same is done with any success that cannot be accepted (checkout: a session already complete
+# or expired), via charge_late_payment.
+
+
+def _reconciles(charge: Charge) -> bool:
+    """Whether a final charge is asked about again: failed by the clock after being sent."""
+    return (
+        charge.status == ChargeStatus.FAILED
+        and charge.failure_code == "timeout"
+        and charge.payment_method == PaymentMethod.MOBILE_MONEY
+        and charge.provider_requested_at is not None
+    )
+
+
+def _next_reconcile_at(charge: Charge, now: datetime) -> datetime | None:
+    """When to ask again (never after the window), or None once the window is over."""
+    if charge.reconcile_until is None or now >= charge.reconcile_until:
+        return None
+    schedule = settings.RECONCILIATION_BACKOFF or [3600]
+    wait = schedule[min(charge.reconcile_count, len(schedule) - 1)]
+    return min(now + timedelta(seconds=wait), charge.reconcile_until)
+
+
+def charge_reconcile(*, charge_id: str) -> Charge:
+    """Ask the operator again where a charge failed by our clock stands, and apply the answer
+    (charge_apply_outcome: a success becomes a late payment; a pending or unreachable answer
+    asks again later within the window; a failure or decline ends the reconciliation)."""
+    charge = Charge.objects.get(pk=charge_id)
+    if charge.reconcile_next_at is None:
+        return charge
+    Charge.objects.filter(pk=charge_id).update(reconcile_count=F("reconcile_count") + 1)
+    try:
+        outcome = _ask_status(charge)
+    except ProviderUnavailable as exc:  # its adapter removed: still nothing known, ask again
+        outcome = ProviderOutcome(status="pending", raw={"error": exc.message})
     return charge_apply_outcome(charge_id=charge_id, outcome=outcome)
 
 
 @transaction.atomic
+def charge_late_payment(*, charge_id: str, answer: dict) -> Refund | None:
+    """A payment the operator reports as made that cannot be accepted: on a charge already failed
+    or declined, or (checkout) on a session already complete or expired. The charge's status does
+    not change; the late payment is recorded for staff (late_payment_at, the operator's answer)
+    and the full amount is refunded with reason `late_payment`, once per charge (row lock), and
+    sent to the operator by a task once this commits."""
+    charge = Charge.objects.select_for_update().get(pk=charge_id)
+    if charge.late_payment_at is not None:
+        return None
+    now = timezone.now()
+    charge.late_payment_at = now
+    charge.reconcile_next_at = None
+    charge.provider_raw = [
+        *charge.provider_raw,
+        {"at": now.isoformat(), "late_payment": answer or {"status": "succeeded"}},
+    ][-RAW_HISTORY:]
+    charge.save(update_fields=["late_payment_at", "reconcile_next_at", "provider_raw"])
+    logger.warning("late payment on %s charge %s: refunding it in full", charge.status, charge.id)
+    refund = _refund_reserve(
+        charge_id=charge.id,
+        amount=None,
+        reason=RefundReason.LATE_PAYMENT,
+        metadata={},
+        late_payment=True,
+    )
+    if refund is not None:
+        from payments import tasks
+
+        # robust: with the broker down the refund still stands; the refund poller sends it.
+        transaction.on_commit(lambda: tasks.refund_send.delay(refund.id), robust=True)
+    return refund
+
+
+@transaction.atomic
 def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
-    """The one place a charge's status changes: locked, checked, evented, in one transaction."""
+    """The one place a charge's status changes: locked, checked, evented, in one transaction.
+
+    A pending answer once the charge's time is up becomes its deadline failure (decided here,
+    under the lock, from the charge as it stands). A final status never changes: a success
+    reported afterwards on a charge that did not succeed is a late payment (refunded)."""
     charge = Charge.objects.select_for_update().get(pk=charge_id)
     now = timezone.now()
     fields = ["provider_raw"]
@@ -385,14 +504,26 @@ def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
         charge.provider_reference = outcome.provider_reference
         fields.append("provider_reference")
     if charge.status in state.CHARGE_FINAL:
+        late = outcome.status == ChargeStatus.SUCCEEDED and charge.status != ChargeStatus.SUCCEEDED
+        if charge.reconcile_next_at is not None and not late:
+            # Pending or unreachable: ask again later; the operator's failure ends it.
+            charge.reconcile_next_at = (
+                _next_reconcile_at(charge, now) if outcome.status == ChargeStatus.PENDING else None
+            )
+            fields.append("reconcile_next_at")
         charge.save(update_fields=fields)
+        if late:
+            charge_late_payment(charge_id=charge.id, answer=outcome.raw)
+            charge.refresh_from_db()
         return charge
+    if outcome.status == ChargeStatus.PENDING:
+        outcome = _deadline_outcome(charge, now) or outcome
     if outcome.status == ChargeStatus.PENDING:
         wait = (
             outcome.check_after if outcome.check_after is not None else _backoff(charge.check_count)
         )
         # Never check later than the deadline, so that a timeout is applied on time.
-        wait = max(0.0, min(wait, _seconds_left(charge)))
+        wait = max(0.0, min(wait, _seconds_left(charge, now)))
         charge.next_check_at = now + timedelta(seconds=wait)
         charge.save(update_fields=[*fields, "next_check_at"])
         return charge
@@ -406,6 +537,10 @@ def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
     charge.next_action = None
     charge.finalized_at = now
     charge.updated_at = now
+    if _reconciles(charge):
+        charge.reconcile_until = now + timedelta(seconds=settings.RECONCILIATION_WINDOW)
+        charge.reconcile_next_at = _next_reconcile_at(charge, now)
+        fields += ["reconcile_until", "reconcile_next_at"]
     charge.save(
         update_fields=[
             *fields,
@@ -431,6 +566,7 @@ def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
         from checkout.services import session_charge_finalized
 
         session_charge_finalized(charge=charge)
+        charge.refresh_from_db()  # a success the session refused is being refunded
     return charge
 
 
@@ -453,13 +589,27 @@ MOBILE_MONEY_UNIT = 100  # mobile money operators pay whole francs or dollars on
 
 
 @transaction.atomic
-def _refund_reserve(*, charge_id: str, amount: int | None, reason: str, metadata: dict) -> Refund:
+def _refund_reserve(
+    *,
+    charge_id: str,
+    amount: int | None,
+    reason: str,
+    metadata: dict,
+    late_payment: bool = False,
+) -> Refund | None:
+    """late_payment: the service's own full refund of a payment it could not accept (contract
+    §4a), whatever the charge's status; None when nothing remains to give back. Merchants' refunds
+    (late_payment False) keep every rule of contract §6."""
     charge = Charge.objects.select_for_update().get(pk=charge_id)
-    if charge.status != ChargeStatus.SUCCEEDED:
+    remaining = charge.amount - charge.amount_refunded
+    if late_payment:
+        if remaining <= 0:
+            return None
+        amount, reason = remaining, RefundReason.LATE_PAYMENT
+    elif charge.status != ChargeStatus.SUCCEEDED:
         raise ChargeNotRefundable(
             f"Only succeeded charges can be refunded; charge {charge.id} is {charge.status}."
         )
-    remaining = charge.amount - charge.amount_refunded
     if remaining <= 0:
         raise ChargeNotRefundable(f"Charge {charge.id} has already been refunded in full.")
     if amount is None:
@@ -522,9 +672,9 @@ def refund_create(
     Not one transaction on purpose: see the steps above. A rule that refuses the refund leaves
     nothing behind."""
     reason = reason or ""
-    if reason not in ("", *RefundReason.values):
+    if reason not in ("", *MERCHANT_REFUND_REASONS):
         raise InvalidRequest(
-            f"reason must be one of {', '.join(RefundReason.values)}.", param="reason"
+            f"reason must be one of {', '.join(MERCHANT_REFUND_REASONS)}.", param="reason"
         )
     _provider_for(charge)  # provider_unavailable before anything is reserved
     refund = _refund_reserve(
@@ -578,8 +728,11 @@ def refund_refresh(*, refund_id: str) -> Refund:
     refund = Refund.objects.select_related("charge").get(pk=refund_id)
     if refund.status in state.REFUND_FINAL:
         return refund
-    if refund.livemode and refund.provider_requested_at is None:
-        # The API answered `pending` and promised this refund: its task was lost, send it now.
+    if refund.provider_requested_at is None and (
+        refund.livemode or refund.reason == RefundReason.LATE_PAYMENT
+    ):
+        # A refund promised to be sent by a task (live, or a late payment's): the task was lost,
+        # send it now.
         return refund_send(refund_id=refund_id)
     if any(STAFF_REASON in answer for answer in refund.provider_raw):
         # Never sent (see payment_reference_unknown): there is nothing to ask, only staff settle it.

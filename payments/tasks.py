@@ -30,15 +30,15 @@ def enqueue_payment_request(charge: Charge) -> None:
     )
 
 
-def _claim_due(model, now) -> list[str]:
-    """Ids of the pending charges or refunds whose next check is due (oldest first, one batch),
-    with their next check pushed out so the next sweep does not enqueue them again."""
-    due = list(
-        model.objects.filter(status="pending", next_check_at__lte=now)
-        .order_by("next_check_at")
-        .values_list("id", flat=True)[:POLL_BATCH]
+def _claim_due(queryset, now, *, field: str = "next_check_at", push: float = 60) -> list[str]:
+    """Ids of the rows of queryset whose `field` (a due time) has come (oldest first, one batch),
+    with it pushed out so the next sweep does not enqueue them again. A row whose due time was
+    cleared meanwhile is left cleared."""
+    due_now = {f"{field}__lte": now}
+    due = list(queryset.filter(**due_now).order_by(field).values_list("id", flat=True)[:POLL_BATCH])
+    queryset.model.objects.filter(pk__in=due, **due_now).update(
+        **{field: now + timedelta(seconds=push)}
     )
-    model.objects.filter(pk__in=due).update(next_check_at=now + timedelta(seconds=60))
     return due
 
 
@@ -58,19 +58,42 @@ def charge_refresh(charge_id: str) -> None:
 @shared_task
 def charges_poll_due() -> int:
     """Enqueue a status check for every pending charge whose next check is due, and re-send
-    mobile money requests a lost task never delivered."""
+    mobile money requests a lost task never delivered — unless their deadline (counted from
+    creation while unsent) has passed: those fail `timeout` here, never sent (contract §4a)."""
     now = timezone.now()
-    due = _claim_due(Charge, now)
+    due = _claim_due(Charge.objects.filter(status=ChargeStatus.PENDING), now)
     for charge_id in due:
         charge_refresh.delay(charge_id)
-    unsent = Charge.objects.filter(
-        status=ChargeStatus.PENDING,
-        payment_method=PaymentMethod.MOBILE_MONEY,
-        provider_requested_at__isnull=True,
-        created_at__lte=now - timedelta(seconds=UNSENT_GRACE),
-    ).only("id", "livemode", "network")[:POLL_BATCH]
+    too_late = now - timedelta(seconds=settings.MOBILE_MONEY_PROMPT_TIMEOUT)
+    unsent = (
+        Charge.objects.filter(
+            status=ChargeStatus.PENDING,
+            payment_method=PaymentMethod.MOBILE_MONEY,
+            provider_requested_at__isnull=True,
+            created_at__lte=now - timedelta(seconds=UNSENT_GRACE),
+        )
+        .order_by("created_at")
+        .only("id", "livemode", "network", "created_at")[:POLL_BATCH]
+    )
     for charge in unsent:
-        enqueue_payment_request(charge)
+        if charge.created_at <= too_late:
+            services.charge_fail_unsent(charge_id=charge.id)
+        else:
+            enqueue_payment_request(charge)
+    return len(due)
+
+
+@shared_task(acks_late=True)
+def charge_reconcile(charge_id: str) -> None:
+    services.charge_reconcile(charge_id=charge_id)
+
+
+@shared_task
+def charges_reconcile_due() -> int:
+    """Enqueue the reconciliation check (contract §4a) of every charge whose next one is due."""
+    due = _claim_due(Charge.objects.all(), timezone.now(), field="reconcile_next_at", push=300)
+    for charge_id in due:
+        charge_reconcile.delay(charge_id)
     return len(due)
 
 
@@ -87,7 +110,7 @@ def refund_refresh(refund_id: str) -> None:
 @shared_task
 def refunds_poll_due() -> int:
     """Enqueue a status check for every pending refund whose next check is due."""
-    due = _claim_due(Refund, timezone.now())
+    due = _claim_due(Refund.objects.filter(status="pending"), timezone.now())
     for refund_id in due:
         refund_refresh.delay(refund_id)
     return len(due)

@@ -12,7 +12,7 @@ from payments.api.fields import (
     MetadataField,
     StrictSerializer,
 )
-from payments.models import Currency, Network, PaymentMethod, RefundReason
+from payments.models import MERCHANT_REFUND_REASONS, Currency, Network, PaymentMethod
 
 WHOLE_UNIT = 100  # mobile money operators take whole francs or dollars
 
@@ -100,7 +100,8 @@ class ChargeListQuery(StrictSerializer):
 
 class RefundCreateIn(StrictSerializer):
     amount = AmountField(required=False, help_text="Omitted: what remains refundable.")
-    reason = serializers.ChoiceField(choices=RefundReason.values, required=False)
+    # late_payment is set by the service only (contract §4a): refused here.
+    reason = serializers.ChoiceField(choices=MERCHANT_REFUND_REASONS, required=False)
     metadata = MetadataField(required=False)
 
 

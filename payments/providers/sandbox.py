@@ -4,6 +4,9 @@ adapters; their "outside world" state lives in SandboxTransaction.
 Mobile money: the outcome is chosen by the last three digits of the phone number and becomes
 visible to a status check SANDBOX_MOBILE_MONEY_DELAY seconds after the prompt was sent.
 Card: the hosted page at /sandbox/card/pay records the customer's choice; the status check reads it.
+The phone ending in 005 pays late (contract §4a): its status check answers pending until the
+prompt's deadline (MOBILE_MONEY_PROMPT_TIMEOUT after it was sent) has passed — the first check
+after it still answers pending, as the customer approves only then — and succeeded afterwards.
 Refunds: succeeded at once, unless the refund's metadata "sandbox_refund" asks otherwise
 (REFUND_BEHAVIOURS).
 """
@@ -34,6 +37,7 @@ MOBILE_MONEY_SUFFIXES: dict[str, tuple[str, str, str] | None] = {
     "004": ("failed", "provider_error", "The operator could not complete the payment."),
 }
 SUCCESS = ("succeeded", "", "")
+LATE_SUFFIX = "005"  # approved by the customer only after the prompt's deadline
 
 # Refunds: the metadata key "sandbox_refund" chooses what the sandbox operator does with a refund,
 # as (first answer, answer of the status check once SANDBOX_MOBILE_MONEY_DELAY has passed).
@@ -88,6 +92,10 @@ class SandboxMobileMoney:
                 check_after=delay - waited,
                 raw={"sandbox": "waiting for the customer"},
             )
+        if record.phone.endswith(LATE_SUFFIX) and not _paid_late(record, query):
+            return ProviderOutcome(
+                status="pending", provider_reference=record.id, raw={"sandbox": "no answer yet"}
+            )
         answer = MOBILE_MONEY_SUFFIXES.get(record.phone[-3:], SUCCESS)
         if answer is None:
             return ProviderOutcome(
@@ -111,6 +119,18 @@ class SandboxMobileMoney:
 
     def check_refund(self, query: RefundQuery) -> ProviderOutcome:
         return _sandbox_check_refund(query)
+
+
+def _paid_late(record: SandboxTransaction, query: PaymentQuery) -> bool:
+    """The 005 customer: nothing before the prompt's deadline; the first check after it marks the
+    approval (still pending for that check), every later check sees the payment made."""
+    deadline = query.requested_at.timestamp() + settings.MOBILE_MONEY_PROMPT_TIMEOUT
+    if timezone.now().timestamp() < deadline:
+        return False
+    if record.decision:  # "late" once marked, then "succeeded" once answered
+        return True
+    SandboxTransaction.objects.filter(pk=record.pk, decision="").update(decision="late")
+    return False
 
 
 def _sandbox_refund(request: RefundRequest) -> ProviderOutcome:

@@ -13,3 +13,12 @@ class UnreachableRefundsOperator(SandboxMobileMoney):
 
     def refund(self, request: RefundRequest):
         raise ProviderError("connection refused by the operator's refund endpoint")
+
+
+class UnreachableOperator(SandboxMobileMoney):
+    """Takes the prompt, but its status enquiry can never be reached (a 5xx, a timeout)."""
+
+    name = "unreachable-status"
+
+    def check_status(self, query):
+        raise ProviderError("operator status endpoint answered 503")
