@@ -4,6 +4,7 @@ import pytest
 
 from checkout import services
 from tests.checkout.helpers import make_session
+from tests.helpers import admin_url
 
 pytestmark = pytest.mark.django_db
 
@@ -21,7 +22,7 @@ def test_session_list_filters_and_detail_with_charges(admin_client, merchant):
     assert session.id in listing.text and other.id not in listing.text
     found = admin_client.get(f"/admin/checkout/checkoutsession/?q={other.id}")
     assert other.id in found.text and session.id not in found.text
-    detail = admin_client.get(f"/admin/checkout/checkoutsession/{session.id}/change/")
+    detail = admin_client.get(admin_url(session))
     assert detail.status_code == 200
     assert charge.id in detail.text
     assert 'name="amount"' not in detail.text  # read-only

@@ -11,6 +11,7 @@ from payments import services
 from payments.models import Charge
 from payments.providers.base import ProviderOutcome
 from tests.factories import merchant_with_keys
+from tests.helpers import admin_url
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
@@ -81,7 +82,7 @@ def test_list_filters_and_search(staff, charges, merchant):
 
 def test_detail_is_read_only_and_shows_the_provider_answers(staff, charges):
     charge = charges["declined"]
-    response = staff.get(f"{URL}{charge.id}/change/")
+    response = staff.get(admin_url(charge))
     assert response.status_code == 200
     page = response.content.decode()
     assert "insufficient_funds" in page and "Provider answers" in page
@@ -89,7 +90,7 @@ def test_detail_is_read_only_and_shows_the_provider_answers(staff, charges):
     for name in ("amount", "currency", "status", "provider_reference", "provider_raw", "phone"):
         assert f'name="{name}"' not in page
     before = Charge.objects.values().get(pk=charge.id)
-    staff.post(f"{URL}{charge.id}/change/", {"status": "succeeded", "amount": "1"})
+    staff.post(admin_url(charge), {"status": "succeeded", "amount": "1"})
     assert Charge.objects.values().get(pk=charge.id) == before
 
 

@@ -14,6 +14,7 @@ from payments import services, tasks
 from payments.errors import InvalidRequest
 from payments.models import Charge, Refund, SandboxTransaction
 from payments.providers.base import ProviderOutcome
+from tests.helpers import admin_url
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
@@ -329,7 +330,7 @@ def test_staff_find_late_payments_with_the_operators_answers(staff, merchant, ti
 
     assert listed("/admin/payments/charge/?late_payment=yes") == {late.id}
     assert listed("/admin/payments/charge/?late_payment=no") == {other.id}
-    page = staff.get(f"/admin/payments/charge/{late.id}/change/").content.decode()
+    page = staff.get(admin_url(late)).content.decode()
     assert "PAID-LATE" in page and "Reconciliation and late payment" in page
     [refund] = Refund.objects.filter(charge=late)
     assert listed("/admin/payments/refund/?reason__exact=late_payment") == {refund.id}

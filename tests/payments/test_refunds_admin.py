@@ -3,6 +3,7 @@
 import pytest
 
 from payments import services
+from tests.helpers import admin_url
 from tests.payments.refund_helpers import succeeded_card_charge, succeeded_mobile_money_charge
 
 pytestmark = pytest.mark.django_db
@@ -51,14 +52,14 @@ def test_list_filters_and_search(staff, refunds):
 
 def test_detail_is_read_only(staff, refunds):
     refund = refunds["failed"]
-    response = staff.get(f"{LIST}{refund.id}/change/")
+    response = staff.get(admin_url(refund))
     assert response.status_code == 200
     page = response.content.decode()
     assert refund.charge_id in page and "provider_error" in page and "sandbox_refund" in page
     assert 'name="amount"' not in page and 'name="_save"' not in page
     assert staff.get(f"{LIST}add/").status_code == 403
-    assert staff.get(f"{LIST}{refund.id}/delete/").status_code == 403
-    posted = staff.post(f"{LIST}{refund.id}/change/", {"status": "succeeded"})
+    assert staff.get(admin_url(refund, "delete")).status_code == 403
+    posted = staff.post(admin_url(refund), {"status": "succeeded"})
     assert posted.status_code == 403
     refund.refresh_from_db()
     assert refund.status == "failed"
@@ -84,7 +85,7 @@ def test_staff_can_ask_the_provider_about_pending_refunds(staff, refunds, settin
 
 def test_the_charge_page_lists_its_refunds(staff, refunds):
     charge = refunds["pending"].charge
-    page = staff.get(f"/admin/payments/charge/{charge.id}/change/").content.decode()
+    page = staff.get(admin_url(charge)).content.decode()
     assert refunds["pending"].id in page and refunds["failed"].id in page
     assert refunds["card"].id not in page  # another charge's refund
 

@@ -8,6 +8,7 @@ import pytest
 from payments import services
 from payments.models import Charge
 from payments.providers.base import STAFF_REASON, ProviderOutcome
+from tests.helpers import admin_url
 
 pytestmark = pytest.mark.django_db
 
@@ -46,7 +47,7 @@ def test_the_refund_waits_for_staff(request, adapter, succeeded, live_api, staff
     assert len(fake.log) == calls_before  # nothing was sent or asked
     assert refund.charge.amount_refunded == charge.amount
 
-    page = staff.get(f"/admin/payments/refund/{refund_id}/change/").content.decode()
+    page = staff.get(admin_url(refund)).content.decode()
     assert "Waiting for staff because" in page
     assert "the refund was not sent" in page
 
