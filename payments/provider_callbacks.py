@@ -2,7 +2,8 @@
 
 A callback is a hint, never a verdict: once authenticated, it enqueues the status check
 (tasks.charge_refresh → services.charge_refresh, which asks the operator itself) and the operator
-gets its small JSON 200 at once; the body never sets a status. Unknown, final, test-mode and
+gets its small JSON 200 at once; the body never sets a status. A charge failed by our clock and
+still under reconciliation gets its reconciliation check instead. Unknown, final, test-mode and
 other-network charges are acknowledged and ignored. Orange also calls back for the cashin of a
 refund (its partnerTransactionId is our refund id): that queues the refund's status check. Duplicates of one callback within
 CHECK_WINDOW enqueue nothing more, and the task skips a charge that is final by the time it runs.
@@ -102,14 +103,24 @@ def _enqueue(what: str, ident: str, network: str, *, pending: bool, task) -> Jso
 
 
 def _enqueue_check(charge_id: str, network: str) -> JsonResponse:
-    """The status check of a pending live charge of this network."""
-    pending = Charge.objects.filter(
-        pk=charge_id,
-        livemode=True,
-        network=network,
-        payment_method=PaymentMethod.MOBILE_MONEY,
-        status=ChargeStatus.PENDING,
-    ).exists()
+    """The status check of a pending live charge of this network, or the reconciliation check of
+    one failed by our clock and still being asked about (a late payment is refunded at once)."""
+    charge = (
+        Charge.objects.filter(
+            pk=charge_id,
+            livemode=True,
+            network=network,
+            payment_method=PaymentMethod.MOBILE_MONEY,
+        )
+        .values("status", "reconcile_next_at")
+        .first()
+    )
+    if charge is not None and charge["status"] != ChargeStatus.PENDING:
+        reconciling = charge["reconcile_next_at"] is not None
+        return _enqueue(
+            "charge", charge_id, network, pending=reconciling, task=tasks.charge_reconcile
+        )
+    pending = charge is not None
     return _enqueue("charge", charge_id, network, pending=pending, task=tasks.charge_refresh)
 
 

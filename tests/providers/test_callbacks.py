@@ -109,3 +109,29 @@ def test_with_redis_down_the_callback_is_acknowledged_and_the_poller_settles_it(
     with time_machine.travel(timezone.now() + timedelta(seconds=10)):
         assert tasks.charges_poll_due() == 1  # beat's charges-poll-due, the safety net
     assert Charge.objects.get(pk=charge.id).status == "succeeded"
+
+
+def test_a_callback_for_a_charge_failed_by_our_clock_queues_its_reconciliation(
+    airtel, live_api, client, settings, eager_tasks, django_capture_on_commit_callbacks
+):
+    """The customer approves after our deadline: Airtel's callback must not be dropped as "final
+    already" but queue the reconciliation check, which refunds the late payment at once."""
+    airtel.enquiries_before_answer = 99  # no answer while our clock runs
+    charge = live_charge(live_api, "+243971234567", "AIRTEL_MONEY")
+    with time_machine.travel(
+        timezone.now() + timedelta(seconds=settings.MOBILE_MONEY_PROMPT_TIMEOUT + 1)
+    ):
+        services.charge_refresh(charge_id=charge.id)
+        charge.refresh_from_db()
+        assert (charge.status, charge.failure_code) == ("failed", "timeout")
+        assert charge.reconcile_next_at is not None
+
+        airtel.enquiries_before_answer = 0  # the customer approves late
+        before = enquiries(airtel, charge.id)
+        with django_capture_on_commit_callbacks(execute=True) as queued:
+            assert post_airtel(client, airtel, charge.id).status_code == 200
+        assert len(queued) >= 1 and enquiries(airtel, charge.id) == before + 1
+    charge.refresh_from_db()
+    assert charge.status == "failed" and charge.late_payment_at is not None
+    [refund] = charge.refunds.all()
+    assert (refund.reason, refund.amount) == ("late_payment", charge.amount)
