@@ -67,10 +67,11 @@ COUNTRY = "DRC"
 # Codes not listed say nothing about the payment and leave it pending (the status query decides):
 # INS-1 internal error, INS-9 request timeout (HTTP 408: the customer may still answer),
 # INS-10 duplicate (a request with this id exists), INS-16 temporary overload (HTTP 503),
-# INS-23 "unknown status, contact M-Pesa support", and any code not in the table.
+# INS-23 "unknown status, contact M-Pesa support", and any code not in the table. INS-2 (our
+# credentials or session refused, even after renewing) is an authentication refusal: it says
+# nothing about the payment, so it never fails one either.
 INS_CODES: dict[str, tuple[str, str, str]] = {
     "INS-0": ("succeeded", "", ""),
-    "INS-2": ("failed", "provider_error", "The operator refused our credentials."),
     "INS-4": ("declined", "account_inactive", "The customer's M-Pesa account is not active."),
     "INS-5": ("declined", "customer_rejected", "The customer cancelled the payment."),
     "INS-6": ("failed", "provider_error", "The operator could not complete the payment."),
