@@ -234,6 +234,9 @@ WEBHOOK_RETRY_SCHEDULE = [
     )
 ]
 WEBHOOK_TIMEOUT = env.float("WEBHOOK_TIMEOUT", default=10)
+# Loopback and private webhook destinations (local development only); metadata, link-local,
+# multicast and reserved addresses are refused whatever this says.
+WEBHOOK_ALLOW_PRIVATE_NETWORKS = env.bool("WEBHOOK_ALLOW_PRIVATE_NETWORKS", default=DEBUG)
 
 SANDBOX_CARD_ACCESS_KEY = env.str(
     "SANDBOX_CARD_ACCESS_KEY", default="sandbox0access0key0000000000000001"

@@ -15,6 +15,11 @@ from rest_framework.test import APIClient
 
 from tests.factories import merchant_with_keys
 
+# The merchants' receivers of these tests listen on 127.0.0.1, as a developer's would: allow
+# loopback destinations here (and in the workers the tests start, which inherit the environment).
+# Tests of the refusal turn it off.
+os.environ.setdefault("WEBHOOK_ALLOW_PRIVATE_NETWORKS", "true")
+
 STRICT = (
     os.environ.get("CI", "").lower() in ("1", "true", "yes")
     or os.environ.get("REQUIRE_REAL_SERVICES") == "1"
@@ -36,6 +41,11 @@ def pytest_runtest_setup(item):
         _unavailable("needs Redis (set REDIS_URL=redis://...)")
     if item.get_closest_marker("browser") and not shutil.which("chromium"):
         _unavailable("needs Debian's chromium (/usr/bin/chromium)")
+
+
+@pytest.fixture(autouse=True)
+def _webhooks_to_loopback(settings):
+    settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = True
 
 
 @pytest.fixture

@@ -102,6 +102,7 @@ def delivery_attempt(*, delivery_id: int) -> Delivery | None:
         headers=headers,
         livemode=event.livemode,
         timeout=settings.WEBHOOK_TIMEOUT,
+        allow_private=settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
     )
     return _attempt_record(delivery=delivery, answer=answer, attempted_at=attempted_at)
 

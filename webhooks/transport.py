@@ -1,9 +1,12 @@
 """One signed POST to a merchant's URL, made safely. Knows nothing of the ORM.
 
-Live mode only sends to public HTTPS addresses: the host is resolved, every address is checked
-(loopback, private, link-local, multicast, reserved and cloud metadata addresses are refused), and
-the connection is made to a checked address, so a DNS answer cannot change between the check and the
-connection. Redirects are never followed. Test mode may use any http(s) URL (e.g. localhost).
+Every mode checks where it sends: the host is resolved, every address is checked, and the
+connection is made to a checked address, so a DNS answer cannot change between the check and the
+connection. Cloud metadata, link-local, multicast, unspecified and reserved addresses are always
+refused; loopback and private ones only when private networks are allowed
+(WEBHOOK_ALLOW_PRIVATE_NETWORKS, for local development). Live mode also requires https. Redirects
+are never followed. `url_refusal` applies the same address rules to a URL whose host is an IP
+literal, so such a URL is refused when it is given, not only when it is called.
 """
 
 import ipaddress
@@ -43,27 +46,48 @@ class Answer:
         return self.status_code is not None and 200 <= self.status_code < 300
 
 
-def forbidden_reason(address: IpAddress) -> str | None:
-    """Why a live delivery may not connect to `address`, or None when it is a public address."""
+ALWAYS_REFUSED = (
+    ("is_link_local", "a link-local address"),
+    ("is_multicast", "a multicast address"),
+    ("is_unspecified", "an unspecified address"),
+)
+
+
+def forbidden_reason(address: IpAddress, *, allow_private: bool = False) -> str | None:
+    """Why a delivery may not connect to `address`, or None when it may. Loopback and private
+    addresses pass only with `allow_private`; metadata, link-local, multicast, unspecified and
+    reserved addresses never do. (The order matters: Python counts link-local and reserved
+    ranges as private too, and ::1 as reserved.)"""
     if isinstance(address, ipaddress.IPv6Address):
         embedded = address.ipv4_mapped or address.sixtofour
         if embedded is not None:
-            return forbidden_reason(embedded)
+            return forbidden_reason(embedded, allow_private=allow_private)
     if address in METADATA_ADDRESSES:
         return "a cloud metadata address"
-    for check, label in (
-        ("is_loopback", "a loopback address"),
-        ("is_link_local", "a link-local address"),
-        ("is_multicast", "a multicast address"),
-        ("is_unspecified", "an unspecified address"),
-        ("is_reserved", "a reserved address"),
-        ("is_private", "a private address"),
-    ):
+    for check, label in ALWAYS_REFUSED:
         if getattr(address, check):
             return label
+    if address.is_loopback:
+        return None if allow_private else "a loopback address"
+    if address.is_reserved:
+        return "a reserved address"
+    if address.is_private:
+        return None if allow_private else "a private address"
     if not address.is_global:
-        return "not a public address"
+        return None if allow_private else "not a public address"
     return None
+
+
+def url_refusal(url: str, *, allow_private: bool) -> str | None:
+    """Why `url` is refused before any lookup: its host is an IP literal that may not be called
+    (a host name is checked when it is called). None when nothing is known against it."""
+    host = urlsplit(url).hostname or ""
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return None
+    reason = forbidden_reason(address, allow_private=allow_private)
+    return f"{host} is {reason}" if reason else None
 
 
 def _resolve(host: str, port: int) -> list[IpAddress]:
@@ -80,19 +104,20 @@ def _resolve(host: str, port: int) -> list[IpAddress]:
     return sorted(addresses, key=lambda a: a.version)
 
 
-def checked_address(url: str) -> IpAddress:
-    """The address a live delivery to `url` connects to, after checking every address of the host.
+def checked_address(url: str, *, livemode: bool, allow_private: bool) -> IpAddress:
+    """The address a delivery to `url` connects to, after checking every address of the host.
 
-    Raises DestinationRefused when the URL is not https or any address is not public, and
-    requests.ConnectionError when the host does not resolve (which may be temporary)."""
+    Raises DestinationRefused when the URL may not be called (live and not https, or an address
+    forbidden_reason refuses), and requests.ConnectionError when the host does not resolve (which
+    may be temporary)."""
     parts = urlsplit(url)
-    if parts.scheme != "https":
+    if parts.scheme not in ("http", "https") or (livemode and parts.scheme != "https"):
         raise DestinationRefused("live webhook URLs must use https")
     if not parts.hostname:
         raise DestinationRefused("the webhook URL has no host")
-    addresses = _resolve(parts.hostname, parts.port or 443)
+    addresses = _resolve(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80))
     for address in addresses:
-        reason = forbidden_reason(address)
+        reason = forbidden_reason(address, allow_private=allow_private)
         if reason:
             raise DestinationRefused(f"{parts.hostname} resolves to {address}, {reason}")
     if not addresses:
@@ -120,7 +145,13 @@ class PinnedAddressAdapter(HTTPAdapter):
 
 
 def post(
-    *, url: str, body: bytes, headers: dict[str, str], livemode: bool, timeout: float
+    *,
+    url: str,
+    body: bytes,
+    headers: dict[str, str],
+    livemode: bool,
+    timeout: float,
+    allow_private: bool = False,
 ) -> Answer:
     """POST `body` once. Never raises for network trouble: the answer says what happened."""
     started = time.monotonic()
@@ -136,11 +167,11 @@ def post(
         **headers,
     }
     try:
-        if livemode:
-            adapter = PinnedAddressAdapter(checked_address(url))
-            session.mount("https://", adapter)
-            session.mount("http://", adapter)
-            all_headers["Host"] = urlsplit(url).netloc.rsplit("@", 1)[-1]
+        address = checked_address(url, livemode=livemode, allow_private=allow_private)
+        adapter = PinnedAddressAdapter(address)
+        session.mount("https://", adapter)
+        session.mount("http://", adapter)
+        all_headers["Host"] = urlsplit(url).netloc.rsplit("@", 1)[-1]
         response = session.post(
             url,
             data=body,

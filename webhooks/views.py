@@ -14,7 +14,7 @@ from webhooks.representations import event_repr
 
 
 class WebhookEndpointIn(StrictSerializer):
-    url = HttpUrlField(allow_null=True)
+    url = HttpUrlField(allow_null=True, destination=True)
 
 
 def webhook_endpoint_repr(merchant) -> dict:

@@ -2,11 +2,13 @@
 
 from urllib.parse import urlsplit
 
+from django.conf import settings
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail, ValidationError
 
 from payments.carddata import find_card_data
 from payments.models import Currency
+from webhooks.transport import url_refusal
 
 AMOUNT_MIN = 1
 AMOUNT_MAX = 999_999_999_999
@@ -99,10 +101,13 @@ class DescriptionField(serializers.CharField):
 
 
 class HttpUrlField(serializers.Field):
-    """An absolute http(s) URL; https only in live mode (serializer context `livemode`)."""
+    """An absolute http(s) URL; https only in live mode (serializer context `livemode`).
+    `destination=True`: a URL we will POST webhooks to, whose IP-literal host must be one that
+    deliveries may call (webhooks.transport.url_refusal)."""
 
-    def __init__(self, *, max_length: int = 2000, **kwargs):
+    def __init__(self, *, max_length: int = 2000, destination: bool = False, **kwargs):
         self.max_length = max_length
+        self.destination = destination
         super().__init__(**kwargs)
 
     def to_internal_value(self, data):
@@ -113,6 +118,12 @@ class HttpUrlField(serializers.Field):
             raise ValidationError("Must be an absolute http(s) URL.", code="url_invalid")
         if self.context.get("livemode") and parts.scheme != "https":
             raise ValidationError("Live mode requires an https URL.", code="url_invalid")
+        if self.destination:
+            refusal = url_refusal(data, allow_private=settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS)
+            if refusal:
+                raise ValidationError(
+                    f"Webhooks cannot be sent there: {refusal}.", code="url_invalid"
+                )
         return data
 
     def to_representation(self, value):

@@ -58,7 +58,7 @@ class ChargeCreateIn(StrictSerializer):
     )
     description = DescriptionField(required=False)
     metadata = MetadataField(required=False)
-    callback_url = HttpUrlField(required=False)
+    callback_url = HttpUrlField(required=False, destination=True)
     return_url = HttpUrlField(
         required=False, help_text="Card only: where the customer lands after the hosted page."
     )

@@ -1,4 +1,6 @@
-"""Live deliveries only reach public HTTPS addresses; the check happens when sending."""
+"""Where webhooks may go, in every mode: metadata, link-local, multicast and reserved addresses
+never; loopback and private ones only with WEBHOOK_ALLOW_PRIVATE_NETWORKS; live only over https.
+Checked when a URL is given (an IP-literal host) and at every delivery (pinned to the address)."""
 
 import ipaddress
 
@@ -27,7 +29,10 @@ pytestmark = pytest.mark.django_db
         ("https://224.0.0.1/hooks", "multicast"),
     ],
 )
-def test_live_delivery_to_a_forbidden_destination_fails_at_once(merchant, receiver, url, reason):
+def test_live_delivery_to_a_forbidden_destination_fails_at_once(
+    merchant, receiver, settings, url, reason
+):
+    settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = False
     delivery = record_event(merchant, livemode=True, url=url.format(port=receiver.port))
     result = delivery_attempt(delivery_id=delivery.deliveries.get().id)
     assert (result.status, result.attempts, result.next_attempt_at) == ("failed", 1, None)
@@ -37,7 +42,7 @@ def test_live_delivery_to_a_forbidden_destination_fails_at_once(merchant, receiv
     assert receiver.received == []
 
 
-def test_test_mode_may_use_http_localhost(merchant, receiver):
+def test_test_mode_may_use_http_localhost_when_private_networks_are_allowed(merchant, receiver):
     event = record_event(merchant, url=f"http://localhost:{receiver.port}/hooks")
     assert delivery_attempt(delivery_id=event.deliveries.get().id).status == "succeeded"
     assert len(receiver.verified()) == 1
@@ -59,6 +64,85 @@ def test_test_mode_may_use_http_localhost(merchant, receiver):
 )
 def test_forbidden_reason(address, expected):
     assert forbidden_reason(ipaddress.ip_address(address)) == expected
+
+
+@pytest.mark.parametrize(
+    "address, expected",
+    [
+        ("127.0.0.1", None),
+        ("10.0.0.7", None),
+        ("::1", None),
+        ("169.254.169.254", "a cloud metadata address"),
+        ("169.254.10.10", "a link-local address"),
+        ("224.0.0.1", "a multicast address"),
+        ("240.0.0.1", "a reserved address"),
+        ("0.0.0.0", "an unspecified address"),
+        ("::ffff:169.254.169.254", "a cloud metadata address"),
+    ],
+)
+def test_private_networks_allowed_never_open_metadata_or_link_local(address, expected):
+    assert forbidden_reason(ipaddress.ip_address(address), allow_private=True) == expected
+
+
+@pytest.mark.parametrize(
+    "url, allowed, reason",
+    [
+        ("http://169.254.169.254/latest/meta-data/", True, "metadata"),
+        ("http://169.254.1.1/hooks", True, "link-local"),
+        ("http://[ff02::1]/hooks", True, "multicast"),
+        ("http://127.0.0.1:{port}/internal", False, "loopback"),
+        ("http://localhost:{port}/internal", False, "loopback"),
+        ("http://192.168.0.10/hooks", False, "private"),
+    ],
+)
+def test_test_mode_delivery_to_a_forbidden_destination_fails_at_once(
+    merchant, receiver, settings, url, allowed, reason
+):
+    settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = allowed
+    delivery = record_event(merchant, url=url.format(port=receiver.port))
+    result = delivery_attempt(delivery_id=delivery.deliveries.get().id)
+    assert (result.status, result.attempts) == ("failed", 1)
+    assert result.last_error.startswith("Refused destination:") and reason in result.last_error
+    assert receiver.received == []
+
+
+@pytest.mark.parametrize(
+    "url, allowed",
+    [
+        ("http://169.254.169.254/latest/meta-data/", True),
+        ("http://[fd00:ec2::254]/", True),
+        ("http://224.0.0.1/hooks", True),
+        ("http://127.0.0.1:3000/hooks", False),
+        ("http://10.1.2.3/hooks", False),
+    ],
+)
+def test_a_refused_ip_literal_is_refused_when_given(api, settings, url, allowed):
+    settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = allowed
+    charge = {
+        "amount": 5000,
+        "currency": "CDF",
+        "phone": "+243812345678",
+        "network": "VODACOM_MPESA",
+    }
+    response = api.post("/v1/charges", {**charge, "callback_url": url}, format="json")
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert (error["code"], error["param"]) == ("url_invalid", "callback_url")
+    response = api.post("/v1/webhook_endpoint", {"url": url}, format="json")
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["code"] == "url_invalid"
+
+
+def test_loopback_is_accepted_when_private_networks_are_allowed(api, settings):
+    settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = True
+    response = api.post(
+        "/v1/webhook_endpoint", {"url": "http://localhost:3000/hooks"}, format="json"
+    )
+    assert response.status_code == 200
+    response = api.post(
+        "/v1/webhook_endpoint", {"url": "http://127.0.0.1:3000/hooks"}, format="json"
+    )
+    assert response.status_code == 200
 
 
 def test_pinned_connection_goes_to_the_checked_address_with_the_original_host(receiver):

@@ -30,3 +30,23 @@ def test_charge_succeeded_reaches_the_callback_url_verified(api, receiver, celer
     assert got.verified["data"]["object"]["status"] == "succeeded"
     event = api.get(f"/v1/events/{got.headers['webhook-id']}").json()
     assert event == got.verified
+
+
+def test_a_test_mode_worker_refuses_the_cloud_metadata_address(merchant, celery_worker_process):
+    """The production worker, in test mode, never POSTs to 169.254.169.254 (nor stores its
+    answer), however the URL reached the delivery."""
+    from tests.webhooks.conftest import record_event
+    from webhooks.models import DeliveryAttempt
+
+    celery_worker_process()
+    event = record_event(merchant, url="http://169.254.169.254/latest/meta-data/")
+    delivery = event.deliveries.get()
+
+    def refused():
+        delivery.refresh_from_db()
+        return delivery.status == "failed" and delivery
+
+    wait_for(refused, timeout=30)
+    [attempt] = DeliveryAttempt.objects.filter(delivery=delivery)
+    assert attempt.status_code is None and attempt.response_body == ""
+    assert attempt.error.startswith("Refused destination:") and "metadata" in attempt.error
