@@ -2,6 +2,7 @@
 
 from urllib.parse import urlsplit
 
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail, ValidationError
 
@@ -31,12 +32,16 @@ class AmountField(ContractCodeField):
     def to_internal_value(self, data):
         if type(data) is not int:
             raise ValidationError(
-                "amount must be a JSON integer in the smallest currency unit (e.g. 1000 = 10.00).",
+                _(
+                    "amount must be a JSON integer in the smallest currency unit (e.g. 1000 = 10.00)."
+                ),
                 code="amount_invalid",
             )
         if not AMOUNT_MIN <= data <= AMOUNT_MAX:
             raise ValidationError(
-                f"amount must be between {AMOUNT_MIN} and {AMOUNT_MAX}.", code="amount_invalid"
+                _("amount must be between %(min)s and %(max)s.")
+                % {"min": AMOUNT_MIN, "max": AMOUNT_MAX},
+                code="amount_invalid",
             )
         return data
 
