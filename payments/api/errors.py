@@ -87,7 +87,8 @@ def request_too_large_response(request) -> JsonResponse:
         413,
         type="invalid_request_error",
         code="request_too_large",
-        message=f"The request body is larger than {settings.MAX_REQUEST_BODY} bytes.",
+        message=_("The request body is larger than %(max)s bytes.")
+        % {"max": settings.MAX_REQUEST_BODY},
     )
 
 
@@ -191,14 +192,15 @@ def exception_handler(exc, context):
             429,
             type="rate_limit_error",
             code="rate_limited",
-            message=f"Too many requests. Retry after {wait} seconds.",
+            message=_("Too many requests. Retry after %(wait)s seconds.") % {"wait": wait},
             headers={"Retry-After": str(wait)},
         )
     if isinstance(exc, drf.ParseError):
         return invalid_json_response(request, str(exc.detail))
     if isinstance(exc, drf.UnsupportedMediaType):
         return invalid_json_response(
-            request, "The request body must be a JSON object (Content-Type: application/json)."
+            request,
+            _("The request body must be a JSON object (Content-Type: application/json)."),
         )
     if isinstance(exc, (drf.PermissionDenied, DjangoPermissionDenied)):
         return error_response(
@@ -206,7 +208,7 @@ def exception_handler(exc, context):
             403,
             type="permission_error",
             code="permission_denied",
-            message="You do not have permission to perform this request.",
+            message=_("You do not have permission to perform this request."),
         )
     if isinstance(exc, drf.APIException):
         return error_response(
@@ -237,7 +239,9 @@ def internal_error_response(request) -> JsonResponse:
         500,
         type="api_error",
         code="internal_error",
-        message="An internal error occurred. It has been logged; quote the request id to support.",
+        message=_(
+            "An internal error occurred. It has been logged; quote the request id to support."
+        ),
     )
 
 

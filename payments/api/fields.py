@@ -53,7 +53,8 @@ class CurrencyField(ContractCodeField):
     def to_internal_value(self, data):
         if data not in Currency.values:
             raise ValidationError(
-                f"Unsupported currency {data!r}: use one of {', '.join(Currency.values)}.",
+                _("Unsupported currency %(currency)r: use one of %(currencies)s.")
+                % {"currency": data, "currencies": ", ".join(Currency.values)},
                 code="currency_not_supported",
             )
         return data
@@ -65,21 +66,24 @@ class CurrencyField(ContractCodeField):
 class MetadataField(serializers.Field):
     def to_internal_value(self, data):
         if not isinstance(data, dict):
-            raise ValidationError("metadata must be an object.", code="parameter_invalid")
+            raise ValidationError(_("metadata must be an object."), code="parameter_invalid")
         if len(data) > METADATA_MAX_KEYS:
             raise ValidationError(
-                f"metadata may have at most {METADATA_MAX_KEYS} keys.", code="parameter_invalid"
+                _("metadata may have at most %(count)s keys.") % {"count": METADATA_MAX_KEYS},
+                code="parameter_invalid",
             )
         for key, value in data.items():
             if not key or len(key) > METADATA_KEY_MAX:
                 raise ValidationError(
-                    f"metadata keys must be 1 to {METADATA_KEY_MAX} characters.",
+                    _("metadata keys must be 1 to %(max)s characters.") % {"max": METADATA_KEY_MAX},
                     code="parameter_invalid",
                 )
             if not isinstance(value, str) or len(value) > METADATA_VALUE_MAX:
                 raise ValidationError(
-                    f"metadata values must be strings of at most {METADATA_VALUE_MAX} characters"
-                    f" ({key!r} is not).",
+                    _(
+                        "metadata values must be strings of at most %(max)s characters (%(key)r is not)."
+                    )
+                    % {"max": METADATA_VALUE_MAX, "key": key},
                     code="parameter_invalid",
                 )
         return data
@@ -99,7 +103,10 @@ class DescriptionField(serializers.CharField):
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
-            raise ValidationError(f"{self.field_name} must be a string.", code="parameter_invalid")
+            raise ValidationError(
+                _("%(param)s must be a string.") % {"param": self.field_name},
+                code="parameter_invalid",
+            )
         return super().to_internal_value(data)
 
 
@@ -112,12 +119,12 @@ class HttpUrlField(serializers.Field):
 
     def to_internal_value(self, data):
         if not isinstance(data, str) or len(data) > self.max_length:
-            raise ValidationError("Must be an absolute http(s) URL.", code="url_invalid")
+            raise ValidationError(_("Must be an absolute http(s) URL."), code="url_invalid")
         parts = urlsplit(data)
         if parts.scheme not in ("http", "https") or not parts.hostname or " " in data:
-            raise ValidationError("Must be an absolute http(s) URL.", code="url_invalid")
+            raise ValidationError(_("Must be an absolute http(s) URL."), code="url_invalid")
         if self.context.get("livemode") and parts.scheme != "https":
-            raise ValidationError("Live mode requires an https URL.", code="url_invalid")
+            raise ValidationError(_("Live mode requires an https URL."), code="url_invalid")
         return data
 
     def to_representation(self, value):

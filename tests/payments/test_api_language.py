@@ -12,6 +12,7 @@ from tests.checkout.helpers import make_session
 pytestmark = pytest.mark.django_db
 
 MM = {"amount": 250000, "currency": "CDF", "phone": "+243812345678", "network": "VODACOM_MPESA"}
+CARD = {"amount": 1999, "currency": "USD", "payment_method": "card"}
 
 
 def representative_errors(api: APIClient, anon: APIClient, **headers) -> dict[str, dict]:
@@ -28,6 +29,22 @@ def representative_errors(api: APIClient, anon: APIClient, **headers) -> dict[st
         "amount_invalid": error(
             api.post("/v1/charges", {**MM, "amount": 0}, format="json", **headers), 400
         ),
+        "phone_invalid": error(
+            api.post("/v1/charges", {**MM, "phone": "+24312"}, format="json", **headers), 400
+        ),
+        "phone_network_mismatch": error(
+            api.post("/v1/charges", {**MM, "network": "AIRTEL_MONEY"}, format="json", **headers),
+            400,
+        ),
+        "currency_not_supported": error(
+            api.post("/v1/charges", {**MM, "currency": "EUR"}, format="json", **headers), 400
+        ),
+        "card_currency": error(
+            api.post("/v1/charges", {**CARD, "currency": "CDF"}, format="json", **headers), 400
+        ),
+        "url_invalid": error(
+            api.post("/v1/charges", {**MM, "callback_url": "nope"}, format="json", **headers), 400
+        ),
         "resource_missing": error(
             api.get("/v1/charges/ch_nothing0here000000000000", **headers), 404
         ),
@@ -43,12 +60,12 @@ def representative_errors(api: APIClient, anon: APIClient, **headers) -> dict[st
 # Words that only an English message contains (identifiers such as `amount` excepted).
 ENGLISH = re.compile(
     r"\b(missing|required|invalid|is not|not a valid|choice|must|between|no such|unrecognized|"
-    r"method|allowed|provided|send it|this field)\b",
+    r"method|allowed|provided|send it|this field|belongs|unsupported|only|absolute)\b",
     re.IGNORECASE,
 )
 FRENCH = re.compile(
     r"(obligatoire|invalide|n’est pas|n'est pas|introuvable|inconnue|doit|compris|fournie|"
-    r"autorisée|choix|clé)",
+    r"autorisée|choix|clé|appartient|prise en charge|uniquement)",
     re.IGNORECASE,
 )
 
