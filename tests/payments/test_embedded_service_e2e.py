@@ -58,6 +58,7 @@ def test_make_run_settles_a_sandbox_charge_on_the_embedded_broker(tmp_path, rece
         "VAR_DIR": str(tmp_path),
         "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
         "REDIS_URL": "",
+        "DEBUG": "true",  # as make run
         "PUBLIC_BASE_URL": base,
         "SANDBOX_MOBILE_MONEY_DELAY": "1",
         "PYTHONPATH": str(settings.BASE_DIR),
