@@ -2,16 +2,17 @@
 
 from django.contrib import admin
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularJSONAPIView, SpectacularRedocView
+from drf_spectacular.views import SpectacularJSONAPIView
 
 from payments.api import errors as api_errors
+from payments.api.docs import ApiDocsView
 from payments.views import healthz
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("v1/openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
-    path("v1/docs", SpectacularRedocView.as_view(url_name="openapi"), name="api-docs"),
+    path("v1/docs", ApiDocsView.as_view(url_name="openapi"), name="api-docs"),
     path("providers/", include("payments.provider_urls")),
     path("v1/", include("payments.api.urls")),
     path("v1/", include("checkout.api_urls")),

@@ -1,6 +1,8 @@
 """Domain errors. Services raise these; the one exception handler turns them into the contract's
 error envelope (contract §2). No view builds an error body by hand."""
 
+from django.utils.translation import gettext as _
+
 
 class ApiError(Exception):
     status = 400
@@ -36,7 +38,9 @@ class ResourceMissing(ApiError):
         self, resource: str = "object", object_id: str | None = None, *, param: str | None = None
     ):
         message = (
-            f"No such {resource}: '{object_id}'." if object_id else "Unrecognized request URL."
+            _("No such %(resource)s: '%(id)s'.") % {"resource": resource, "id": object_id}
+            if object_id
+            else _("Unrecognized request URL.")
         )
         super().__init__(message, param=param)
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.utils import timezone
+from django.utils.translation import gettext
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.permissions import BasePermission
@@ -42,7 +43,7 @@ class ApiKeyAuthentication(BaseAuthentication):
         token = token.strip()
         if scheme.lower() != "bearer" or not token.startswith(KEY_PREFIXES) or " " in token:
             raise AuthenticationFailed(
-                "Invalid API key. Send 'Authorization: Bearer sk_test_…' or 'sk_live_…'.",
+                gettext("Invalid API key. Send 'Authorization: Bearer sk_test_…' or 'sk_live_…'."),
                 code="invalid_api_key",
             )
         key = (
@@ -51,7 +52,7 @@ class ApiKeyAuthentication(BaseAuthentication):
             .first()
         )
         if key is None:
-            raise AuthenticationFailed("Invalid API key provided.", code="invalid_api_key")
+            raise AuthenticationFailed(gettext("Invalid API key provided."), code="invalid_api_key")
         now = timezone.now()
         if key.last_used_at is None or now - key.last_used_at > LAST_USED_PRECISION:
             ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)

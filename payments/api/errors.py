@@ -6,6 +6,7 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, JsonResponse
+from django.utils.translation import gettext as _
 from django.views import defaults
 from rest_framework import exceptions as drf
 
@@ -86,7 +87,8 @@ def request_too_large_response(request) -> JsonResponse:
         413,
         type="invalid_request_error",
         code="request_too_large",
-        message=f"The request body is larger than {settings.MAX_REQUEST_BODY} bytes.",
+        message=_("The request body is larger than %(max)s bytes.")
+        % {"max": settings.MAX_REQUEST_BODY},
     )
 
 
@@ -121,11 +123,11 @@ def _validation_error(request, exc: drf.ValidationError) -> JsonResponse:
         our_code = code
     elif code == "required":
         our_code = "parameter_missing"
-        message = f"Missing required param: {param}."
+        message = _("Missing required param: %(param)s.") % {"param": param}
     else:
         our_code = "parameter_invalid"
         if param and not message.lower().startswith(("invalid", param.lower())):
-            message = f"Invalid {param}: {message}"
+            message = _("Invalid %(param)s: %(message)s") % {"param": param, "message": message}
     error_type = "idempotency_error" if our_code in IDEMPOTENCY_CODES else "invalid_request_error"
     return error_response(
         request, 400, type=error_type, code=our_code, message=message, param=param
@@ -154,7 +156,7 @@ def exception_handler(exc, context):
             401,
             type="authentication_error",
             code="missing_api_key",
-            message="No API key provided. Send it as 'Authorization: Bearer <API_KEY>'.",
+            message=_("No API key provided. Send it as 'Authorization: Bearer <API_KEY>'."),
             headers={"WWW-Authenticate": 'Bearer realm="api"'},
         )
     if isinstance(exc, drf.AuthenticationFailed):
@@ -172,7 +174,7 @@ def exception_handler(exc, context):
             404,
             type="invalid_request_error",
             code="resource_missing",
-            message=str(getattr(exc, "detail", "")) or "No such object.",
+            message=str(getattr(exc, "detail", "")) or _("No such object."),
         )
     if isinstance(exc, drf.MethodNotAllowed):
         return error_response(
@@ -180,7 +182,8 @@ def exception_handler(exc, context):
             405,
             type="invalid_request_error",
             code="method_not_allowed",
-            message=f"Method {request.method} is not allowed on this endpoint.",
+            message=_("Method %(method)s is not allowed on this endpoint.")
+            % {"method": request.method},
         )
     if isinstance(exc, drf.Throttled):
         wait = max(1, int(exc.wait or 1))
@@ -189,14 +192,15 @@ def exception_handler(exc, context):
             429,
             type="rate_limit_error",
             code="rate_limited",
-            message=f"Too many requests. Retry after {wait} seconds.",
+            message=_("Too many requests. Retry after %(wait)s seconds.") % {"wait": wait},
             headers={"Retry-After": str(wait)},
         )
     if isinstance(exc, drf.ParseError):
         return invalid_json_response(request, str(exc.detail))
     if isinstance(exc, drf.UnsupportedMediaType):
         return invalid_json_response(
-            request, "The request body must be a JSON object (Content-Type: application/json)."
+            request,
+            _("The request body must be a JSON object (Content-Type: application/json)."),
         )
     if isinstance(exc, (drf.PermissionDenied, DjangoPermissionDenied)):
         return error_response(
@@ -204,7 +208,7 @@ def exception_handler(exc, context):
             403,
             type="permission_error",
             code="permission_denied",
-            message="You do not have permission to perform this request.",
+            message=_("You do not have permission to perform this request."),
         )
     if isinstance(exc, drf.APIException):
         return error_response(
@@ -235,7 +239,9 @@ def internal_error_response(request) -> JsonResponse:
         500,
         type="api_error",
         code="internal_error",
-        message="An internal error occurred. It has been logged; quote the request id to support.",
+        message=_(
+            "An internal error occurred. It has been logged; quote the request id to support."
+        ),
     )
 
 
@@ -245,7 +251,8 @@ def not_found_view(request: HttpRequest, *args, **kwargs) -> JsonResponse:
         404,
         type="invalid_request_error",
         code="resource_missing",
-        message=f"Unrecognized request URL ({request.method} {request.path}).",
+        message=_("Unrecognized request URL (%(method)s %(path)s).")
+        % {"method": request.method, "path": request.path},
     )
 
 

@@ -3,6 +3,7 @@
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail, ValidationError
 
@@ -33,12 +34,16 @@ class AmountField(ContractCodeField):
     def to_internal_value(self, data):
         if type(data) is not int:
             raise ValidationError(
-                "amount must be a JSON integer in the smallest currency unit (e.g. 1000 = 10.00).",
+                _(
+                    "amount must be a JSON integer in the smallest currency unit (e.g. 1000 = 10.00)."
+                ),
                 code="amount_invalid",
             )
         if not AMOUNT_MIN <= data <= AMOUNT_MAX:
             raise ValidationError(
-                f"amount must be between {AMOUNT_MIN} and {AMOUNT_MAX}.", code="amount_invalid"
+                _("amount must be between %(min)s and %(max)s.")
+                % {"min": AMOUNT_MIN, "max": AMOUNT_MAX},
+                code="amount_invalid",
             )
         return data
 
@@ -50,7 +55,8 @@ class CurrencyField(ContractCodeField):
     def to_internal_value(self, data):
         if data not in Currency.values:
             raise ValidationError(
-                f"Unsupported currency {data!r}: use one of {', '.join(Currency.values)}.",
+                _("Unsupported currency %(currency)r: use one of %(currencies)s.")
+                % {"currency": data, "currencies": ", ".join(Currency.values)},
                 code="currency_not_supported",
             )
         return data
@@ -62,21 +68,24 @@ class CurrencyField(ContractCodeField):
 class MetadataField(serializers.Field):
     def to_internal_value(self, data):
         if not isinstance(data, dict):
-            raise ValidationError("metadata must be an object.", code="parameter_invalid")
+            raise ValidationError(_("metadata must be an object."), code="parameter_invalid")
         if len(data) > METADATA_MAX_KEYS:
             raise ValidationError(
-                f"metadata may have at most {METADATA_MAX_KEYS} keys.", code="parameter_invalid"
+                _("metadata may have at most %(count)s keys.") % {"count": METADATA_MAX_KEYS},
+                code="parameter_invalid",
             )
         for key, value in data.items():
             if not key or len(key) > METADATA_KEY_MAX:
                 raise ValidationError(
-                    f"metadata keys must be 1 to {METADATA_KEY_MAX} characters.",
+                    _("metadata keys must be 1 to %(max)s characters.") % {"max": METADATA_KEY_MAX},
                     code="parameter_invalid",
                 )
             if not isinstance(value, str) or len(value) > METADATA_VALUE_MAX:
                 raise ValidationError(
-                    f"metadata values must be strings of at most {METADATA_VALUE_MAX} characters"
-                    f" ({key!r} is not).",
+                    _(
+                        "metadata values must be strings of at most %(max)s characters (%(key)r is not)."
+                    )
+                    % {"max": METADATA_VALUE_MAX, "key": key},
                     code="parameter_invalid",
                 )
         return data
@@ -96,7 +105,10 @@ class DescriptionField(serializers.CharField):
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
-            raise ValidationError(f"{self.field_name} must be a string.", code="parameter_invalid")
+            raise ValidationError(
+                _("%(param)s must be a string.") % {"param": self.field_name},
+                code="parameter_invalid",
+            )
         return super().to_internal_value(data)
 
 
@@ -112,17 +124,18 @@ class HttpUrlField(serializers.Field):
 
     def to_internal_value(self, data):
         if not isinstance(data, str) or len(data) > self.max_length:
-            raise ValidationError("Must be an absolute http(s) URL.", code="url_invalid")
+            raise ValidationError(_("Must be an absolute http(s) URL."), code="url_invalid")
         parts = urlsplit(data)
         if parts.scheme not in ("http", "https") or not parts.hostname or " " in data:
-            raise ValidationError("Must be an absolute http(s) URL.", code="url_invalid")
+            raise ValidationError(_("Must be an absolute http(s) URL."), code="url_invalid")
         if self.context.get("livemode") and parts.scheme != "https":
-            raise ValidationError("Live mode requires an https URL.", code="url_invalid")
+            raise ValidationError(_("Live mode requires an https URL."), code="url_invalid")
         if self.destination:
             refusal = url_refusal(data, allow_private=settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS)
             if refusal:
                 raise ValidationError(
-                    f"Webhooks cannot be sent there: {refusal}.", code="url_invalid"
+                    _("Webhooks cannot be sent there: %(reason)s.") % {"reason": refusal},
+                    code="url_invalid",
                 )
         return data
 

@@ -7,6 +7,7 @@ import logging
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http.multipartparser import MultiPartParserError
+from django.utils import translation
 
 from payments.ids import request_id
 
@@ -81,3 +82,31 @@ class RequestIdMiddleware:
             getattr(request, "request_id", None),
         )
         return internal_error_response(request)
+
+
+def api_language(request) -> str:
+    """The language of /v1 answers: French when the client's Accept-Language prefers it, English
+    otherwise (the hosted pages keep French as their default, contract §7)."""
+    from django.utils.translation.trans_real import parse_accept_lang_header
+
+    for tag, quality in parse_accept_lang_header(request.META.get("HTTP_ACCEPT_LANGUAGE", "")):
+        if quality <= 0:
+            continue
+        primary = tag.split("-")[0].lower()
+        if primary in ("fr", "en"):
+            return primary
+    return "en"
+
+
+class ApiLanguageMiddleware:
+    """One language per /v1 request, DRF's own messages included (after LocaleMiddleware)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.path == "/v1" or request.path.startswith("/v1/"):
+            language = api_language(request)
+            translation.activate(language)
+            request.LANGUAGE_CODE = language
+        return self.get_response(request)

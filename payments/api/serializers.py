@@ -1,5 +1,6 @@
 """Request validation for /v1 charges and refunds (contract §4, §6)."""
 
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail, ValidationError
 
@@ -25,8 +26,10 @@ def check_whole_units(amount: int, param: str = "amount") -> None:
     if amount % WHOLE_UNIT:
         raise _error(
             param,
-            "Mobile money takes whole units only: amount must be a multiple of 100 "
-            "(e.g. 2500 = 25.00).",
+            _(
+                "Mobile money takes whole units only: amount must be a multiple of 100 "
+                "(e.g. 2500 = 25.00)."
+            ),
             "amount_invalid",
         )
 
@@ -35,15 +38,18 @@ def check_drc_phone(phone: str, network: str | None, param: str = "phone") -> No
     if not phones.is_valid_drc_mobile(phone):
         raise _error(
             param,
-            "phone must be a DRC mobile number in E.164 format: +243 then 9 digits starting "
-            "with 8 or 9 (e.g. +243812345678).",
+            _(
+                "phone must be a DRC mobile number in E.164 format: +243 then 9 digits starting "
+                "with 8 or 9 (e.g. +243812345678)."
+            ),
             "phone_invalid",
         )
     owner = phones.network_for(phone)
     if network and owner and owner != network:
         raise _error(
             param,
-            f"The number {phone} belongs to {owner}, not {network}.",
+            _("The number %(phone)s belongs to %(owner)s, not %(network)s.")
+            % {"phone": phone, "owner": owner, "network": network},
             "phone_network_mismatch",
         )
 
@@ -67,7 +73,7 @@ class ChargeCreateIn(StrictSerializer):
         if attrs["payment_method"] == PaymentMethod.CARD:
             if attrs["currency"] != Currency.USD:
                 raise _error(
-                    "currency", "Card payments are taken in USD only.", "currency_not_supported"
+                    "currency", _("Card payments are taken in USD only."), "currency_not_supported"
                 )
             attrs.pop("phone", None)
             attrs.pop("network", None)
@@ -77,7 +83,8 @@ class ChargeCreateIn(StrictSerializer):
             if name not in attrs:
                 raise _error(
                     name,
-                    f"Missing required param: {name} (required for mobile money).",
+                    _("Missing required param: %(param)s (required for mobile money).")
+                    % {"param": name},
                     "parameter_missing",
                 )
         check_drc_phone(attrs["phone"], attrs["network"])

@@ -12,6 +12,8 @@ import time
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from payments.broker import prepare_embedded_broker
+
 
 class Command(BaseCommand):
     help = "Start the web server and the Celery workers with beat; stop them together."
@@ -40,6 +42,7 @@ class Command(BaseCommand):
                 "--access-logfile", "-", "--graceful-timeout", "5",
             ],
         }  # fmt: skip
+        prepare_broker()
         procs = {name: subprocess.Popen(cmd) for name, cmd in commands.items()}
         self.stdout.write(f"Service on http://{bind} (worker and beat running). Ctrl-C stops it.")
 
@@ -64,3 +67,12 @@ class Command(BaseCommand):
         failed = [name for name, proc in procs.items() if proc.returncode not in (0, -15, None)]
         if failed:
             sys.exit(f"stopped: {', '.join(failed)} exited with an error")
+
+
+def prepare_broker() -> None:
+    """The embedded broker's tables and queues, created before the two workers start together."""
+    from config.celery import app
+
+    prepare_embedded_broker(
+        settings.CELERY_BROKER_URL, [app.conf.task_default_queue, settings.PAYMENTS_LONG_QUEUE]
+    )
