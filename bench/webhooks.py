@@ -109,8 +109,9 @@ def main() -> None:
     n = max(1, min(args.events, MAX_EVENTS))
 
     call_command("migrate", verbosity=0)
-    merchant = merchant_create(name="Bench").merchant
-    receiver = Receiver(merchant.webhook_secret)
+    created = merchant_create(name="Bench")
+    merchant = created.merchant
+    receiver = Receiver(created.test_webhook_secret)
 
     worker = start_worker(args.concurrency) if args.worker else None
     pool = None if worker else ThreadPoolExecutor(max_workers=args.concurrency)

@@ -9,6 +9,8 @@ from payments import services, state
 from payments.admin_refunds import RefundInline  # also registers RefundAdmin
 from payments.errors import ApiError
 from payments.models import ApiKey, Charge, ChargeStatus, Merchant, Mode
+from webhooks import services as webhook_services
+from webhooks.models import WebhookEndpoint
 
 
 class ApiKeyInline(admin.TabularInline):
@@ -23,30 +25,40 @@ class ApiKeyInline(admin.TabularInline):
         return False
 
 
+class WebhookEndpointInline(admin.TabularInline):
+    """Each mode's default webhook URL (editable) and its signing secret (never shown whole)."""
+
+    model = WebhookEndpoint
+    extra = 0
+    max_num = 2
+    can_delete = False
+    fields = ("livemode", "url", "masked_secret", "previous_secret_expires_at")
+    readonly_fields = ("livemode", "masked_secret", "previous_secret_expires_at")
+    verbose_name = "webhook endpoint"
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="Signing secret")
+    def masked_secret(self, obj):
+        return format_html("<code>{}…</code>", obj.secret[:10]) if obj.secret else "—"
+
+
 @admin.register(Merchant)
 class MerchantAdmin(admin.ModelAdmin):
-    list_display = ("name", "id", "live_approved", "card_rail_enabled", "webhook_url", "created_at")
+    list_display = ("name", "id", "live_approved", "card_rail_enabled", "created_at")
     list_filter = ("live_approved", "card_rail_enabled")
     list_editable = ("live_approved", "card_rail_enabled")
-    search_fields = ("id", "name", "webhook_url")
-    readonly_fields = ("id", "created_at", "masked_webhook_secret")
-    fields = (
-        "id",
-        "name",
-        "live_approved",
-        "card_rail_enabled",
-        "webhook_url",
-        "masked_webhook_secret",
-        "created_at",
-    )
-    inlines = [ApiKeyInline]
-    actions = ["issue_test_key", "issue_live_key", "rotate_webhook_secret"]
-
-    @admin.display(description="Webhook secret")
-    def masked_webhook_secret(self, obj):
-        if not obj.webhook_secret:
-            return "—"
-        return format_html("<code>{}…</code>", obj.webhook_secret[:10])
+    search_fields = ("id", "name", "webhook_endpoints__url")
+    readonly_fields = ("id", "created_at")
+    fields = ("id", "name", "live_approved", "card_rail_enabled", "created_at")
+    inlines = [WebhookEndpointInline, ApiKeyInline]
+    actions = [
+        "issue_test_key",
+        "issue_live_key",
+        "rotate_test_webhook_secret",
+        "rotate_live_webhook_secret",
+    ]
 
     def _issue(self, request, queryset, mode):
         for merchant in queryset:
@@ -70,19 +82,24 @@ class MerchantAdmin(admin.ModelAdmin):
     def issue_live_key(self, request, queryset):
         self._issue(request, queryset, Mode.LIVE)
 
-    @admin.action(description="Rotate the webhook signing secret")
-    def rotate_webhook_secret(self, request, queryset):
+    def _rotate(self, request, queryset, livemode: bool):
+        mode = "live" if livemode else "test"
         for merchant in queryset:
-            services.merchant_rotate_webhook_secret(merchant=merchant)
+            webhook_services.endpoint_rotate_secret(merchant=merchant, livemode=livemode)
             self.message_user(
                 request,
-                format_html(
-                    "New webhook secret for {}: <code>{}</code>",
-                    merchant.name,
-                    merchant.webhook_secret,
-                ),
+                f"New {mode} webhook secret for {merchant.name}: the merchant reads it with "
+                f"GET /v1/webhook_endpoint (a {mode} key); the previous one signs for 24 h more.",
                 messages.WARNING,
             )
+
+    @admin.action(description="Rotate the test webhook signing secret")
+    def rotate_test_webhook_secret(self, request, queryset):
+        self._rotate(request, queryset, livemode=False)
+
+    @admin.action(description="Rotate the live webhook signing secret")
+    def rotate_live_webhook_secret(self, request, queryset):
+        self._rotate(request, queryset, livemode=True)
 
 
 @admin.register(ApiKey)

@@ -74,10 +74,6 @@ class Merchant(models.Model):
     card_rail_enabled = models.BooleanField(
         default=True, help_text="Card payments enabled for this merchant."
     )
-    webhook_url = models.URLField(
-        max_length=2000, blank=True, default="", help_text="Default webhook URL."
-    )
-    webhook_secret = models.CharField(max_length=100, default=new_webhook_secret)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:

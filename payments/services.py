@@ -34,7 +34,6 @@ from payments.models import (
     RefundReason,
     RefundStatus,
     hash_api_key,
-    new_webhook_secret,
 )
 from payments.providers import registry
 from payments.providers.base import (
@@ -87,6 +86,8 @@ class NewMerchant:
     merchant: Merchant
     test_key: IssuedKey
     live_key: IssuedKey
+    test_webhook_secret: str
+    live_webhook_secret: str
 
 
 @transaction.atomic
@@ -97,31 +98,19 @@ def merchant_create(
     live_approved: bool = False,
     card_rail_enabled: bool = True,
 ) -> NewMerchant:
+    from webhooks.services import endpoints_create
+
     merchant = Merchant.objects.create(
-        name=name,
-        webhook_url=webhook_url,
-        live_approved=live_approved,
-        card_rail_enabled=card_rail_enabled,
+        name=name, live_approved=live_approved, card_rail_enabled=card_rail_enabled
     )
+    test_endpoint, live_endpoint = endpoints_create(merchant=merchant, url=webhook_url)
     return NewMerchant(
         merchant=merchant,
         test_key=api_key_create(merchant=merchant, mode=Mode.TEST),
         live_key=api_key_create(merchant=merchant, mode=Mode.LIVE),
+        test_webhook_secret=test_endpoint.secret,
+        live_webhook_secret=live_endpoint.secret,
     )
-
-
-@transaction.atomic
-def merchant_set_webhook_url(*, merchant: Merchant, url: str) -> Merchant:
-    merchant.webhook_url = url
-    merchant.save(update_fields=["webhook_url"])
-    return merchant
-
-
-@transaction.atomic
-def merchant_rotate_webhook_secret(*, merchant: Merchant) -> Merchant:
-    merchant.webhook_secret = new_webhook_secret()
-    merchant.save(update_fields=["webhook_secret"])
-    return merchant
 
 
 # --- Charges ----------------------------------------------------------------------------------

@@ -13,7 +13,6 @@ class MerchantFactory(factory.django.DjangoModelFactory):
     name = factory.Sequence(lambda n: f"Merchant {n}")
     live_approved = False
     card_rail_enabled = True
-    webhook_url = ""
 
 
 def merchant_with_keys(**kwargs):

@@ -9,3 +9,17 @@ def admin_url(obj, action: str = "change") -> str:
     so an id whose random part starts like a quoted character is never read back wrongly."""
     meta = obj._meta
     return reverse(f"admin:{meta.app_label}_{meta.model_name}_{action}", args=[quote(obj.pk)])
+
+
+def set_webhook_url(merchant, url: str, *, livemode: bool = False):
+    """The merchant's default webhook URL of one mode, set as the API sets it."""
+    from webhooks.services import endpoint_set_url
+
+    return endpoint_set_url(merchant=merchant, livemode=livemode, url=url)
+
+
+def webhook_secret(merchant, *, livemode: bool = False) -> str:
+    """The secret that signs the mode's deliveries now."""
+    from webhooks.services import endpoint_get
+
+    return endpoint_get(merchant=merchant, livemode=livemode).secret

@@ -4,7 +4,44 @@ from django.db import models
 from django.utils import timezone
 
 from payments import ids
-from payments.models import Merchant
+from payments.models import Merchant, new_webhook_secret
+
+
+class WebhookEndpoint(models.Model):
+    """A merchant's default webhook URL and signing secret, one per mode: a test key sees and
+    changes only the test one, and test events are never signed with the live secret.
+
+    After a rotation the previous secret still signs deliveries (beside the new one) until
+    previous_secret_expires_at, so the merchant can switch without missing an event."""
+
+    merchant = models.ForeignKey(
+        Merchant, on_delete=models.CASCADE, related_name="webhook_endpoints"
+    )
+    livemode = models.BooleanField()
+    url = models.URLField(max_length=2000, blank=True, default="", help_text="Default URL.")
+    secret = models.CharField(max_length=100, default=new_webhook_secret)
+    previous_secret = models.CharField(max_length=100, blank=True, default="")
+    previous_secret_expires_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["livemode"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["merchant", "livemode"], name="webhook_endpoint_per_mode"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.merchant_id} {'live' if self.livemode else 'test'}"
+
+    def signing_secrets(self, now) -> list[str]:
+        """The secrets a delivery is signed with now: the current one first."""
+        secrets = [self.secret]
+        expires = self.previous_secret_expires_at
+        if self.previous_secret and expires is not None and expires > now:
+            secrets.append(self.previous_secret)
+        return secrets
 
 
 class EventType(models.TextChoices):

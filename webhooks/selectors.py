@@ -4,7 +4,7 @@ from django.db.models import QuerySet
 
 from payments.errors import ResourceMissing
 from payments.models import Charge, Merchant
-from webhooks.models import Event
+from webhooks.models import Event, WebhookEndpoint
 
 
 def event_list(*, merchant: Merchant, livemode: bool, filters: dict) -> QuerySet:
@@ -34,4 +34,16 @@ def event_current_destination(*, event: Event) -> str:
         )
         if callback_url:
             return callback_url
-    return event.merchant.webhook_url
+    return (
+        WebhookEndpoint.objects.filter(merchant_id=event.merchant_id, livemode=event.livemode)
+        .values_list("url", flat=True)
+        .first()
+        or ""
+    )
+
+
+def event_deliveries(*, event: Event, limit: int = 100) -> list:
+    """The event's deliveries, newest first, each with its attempts (two queries in all)."""
+    return list(
+        event.deliveries.prefetch_related("attempt_log").order_by("-created_at", "-id")[:limit]
+    )

@@ -14,9 +14,10 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from payments.models import Merchant
+from payments.errors import InvalidRequest
+from payments.models import Merchant, new_webhook_secret
 from webhooks import signing, transport
-from webhooks.models import Delivery, DeliveryAttempt, DeliveryStatus, Event
+from webhooks.models import Delivery, DeliveryAttempt, DeliveryStatus, Event, WebhookEndpoint
 from webhooks.representations import event_body
 
 logger = logging.getLogger("webhooks")
@@ -24,6 +25,53 @@ logger = logging.getLogger("webhooks")
 HOLD_MARGIN = 30  # seconds a claim outlives the longest possible attempt
 SWEEP_GRACE = 60  # a due delivery no task has picked up after this is enqueued again
 SWEEP_BATCH = 500
+ROTATION_OVERLAP = timedelta(hours=24)  # a rotated-out secret still signs deliveries this long
+
+
+# --- Endpoints: one default URL and signing secret per mode -----------------------------------
+
+
+def endpoint_get(*, merchant: Merchant, livemode: bool) -> WebhookEndpoint:
+    """The mode's endpoint (made on first use for a merchant that has none yet)."""
+    endpoint, _ = WebhookEndpoint.objects.get_or_create(merchant=merchant, livemode=livemode)
+    return endpoint
+
+
+@transaction.atomic
+def endpoints_create(*, merchant: Merchant, url: str = "") -> list[WebhookEndpoint]:
+    """A new merchant's two endpoints: the same default URL, a secret of their own each."""
+    return [
+        WebhookEndpoint.objects.create(merchant=merchant, livemode=livemode, url=url)
+        for livemode in (False, True)
+    ]
+
+
+@transaction.atomic
+def endpoint_set_url(*, merchant: Merchant, livemode: bool, url: str) -> WebhookEndpoint:
+    """Set (or clear, with "") the mode's default URL; the other mode's is untouched."""
+    endpoint = endpoint_get(merchant=merchant, livemode=livemode)
+    endpoint.url = url
+    endpoint.updated_at = timezone.now()
+    endpoint.save(update_fields=["url", "updated_at"])
+    return endpoint
+
+
+@transaction.atomic
+def endpoint_rotate_secret(*, merchant: Merchant, livemode: bool) -> WebhookEndpoint:
+    """A new signing secret for the mode. The current one keeps signing deliveries beside it for
+    ROTATION_OVERLAP, so receivers can switch without missing an event."""
+    endpoint_get(merchant=merchant, livemode=livemode)
+    endpoint = WebhookEndpoint.objects.select_for_update().get(merchant=merchant, livemode=livemode)
+    now = timezone.now()
+    endpoint.previous_secret = endpoint.secret
+    endpoint.previous_secret_expires_at = now + ROTATION_OVERLAP
+    endpoint.secret = new_webhook_secret()
+    endpoint.updated_at = now
+    endpoint.save()
+    return endpoint
+
+
+# --- Events and deliveries ----------------------------------------------------------------------
 
 
 def _enqueue_on_commit(delivery_id: int) -> None:
@@ -54,7 +102,7 @@ def event_record(
         livemode=livemode,
         type=type,
         data={"object": data},
-        destination_url=destination_url or merchant.webhook_url,
+        destination_url=destination_url or endpoint_get(merchant=merchant, livemode=livemode).url,
     )
     if event.destination_url:
         _delivery_create(event=event, url=event.destination_url)
@@ -65,6 +113,21 @@ def event_record(
 def event_resend(*, event: Event, url: str) -> Delivery:
     """A new delivery of the same event (same id, so receivers can de-duplicate) to `url`."""
     return _delivery_create(event=event, url=url)
+
+
+def event_resend_now(*, event: Event) -> Delivery:
+    """The merchant's resend: a new delivery to where the event would go now (its charge's
+    callback_url, else the mode's default URL). 400 when there is nowhere to send it."""
+    from webhooks.selectors import event_current_destination
+
+    url = event_current_destination(event=event)
+    if not url:
+        raise InvalidRequest(
+            "This event has nowhere to go: set the webhook endpoint's URL first "
+            "(POST /v1/webhook_endpoint).",
+            code="webhook_url_missing",
+        )
+    return event_resend(event=event, url=url)
 
 
 def _claim(delivery_id: int) -> bool:
@@ -82,6 +145,12 @@ def _claim(delivery_id: int) -> bool:
     )
 
 
+def event_signed_headers(*, event: Event, body: bytes, at) -> dict[str, str]:
+    """The Standard Webhooks headers of one attempt, signed with the event's mode's secret(s)."""
+    endpoint = endpoint_get(merchant=event.merchant, livemode=event.livemode)
+    return signing.signed_headers(secrets=endpoint.signing_secrets(at), msg_id=event.id, body=body)
+
+
 def delivery_attempt(*, delivery_id: int) -> Delivery | None:
     """Make the next attempt of a delivery if it is due and not being made elsewhere.
 
@@ -92,10 +161,8 @@ def delivery_attempt(*, delivery_id: int) -> Delivery | None:
     delivery = Delivery.objects.select_related("event__merchant").get(pk=delivery_id)
     event = delivery.event
     body = event_body(event)
-    headers = signing.signed_headers(
-        secret=event.merchant.webhook_secret, msg_id=event.id, body=body
-    )
     attempted_at = timezone.now()
+    headers = event_signed_headers(event=event, body=body, at=attempted_at)
     answer = transport.post(
         url=delivery.url,
         body=body,

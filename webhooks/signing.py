@@ -26,12 +26,17 @@ def sign(*, secret: str, msg_id: str, timestamp: int, body: bytes) -> str:
 
 
 def signed_headers(
-    *, secret: str, msg_id: str, body: bytes, timestamp: int | None = None
+    *, secrets: list[str], msg_id: str, body: bytes, timestamp: int | None = None
 ) -> dict[str, str]:
-    """The three headers of one delivery attempt (a fresh timestamp on each attempt)."""
+    """The three headers of one delivery attempt (a fresh timestamp on each attempt). With
+    several secrets (during a rotation) the signature header holds one signature per secret,
+    space-separated, the current secret's first: receivers verify with either."""
     timestamp = int(time.time()) if timestamp is None else timestamp
+    signatures = [
+        sign(secret=secret, msg_id=msg_id, timestamp=timestamp, body=body) for secret in secrets
+    ]
     return {
         "webhook-id": msg_id,
         "webhook-timestamp": str(timestamp),
-        "webhook-signature": sign(secret=secret, msg_id=msg_id, timestamp=timestamp, body=body),
+        "webhook-signature": " ".join(signatures),
     }

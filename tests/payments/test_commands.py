@@ -8,6 +8,7 @@ from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
 from payments.models import ApiKey, Merchant
+from webhooks.services import endpoint_get
 
 pytestmark = pytest.mark.django_db
 
@@ -28,14 +29,28 @@ def test_createmerchant_json_contract_and_keys_authenticate():
         "--json",
     )
     data = json.loads(out)
-    assert set(data) == {"id", "name", "test_secret_key", "live_secret_key", "webhook_secret"}
+    assert set(data) == {
+        "id",
+        "name",
+        "test_secret_key",
+        "live_secret_key",
+        "webhook_secret",
+        "test_webhook_secret",
+        "live_webhook_secret",
+    }
     assert data["id"].startswith("mer_") and len(data["id"]) == 28
     assert data["name"] == "Pharmacie Lumumba"
     assert data["test_secret_key"].startswith("sk_test_")
     assert data["live_secret_key"].startswith("sk_live_")
     assert data["webhook_secret"].startswith("whsec_")
+    assert data["webhook_secret"] == data["test_webhook_secret"] != data["live_webhook_secret"]
     merchant = Merchant.objects.get(pk=data["id"])
-    assert merchant.webhook_url == "https://m.example/hook"
+    for livemode, secret in (
+        (False, data["test_webhook_secret"]),
+        (True, data["live_webhook_secret"]),
+    ):
+        endpoint = endpoint_get(merchant=merchant, livemode=livemode)
+        assert (endpoint.url, endpoint.secret) == ("https://m.example/hook", secret)
     assert merchant.card_rail_enabled is True and merchant.live_approved is False
     for key in (data["test_secret_key"], data["live_secret_key"]):
         client = APIClient()

@@ -13,6 +13,7 @@ from payments import services
 from payments.api import idempotency
 from payments.api.base import ApiView
 from payments.models import Charge, IdempotencyRecord, SandboxTransaction
+from webhooks.services import endpoint_set_url
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -27,12 +28,12 @@ class SlowWebhookEndpoint(ApiView):
     """Sets the webhook URL, then waits: a first request that is still running."""
 
     def post(self, request):
-        merchant = services.merchant_set_webhook_url(
-            merchant=self.merchant, url=request.data["url"]
+        endpoint = endpoint_set_url(
+            merchant=self.merchant, livemode=self.livemode, url=request.data["url"]
         )
         started.set()
         release.wait(timeout=15)
-        return Response({"url": merchant.webhook_url})
+        return Response({"url": endpoint.url})
 
 
 urlpatterns = [path("v1/slow", SlowWebhookEndpoint.as_view()), path("", include("config.urls"))]

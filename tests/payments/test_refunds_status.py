@@ -11,6 +11,7 @@ from payments import services, tasks
 from payments.models import Charge, Refund, SandboxTransaction
 from payments.providers.base import ProviderOutcome, RefundRequest
 from payments.representations import refund_repr
+from tests.helpers import set_webhook_url
 from tests.payments.refund_helpers import succeeded_card_charge, succeeded_mobile_money_charge
 from webhooks.models import Event
 
@@ -47,7 +48,7 @@ def test_failed_sandbox_refund_frees_its_amount(api, merchant):
 
 
 def test_succeeded_refund_event_goes_to_the_charge_callback_url(merchant):
-    services.merchant_set_webhook_url(merchant=merchant, url="https://shop.example.cd/hooks")
+    set_webhook_url(merchant, "https://shop.example.cd/hooks")
     charge = succeeded_card_charge(merchant, callback_url="https://shop.example.cd/order/7")
     refund = services.refund_create(charge=charge, amount=999, reason="fraudulent")
     (event,) = refund_events()
@@ -58,7 +59,7 @@ def test_succeeded_refund_event_goes_to_the_charge_callback_url(merchant):
 
 
 def test_refund_event_goes_to_the_merchant_default_without_callback_url(merchant):
-    services.merchant_set_webhook_url(merchant=merchant, url="https://shop.example.cd/hooks")
+    set_webhook_url(merchant, "https://shop.example.cd/hooks")
     charge = succeeded_mobile_money_charge(merchant)
     services.refund_create(charge=charge)
     (event,) = refund_events()

@@ -14,6 +14,7 @@ from standardwebhooks import Webhook
 
 from payments import services as payments_services
 from payments.providers.base import ProviderOutcome
+from tests.helpers import webhook_secret
 
 
 @dataclass
@@ -86,7 +87,7 @@ def _handler(receiver: Receiver):
 @pytest.fixture
 def receiver(merchant):
     """A live receiver that knows the merchant's signing secret."""
-    state = Receiver(secret=merchant.webhook_secret)
+    state = Receiver(secret=webhook_secret(merchant))
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     server.daemon_threads = True
     state.port = server.server_address[1]

@@ -3,6 +3,7 @@
 import pytest
 from django.urls import reverse
 
+from tests.helpers import set_webhook_url
 from tests.webhooks.conftest import record_event, settled_charge
 from webhooks.models import Delivery, Event
 from webhooks.services import delivery_attempt
@@ -14,8 +15,7 @@ def test_event_page_shows_attempts_and_resend_makes_a_new_delivery(
     admin_client, merchant, receiver
 ):
     receiver.then({"status": 500, "body": "upstream exploded"})
-    merchant.webhook_url = receiver.url("/old")
-    merchant.save()
+    set_webhook_url(merchant, receiver.url("/old"))
     settled_charge(merchant)
     event = Event.objects.get()
     delivery_attempt(delivery_id=event.deliveries.get().id)
@@ -29,8 +29,7 @@ def test_event_page_shows_attempts_and_resend_makes_a_new_delivery(
     )
     assert event.id.encode() in listing.content
 
-    merchant.webhook_url = receiver.url("/new")
-    merchant.save()
+    set_webhook_url(merchant, receiver.url("/new"))
     response = admin_client.post(
         reverse("admin:webhooks_event_changelist"),
         {"action": "resend", "_selected_action": [event.id]},
@@ -50,8 +49,7 @@ def test_event_page_shows_attempts_and_resend_makes_a_new_delivery(
 
 
 def test_resend_of_a_callback_url_event_goes_to_the_callback_url(admin_client, merchant, receiver):
-    merchant.webhook_url = receiver.url("/default")
-    merchant.save()
+    set_webhook_url(merchant, receiver.url("/default"))
     settled_charge(merchant, callback_url=receiver.url("/order-9"))
     record_event(merchant, type="checkout.session.expired")
     for event in Event.objects.all():

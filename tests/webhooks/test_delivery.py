@@ -8,6 +8,7 @@ import time_machine
 from django.db import connection
 from django.utils import timezone
 
+from tests.helpers import set_webhook_url
 from tests.webhooks.conftest import record_event, settled_charge
 from webhooks.models import Delivery, DeliveryAttempt
 from webhooks.services import delivery_attempt
@@ -20,8 +21,7 @@ def _delivery(event) -> Delivery:
 
 
 def test_delivered_signed_and_shaped_as_the_contract_says(merchant, receiver):
-    merchant.webhook_url = receiver.url()
-    merchant.save()
+    set_webhook_url(merchant, receiver.url())
     charge = settled_charge(merchant)
     delivery = Delivery.objects.get()
     assert delivery_attempt(delivery_id=delivery.id).status == "succeeded"
@@ -130,8 +130,7 @@ def test_answer_kept_is_at_most_1_kb(merchant, receiver):
 def test_callback_url_gets_charge_events_the_default_gets_the_rest(merchant, receiver):
     from checkout.models import CheckoutSession
 
-    merchant.webhook_url = receiver.url("/default")
-    merchant.save()
+    set_webhook_url(merchant, receiver.url("/default"))
     session = CheckoutSession.objects.create(
         merchant=merchant,
         amount=5000,

@@ -9,7 +9,7 @@ from payments.providers.base import ProviderOutcome
 from payments.services import charge_apply_outcome, charge_create
 from tests.webhooks.conftest import record_event
 from webhooks.models import Delivery, Event
-from webhooks.services import delivery_attempt, event_record
+from webhooks.services import delivery_attempt, endpoint_get, event_record
 
 pytestmark = pytest.mark.django_db
 
@@ -66,7 +66,7 @@ def test_committed_change_writes_event_and_delivery_and_enqueues_after_commit(
 
 
 def test_event_without_destination_is_kept_not_delivered(merchant):
-    assert merchant.webhook_url == ""
+    assert endpoint_get(merchant=merchant, livemode=False).url == ""
     event = record_event(merchant, url="")
     assert Event.objects.filter(pk=event.id).exists()
     assert not Delivery.objects.exists()

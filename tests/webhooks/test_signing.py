@@ -25,7 +25,7 @@ def test_signature_equals_the_reference_implementation():
 def test_verified_by_the_public_package_and_tampering_is_caught():
     secret = new_webhook_secret()
     body = b'{"id":"evt_2","amount":5000}'
-    headers = signing.signed_headers(secret=secret, msg_id="evt_2", body=body)
+    headers = signing.signed_headers(secrets=[secret], msg_id="evt_2", body=body)
     assert Webhook(secret).verify(body, headers) == {"id": "evt_2", "amount": 5000}
     with pytest.raises(WebhookVerificationError):
         Webhook(secret).verify(body.replace(b"5000", b"9000"), headers)

@@ -40,11 +40,13 @@ class Command(BaseCommand):
             "name": created.merchant.name,
             "test_secret_key": created.test_key.plaintext,
             "live_secret_key": created.live_key.plaintext,
-            "webhook_secret": created.merchant.webhook_secret,
+            "webhook_secret": created.test_webhook_secret,
+            "test_webhook_secret": created.test_webhook_secret,
+            "live_webhook_secret": created.live_webhook_secret,
         }
         if as_json:
             self.stdout.write(json.dumps(result))
         else:
             for label, value in result.items():
-                self.stdout.write(f"{label:16} {value}")
+                self.stdout.write(f"{label:20} {value}")
             self.stdout.write("The secret keys are shown only now; they are stored as hashes.")

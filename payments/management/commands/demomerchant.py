@@ -28,7 +28,7 @@ class Command(BaseCommand):
                 "id": created.merchant.id,
                 "name": created.merchant.name,
                 "test_secret_key": created.test_key.plaintext,
-                "webhook_secret": created.merchant.webhook_secret,
+                "webhook_secret": created.test_webhook_secret,
             }
             path.write_text(json.dumps(demo, indent=2))
             os.chmod(path, 0o600)
