@@ -2,6 +2,7 @@
 
 import pytest
 
+from payments.carddata import contains_card_number
 from payments.models import Charge, Merchant
 from tests.payments.test_auth import assert_error
 
@@ -220,7 +221,27 @@ def test_card_data_field_names_are_forbidden(api, base, field):
     assert "hosted page" in error["message"]
 
 
-@pytest.mark.parametrize("key", ["cvv", "card_number", "exp_month", "pan"])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "cvv",
+        "card_number",
+        "exp_month",
+        "pan",
+        "cc_number",
+        "ccnumber",
+        "CC-Number",
+        "credit_card",
+        "CreditCard",
+        "debit_card",
+        "cardnum",
+        "card_no",
+        "cvn",
+        "ccv",
+        "CVC2",
+        "expiry_date",
+    ],
+)
 def test_card_data_names_in_metadata_are_forbidden(api, key):
     refused(post(api, {**MM, "metadata": {key: "123"}}), "card_data_forbidden", f"metadata[{key}]")
 
@@ -242,6 +263,78 @@ def test_card_data_names_in_metadata_are_forbidden(api, key):
 def test_luhn_valid_numbers_in_strings_are_forbidden(api, text):
     refused(post(api, {**MM, "description": text}), "card_data_forbidden", "description")
     refused(post(api, {**MM, "metadata": {"note": text}}), "card_data_forbidden", "metadata[note]")
+
+
+@pytest.mark.parametrize("field", ["cc_number", "ccnumber", "credit_card", "cardnum", "cvn", "ccv"])
+def test_card_data_field_name_variants_are_forbidden(api, field):
+    refused(post(api, {**CARD, field: "12"}), "card_data_forbidden", field)
+
+
+@pytest.mark.parametrize("key", ["number", "card", "cc", "order_number", "reference"])
+def test_ordinary_metadata_keys_pass(api, key):
+    response = post(api, {**MM, "metadata": {key: "x"}})
+    assert response.status_code == 201, response.content
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "4111111111111111 123",  # number followed by a CVV
+        "4111 1111 1111 1111 12 25",  # number followed by an expiry
+        "4111 1111 1111 1111 12/25 123",
+        "12 4111 1111 1111 1111",  # digits before the number
+        "4111.1111.1111.1111",
+        "4111\u00a01111\u00a01111\u00a01111",  # NBSP
+        "4111\u202f1111\u20071111\u30001111",  # narrow, figure and ideographic spaces
+        "4111\u200b1111\u200b1111\u200b1111",  # zero-width space
+        "4111\u200c1111\u200c1111\u200c1111",  # zero-width non-joiner
+        "4111\u200d1111\u200d1111\u200d1111",  # zero-width joiner
+        "4111\ufeff1111\ufeff1111\ufeff1111",  # zero-width no-break space (BOM)
+        "4111\u20601111\u20601111\u20601111",  # word joiner
+        "4111\t1111\t1111\t1111",
+        "4111/1111/1111/1111",
+        "4111_1111_1111_1111",
+        "4111 - 1111 . 1111 / 1111",
+        "4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1",
+        "4242 4242 4242 4242 4242 42",  # 22 digits in groups: a Luhn-valid 16-digit window
+        "ref 12345678901234567890123 4111111111111111",  # an exempt reference next to a card
+        "\uff14" + "\uff11" * 15,  # full-width digits
+    ],
+    ids=repr,
+)
+def test_disguised_card_numbers_are_forbidden(api, text):
+    refused(post(api, {**MM, "description": text}), "card_data_forbidden", "description")
+    refused(post(api, {**MM, "metadata": {"note": text}}), "card_data_forbidden", "metadata[note]")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "12345678901234567890123",  # one unbroken 20+ digit order reference
+        "41111111111111111111",  # 20 digits starting like a card: still a reference
+        "ref 41111111111111111111 and 98765432109876543210987",
+        "+243 812 345 678",
+        "+243812345678",
+        "250000 CDF",
+        "1 999,00 USD",
+        "2026-11-23",
+        "23/11/2026 10:15",
+        "ORD-2026-000123",
+        "4111 1111 1111 1112",  # not Luhn-valid
+    ],
+    ids=repr,
+)
+def test_ordinary_strings_with_digits_pass(api, text):
+    response = post(api, {**MM, "description": text, "metadata": {"note": text}})
+    assert response.status_code == 201, response.content
+
+
+def test_card_number_check_handles_large_input():
+    # 200 KB of digit groups without a Luhn-valid 13–19 digit window, then a card number.
+    clean = "1 " * 100_000
+    assert not contains_card_number(clean)
+    assert contains_card_number(clean + "4111 1111 1111 1111")
+    assert not contains_card_number("7" * 200_000)
 
 
 @pytest.mark.parametrize(
