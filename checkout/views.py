@@ -17,6 +17,7 @@ from checkout.formatting import format_amount
 from checkout.forms import MobileMoneyForm
 from checkout.models import CheckoutSession, SessionStatus
 from payments import services as payment_services
+from payments import throttles
 from payments.errors import ApiError, CheckoutSessionNotOpen
 from payments.models import Charge, ChargeStatus, PaymentMethod
 
@@ -252,9 +253,35 @@ def pay(request, session_id: str):
     return _pay_page(request, session, failed=failed)
 
 
+def _too_many_attempts(request, session: CheckoutSession):
+    """Payment attempts are throttled per session and per client address, so a page cannot be
+    used to send prompt after prompt to someone's phone: past the limit, the page says when to
+    try again (429 with Retry-After)."""
+    address = throttles.client_address(request)
+    for scope, ident, rate in (
+        ("checkout_session", session.id, settings.THROTTLE_CHECKOUT_ATTEMPTS_SESSION),
+        ("checkout_address", address, settings.THROTTLE_CHECKOUT_ATTEMPTS_ADDRESS),
+    ):
+        wait = throttles.hit(scope, ident, rate)
+        if wait is not None:
+            minutes = max(1, round(wait / 60))
+            message = translation.ngettext(
+                "Too many payment attempts. Please try again in %(minutes)s minute.",
+                "Too many payment attempts. Please try again in %(minutes)s minutes.",
+                minutes,
+            ) % {"minutes": minutes}
+            response = _pay_page(request, session, error=message, status=429)
+            response["Retry-After"] = str(wait)
+            return response
+    return None
+
+
 def _attempt(request, session: CheckoutSession, **kwargs):
     """Start an attempt; returns (charge, response). The response is set when the page must show
     something else instead (another attempt in progress, a closed session, an error)."""
+    too_many = _too_many_attempts(request, session)
+    if too_many is not None:
+        return None, too_many
     try:
         charge = services.session_attempt_create(
             session_id=session.id, locale=translation.get_language()[:2], **kwargs

@@ -201,6 +201,15 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": None,
 }
 
+# Throttles per client address ("N/s", "N/m", "N/h", "N/d"; payments/throttles.py).
+THROTTLE_AUTH_FAILURES = env.str("THROTTLE_AUTH_FAILURES", default="20/m")
+THROTTLE_CHECKOUT_ATTEMPTS_SESSION = env.str("THROTTLE_CHECKOUT_ATTEMPTS_SESSION", default="10/h")
+THROTTLE_CHECKOUT_ATTEMPTS_ADDRESS = env.str("THROTTLE_CHECKOUT_ATTEMPTS_ADDRESS", default="30/h")
+THROTTLE_CALLBACKS = env.str("THROTTLE_CALLBACKS", default="600/m")
+THROTTLE_ADMIN_LOGIN = env.str("THROTTLE_ADMIN_LOGIN", default="10/h")
+# Proxies in front of the web server that append to X-Forwarded-For (0: use REMOTE_ADDR).
+THROTTLE_TRUSTED_PROXIES = env.int("THROTTLE_TRUSTED_PROXIES", default=0)
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Payments API",
     "DESCRIPTION": (

@@ -4,11 +4,13 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularJSONAPIView
 
+from payments.admin_login import admin_login
 from payments.api import errors as api_errors
 from payments.api.docs import ApiDocsView
 from payments.views import healthz
 
 urlpatterns = [
+    path("admin/login/", admin_login, name="admin-login"),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("v1/openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),

@@ -16,6 +16,7 @@ from payments import services
 from payments.api.errors import callback_refusal
 from payments.errors import CardReplyRejected
 from payments.models import Charge
+from payments.provider_callbacks import callbacks_throttled
 
 logger = logging.getLogger("payments.card")
 
@@ -68,6 +69,7 @@ def card_receipt(request: HttpRequest) -> HttpResponse:
 
 @csrf_exempt
 @require_POST
+@callbacks_throttled
 def card_notify(request: HttpRequest) -> JsonResponse:
     """The card provider's server-to-server copy of the reply (its Merchant POST URL): the same
     verification and status check as the receipt, without a browser. It settles the payment even

@@ -23,13 +23,18 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from payments import tasks
+from payments import tasks, throttles
 from payments.api.errors import callback_refusal as _refuse
+from payments.api.errors import rate_limited_response
 from payments.api.parsers import InvalidJson, loads_object
 from payments.models import Charge, ChargeStatus, Network, PaymentMethod, Refund, RefundStatus
 from payments.providers.airtel import callback_hash_valid
 
 logger = logging.getLogger("payments.callbacks")
+# Operators call from a few addresses, so the rate per address is generous (THROTTLE_CALLBACKS).
+callbacks_throttled = throttles.per_address(
+    "callbacks", "THROTTLE_CALLBACKS", rate_limited_response
+)
 
 CHECK_WINDOW = 10  # seconds in which more callbacks for one charge enqueue no further check
 
@@ -138,6 +143,7 @@ def _enqueue_refund_check(refund_id: str, network: str) -> JsonResponse:
 
 @csrf_exempt
 @require_POST
+@callbacks_throttled
 def airtel_callback(request: HttpRequest) -> JsonResponse:
     body = _json(request)
     if isinstance(body, JsonResponse):
@@ -161,6 +167,7 @@ def airtel_callback(request: HttpRequest) -> JsonResponse:
 
 @csrf_exempt
 @require_POST
+@callbacks_throttled
 def orange_callback(request: HttpRequest) -> JsonResponse:
     expected = settings.ORANGE_NOTIF_TOKEN
     if not expected:

@@ -48,6 +48,20 @@ def _webhooks_to_loopback(settings):
     settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = True
 
 
+@pytest.fixture(autouse=True)
+def _throttles_out_of_the_way(settings):
+    """Every test client calls from 127.0.0.1 and the cache outlives a test: the per-address
+    throttles are set out of reach here; tests/test_throttles.py sets them low on purpose."""
+    for name in (
+        "THROTTLE_AUTH_FAILURES",
+        "THROTTLE_CHECKOUT_ATTEMPTS_SESSION",
+        "THROTTLE_CHECKOUT_ATTEMPTS_ADDRESS",
+        "THROTTLE_CALLBACKS",
+        "THROTTLE_ADMIN_LOGIN",
+    ):
+        setattr(settings, name, "1000000/s")
+
+
 @pytest.fixture
 def is_postgres() -> bool:
     return connection.vendor == "postgresql"

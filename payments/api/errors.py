@@ -92,6 +92,19 @@ def request_too_large_response(request) -> JsonResponse:
     )
 
 
+def rate_limited_response(request, wait: float | None) -> JsonResponse:
+    """429 rate_limited with Retry-After, for the API and for operators' callbacks."""
+    wait = max(1, int(wait or 1))
+    return error_response(
+        request,
+        429,
+        type="rate_limit_error",
+        code="rate_limited",
+        message=_("Too many requests. Retry after %(wait)s seconds.") % {"wait": wait},
+        headers={"Retry-After": str(wait)},
+    )
+
+
 def callback_refusal(
     request, status: int, *, type: str, code: str, message: str, param=None
 ) -> JsonResponse:
@@ -186,15 +199,7 @@ def exception_handler(exc, context):
             % {"method": request.method},
         )
     if isinstance(exc, drf.Throttled):
-        wait = max(1, int(exc.wait or 1))
-        return error_response(
-            request,
-            429,
-            type="rate_limit_error",
-            code="rate_limited",
-            message=_("Too many requests. Retry after %(wait)s seconds.") % {"wait": wait},
-            headers={"Retry-After": str(wait)},
-        )
+        return rate_limited_response(request, exc.wait)
     if isinstance(exc, drf.ParseError):
         return invalid_json_response(request, str(exc.detail))
     if isinstance(exc, drf.UnsupportedMediaType):

@@ -1,0 +1,95 @@
+"""Throttles outside the API key's rate limit: failed authentication, payment attempts from hosted
+pages, operators' callbacks and the staff login, each counted per client address (and payment
+attempts per checkout session too).
+
+Fixed windows counted in the cache (Redis in production). Like the API's rate limit, a throttle
+whose cache cannot be reached lets the request through (and says so in the log): payments keep
+working through a Redis outage. Rates are "N/s", "N/m", "N/h" or "N/d" (settings THROTTLE_*).
+"""
+
+import logging
+import time
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
+
+logger = logging.getLogger("payments.throttles")
+
+PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+@dataclass(frozen=True)
+class Rate:
+    count: int
+    period: int
+
+    @classmethod
+    def parse(cls, text: str) -> "Rate":
+        number, _, unit = text.partition("/")
+        return cls(count=int(number), period=PERIODS[unit.strip()[:1]])
+
+
+def client_address(request) -> str:
+    """The caller's address: REMOTE_ADDR, or with THROTTLE_TRUSTED_PROXIES proxies in front of
+    us, the address the outermost trusted proxy saw (counted from the right of
+    X-Forwarded-For, so a client cannot forge it by sending the header itself)."""
+    proxies = settings.THROTTLE_TRUSTED_PROXIES
+    if proxies:
+        forwarded = [a.strip() for a in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+        forwarded = [a for a in forwarded if a]
+        if len(forwarded) >= proxies:
+            return forwarded[-proxies]
+    return request.META.get("REMOTE_ADDR", "") or "unknown"
+
+
+def _window(scope: str, ident: str, rate: Rate) -> tuple[str, int]:
+    now = time.time()
+    index = int(now // rate.period)
+    wait = max(1, int((index + 1) * rate.period - now + 0.999))
+    return f"throttle:{scope}:{ident}:{index}", wait
+
+
+def hit(scope: str, ident: str, rate_text: str) -> int | None:
+    """Count one request; the seconds to wait when it is over the rate, else None."""
+    rate = Rate.parse(rate_text)
+    key, wait = _window(scope, ident, rate)
+    try:
+        cache.add(key, 0, timeout=rate.period + 1)
+        count = cache.incr(key)
+    except Exception as exc:  # the cache is down: let it through, say so
+        logger.warning("%s throttle not applied, cache unavailable: %s", scope, type(exc).__name__)
+        return None
+    return wait if count > rate.count else None
+
+
+def blocked(scope: str, ident: str, rate_text: str) -> int | None:
+    """The seconds to wait when `ident` is already over the rate (counts nothing), else None."""
+    rate = Rate.parse(rate_text)
+    key, wait = _window(scope, ident, rate)
+    try:
+        count = cache.get(key) or 0
+    except Exception as exc:
+        logger.warning("%s throttle not applied, cache unavailable: %s", scope, type(exc).__name__)
+        return None
+    return wait if count >= rate.count else None
+
+
+def per_address(scope: str, setting: str, too_many):
+    """View decorator: count each request of a client address against settings.<setting>;
+    over it, answer `too_many(request, wait)` instead of running the view."""
+    from functools import wraps
+
+    def decorate(view):
+        @wraps(view)
+        def wrapper(request, *args, **kwargs):
+            rate = getattr(settings, setting)
+            wait = hit(scope, client_address(request), rate)
+            if wait is not None:
+                logger.warning("%s: %s over %s", scope, client_address(request), rate)
+                return too_many(request, wait)
+            return view(request, *args, **kwargs)
+
+        return wrapper
+
+    return decorate
