@@ -23,3 +23,17 @@ def webhook_secret(merchant, *, livemode: bool = False) -> str:
     from webhooks.services import endpoint_get
 
     return endpoint_get(merchant=merchant, livemode=livemode).secret
+
+
+def assert_error(response, status, type_, code):
+    """The response is the contract's error envelope with this status, type and code."""
+    assert response.status_code == status, response.content
+    body = response.json()
+    assert set(body) == {"error"}
+    error = body["error"]
+    assert error["type"] == type_
+    assert error["code"] == code
+    assert error["message"]
+    assert error["request_id"] == response["Request-Id"]
+    assert error["request_id"].startswith("req_")
+    assert response["Content-Type"] == "application/json; charset=utf-8"

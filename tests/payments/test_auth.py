@@ -6,6 +6,7 @@ from rest_framework.test import APIClient
 from payments import services
 from payments.models import ApiKey, hash_api_key
 from tests.factories import merchant_with_keys
+from tests.helpers import assert_error
 
 pytestmark = pytest.mark.django_db
 
@@ -15,19 +16,6 @@ def client_with(header: str | None) -> APIClient:
     if header is not None:
         client.credentials(HTTP_AUTHORIZATION=header)
     return client
-
-
-def assert_error(response, status, type_, code):
-    assert response.status_code == status, response.content
-    body = response.json()
-    assert set(body) == {"error"}
-    error = body["error"]
-    assert error["type"] == type_
-    assert error["code"] == code
-    assert error["message"]
-    assert error["request_id"] == response["Request-Id"]
-    assert error["request_id"].startswith("req_")
-    assert response["Content-Type"] == "application/json; charset=utf-8"
 
 
 def test_missing_key_is_401_missing_api_key():

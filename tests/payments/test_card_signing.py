@@ -50,7 +50,11 @@ def test_full_request_vector_string_and_signature():
 
 
 def test_verify_accepts_the_full_request_vector():
-    secure_acceptance.verify({**FULL_REQUEST, "signature": FULL_SIGNATURE}, FULL_KEY)
+    fields = {**FULL_REQUEST, "signature": FULL_SIGNATURE}
+    assert secure_acceptance.sign(fields, FULL_KEY) == FULL_SIGNATURE
+    secure_acceptance.verify(fields, FULL_KEY)  # raises InvalidSignature when it does not verify
+    with pytest.raises(InvalidSignature):  # the same call does refuse a wrong one
+        secure_acceptance.verify({**fields, "signature": FULL_SIGNATURE[::-1]}, FULL_KEY)
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from payments import selectors, services
 from payments.models import Charge
 from payments.providers.base import ProviderOutcome
 from tests.factories import merchant_with_keys
-from tests.payments.test_auth import assert_error
+from tests.helpers import assert_error
 
 pytestmark = pytest.mark.django_db
 

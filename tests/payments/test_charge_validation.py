@@ -4,7 +4,7 @@ import pytest
 
 from payments.carddata import contains_card_number
 from payments.models import Charge, Merchant
-from tests.payments.test_auth import assert_error
+from tests.helpers import assert_error
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ from django.urls import path
 from rest_framework.test import APIClient
 
 from payments.api.base import ApiView
-from tests.payments.test_auth import assert_error
+from tests.helpers import assert_error
 
 pytestmark = pytest.mark.django_db
 

@@ -17,7 +17,7 @@ from payments.api.base import ApiView
 from payments.errors import ProviderUnavailable
 from payments.models import Charge, IdempotencyRecord, SandboxTransaction
 from tests.factories import merchant_with_keys
-from tests.payments.test_auth import assert_error
+from tests.helpers import assert_error
 
 pytestmark = pytest.mark.django_db
 

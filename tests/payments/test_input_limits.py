@@ -11,7 +11,7 @@ from django.test import AsyncClient
 
 from payments.api.parsers import MAX_JSON_DEPTH, InvalidJson, loads
 from payments.models import Charge, IdempotencyRecord
-from tests.payments.test_auth import assert_error
+from tests.helpers import assert_error
 
 pytestmark = pytest.mark.django_db
 
