@@ -6,7 +6,6 @@ with its event written in the same transaction.
 """
 
 from datetime import timedelta
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from django.conf import settings
 from django.db import transaction
@@ -21,6 +20,7 @@ from payments.errors import (
     InvalidRequest,
     LiveModeNotApproved,
 )
+from payments.links import with_query
 from payments.models import Charge, ChargeStatus, Currency, Merchant, PaymentMethod
 from payments.providers import registry
 
@@ -272,16 +272,9 @@ def session_attempt_create(
 # --- Where the customer goes back to the merchant -------------------------------------------------
 
 
-def _with_query(url: str, params: dict[str, str]) -> str:
-    parts = urlsplit(url)
-    query = parse_qsl(parts.query, keep_blank_values=True)
-    query += list(params.items())
-    return urlunsplit(parts._replace(query=urlencode(query)))
-
-
 def success_redirect_url(session: CheckoutSession, charge: Charge) -> str:
     url = session.success_url.replace(SESSION_ID_PLACEHOLDER, session.id)
-    return _with_query(
+    return with_query(
         url, {"session_id": session.id, "transaction_id": charge.id, "status": charge.status}
     )
 
@@ -294,4 +287,4 @@ def cancel_redirect_url(session: CheckoutSession, charge: Charge | None = None) 
         params.update({"transaction_id": charge.id, "status": charge.status})
     else:
         params["status"] = "canceled"
-    return _with_query(session.cancel_url, params)
+    return with_query(session.cancel_url, params)

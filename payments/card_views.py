@@ -5,7 +5,7 @@ provider's page). The service verifies it and runs the status check; this view o
 """
 
 import logging
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
@@ -15,17 +15,11 @@ from django.views.decorators.http import require_POST
 from payments import services
 from payments.api.errors import callback_refusal
 from payments.errors import CardReplyRejected
+from payments.links import with_query
 from payments.models import Charge
 from payments.provider_callbacks import callbacks_throttled
 
 logger = logging.getLogger("payments.card")
-
-
-def with_query(url: str, **params: str) -> str:
-    """The URL with params set in its query string; the merchant's own parameters are kept."""
-    parts = urlsplit(url)
-    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in params]
-    return urlunsplit(parts._replace(query=urlencode([*query, *params.items()])))
 
 
 def _see_other(url: str) -> HttpResponseRedirect:
@@ -40,7 +34,7 @@ def return_destination(charge: Charge) -> str | None:
             {"transaction_id": charge.id}
         )
     if charge.return_url:
-        return with_query(charge.return_url, transaction_id=charge.id, status=charge.status)
+        return with_query(charge.return_url, {"transaction_id": charge.id, "status": charge.status})
     return None
 
 
