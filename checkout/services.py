@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from checkout.models import CheckoutSession, SessionStatus
+from payments import money
 from payments import services as payment_services
 from payments.errors import (
     CardRailDisabled,
@@ -25,7 +26,6 @@ from payments.models import Charge, ChargeStatus, Currency, Merchant, PaymentMet
 from payments.providers import registry
 
 DEFAULT_LIFETIME = 24 * 3600
-WHOLE_UNIT = 100  # mobile money operators take whole francs or dollars (contract §4)
 SESSION_ID_PLACEHOLDER = "{CHECKOUT_SESSION_ID}"
 
 SESSION_TRANSITIONS: dict[str, frozenset[str]] = {
@@ -68,7 +68,7 @@ def session_payment_methods(
     *, merchant: Merchant, livemode: bool, amount: int, currency: str
 ) -> list[str]:
     """["mobile_money"], ["mobile_money", "card"] or ["card"]; amount_invalid when nothing fits."""
-    whole = amount % WHOLE_UNIT == 0
+    whole = money.is_whole(amount)
     card = card_offered(merchant=merchant, livemode=livemode, currency=currency)
     if currency == Currency.CDF and not whole:
         raise InvalidRequest(

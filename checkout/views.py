@@ -13,13 +13,13 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_POST
 
 from checkout import selectors, services
-from checkout.formatting import format_amount
 from checkout.forms import MobileMoneyForm
 from checkout.models import CheckoutSession, SessionStatus
 from payments import services as payment_services
 from payments import throttles
 from payments.errors import ApiError, CheckoutSessionNotOpen
 from payments.models import Charge, ChargeStatus, PaymentMethod
+from payments.money import format_amount
 
 LANGUAGES = {code for code, _name in settings.LANGUAGES}
 LANGUAGE_COOKIE_AGE = 365 * 24 * 3600

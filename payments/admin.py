@@ -9,6 +9,7 @@ from payments import services, state
 from payments.admin_refunds import RefundInline  # also registers RefundAdmin
 from payments.errors import ApiError
 from payments.models import ApiKey, Charge, ChargeStatus, Merchant, Mode
+from payments.money import format_amount
 from webhooks import services as webhook_services
 from webhooks.models import WebhookEndpoint
 
@@ -230,7 +231,7 @@ class ChargeAdmin(admin.ModelAdmin):
 
     @admin.display(description="Amount", ordering="amount")
     def money(self, obj):
-        return f"{obj.amount // 100:,}.{obj.amount % 100:02d} {obj.currency}"
+        return format_amount(obj.amount, obj.currency)
 
     @admin.display(description="Provider answers (latest last)")
     def provider_raw_pretty(self, obj):

@@ -16,11 +16,8 @@ from django.utils.html import format_html
 
 from payments import services
 from payments.models import Refund, RefundStatus
+from payments.money import format_amount
 from payments.providers.base import STAFF_REASON
-
-
-def money(amount: int, currency: str) -> str:
-    return f"{amount // 100:,}.{amount % 100:02d} {currency}".replace(",", " ")
 
 
 def charge_link(refund: Refund) -> str:
@@ -90,7 +87,7 @@ class RefundAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     @admin.display(description="Amount", ordering="amount")
     def amount_display(self, obj):
-        return money(obj.amount, obj.currency)
+        return format_amount(obj.amount, obj.currency)
 
     @admin.display(description="Metadata")
     def metadata_display(self, obj):
@@ -128,7 +125,7 @@ class RefundAdmin(ReadOnlyMixin, admin.ModelAdmin):
             )
             return None
         for refund in waiting:
-            refund.amount_text = money(refund.amount, refund.currency)
+            refund.amount_text = format_amount(refund.amount, refund.currency)
         if request.POST.get("confirm") != "yes":
             return TemplateResponse(
                 request,
@@ -179,4 +176,4 @@ class RefundInline(ReadOnlyMixin, admin.TabularInline):
 
     @admin.display(description="Amount")
     def amount_display(self, obj):
-        return money(obj.amount, obj.currency)
+        return format_amount(obj.amount, obj.currency)

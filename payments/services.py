@@ -12,7 +12,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from payments import ids, state
+from payments import ids, money, state
 from payments.errors import (
     AmountExceedsRefundable,
     CardRailDisabled,
@@ -47,7 +47,7 @@ from payments.providers.base import (
     RefundQuery,
     RefundRequest,
 )
-from payments.providers.secure_acceptance import attempt_issued, major_units
+from payments.providers.secure_acceptance import attempt_issued
 from payments.representations import charge_repr, refund_repr
 
 logger = logging.getLogger("payments.services")
@@ -341,7 +341,7 @@ def charge_card_return(*, fields: dict[str, str]) -> Charge:
         raise CardReplyRejected(f"reply for {charge.id} does not verify: {exc}") from exc
     expected = {
         "req_reference_number": (reply.reference_number, charge.id),
-        "req_amount": (reply.amount, major_units(charge.amount)),
+        "req_amount": (reply.amount, money.major_units(charge.amount)),
         "req_currency": (reply.currency, charge.currency),
     }
     if not attempt_issued(charge.id, reply.attempt) and reply.attempt != charge.provider_attempt:
@@ -574,7 +574,6 @@ def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
 
 REFUND_CHECK_GRACE = 300  # longer than any provider call may take
 REFUND_POLL_INTERVAL = 30  # between status checks of a pending refund, unless the provider says
-MOBILE_MONEY_UNIT = 100  # mobile money operators pay whole francs or dollars only (contract §4)
 
 
 @transaction.atomic
@@ -609,7 +608,7 @@ def _refund_reserve(
             code="amount_invalid",
             param="amount",
         )
-    if charge.payment_method == PaymentMethod.MOBILE_MONEY and amount % MOBILE_MONEY_UNIT:
+    if charge.payment_method == PaymentMethod.MOBILE_MONEY and not money.is_whole(amount):
         raise InvalidRequest(
             "Mobile money takes whole units only: a refund of a mobile money charge must be a "
             "multiple of 100 (e.g. 2500 = 25.00).",

@@ -4,7 +4,7 @@ from django.utils.translation import gettext as _
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail, ValidationError
 
-from payments import phones
+from payments import money, phones
 from payments.api.fields import (
     AmountField,
     CurrencyField,
@@ -15,15 +15,13 @@ from payments.api.fields import (
 )
 from payments.models import MERCHANT_REFUND_REASONS, Currency, Network, PaymentMethod
 
-WHOLE_UNIT = 100  # mobile money operators take whole francs or dollars
-
 
 def _error(param: str, message: str, code: str) -> ValidationError:
     return ValidationError({param: [ErrorDetail(message, code=code)]})
 
 
 def check_whole_units(amount: int, param: str = "amount") -> None:
-    if amount % WHOLE_UNIT:
+    if not money.is_whole(amount):
         raise _error(
             param,
             _(

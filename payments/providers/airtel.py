@@ -19,6 +19,7 @@ import logging
 
 from django.conf import settings
 
+from payments import money
 from payments.phones import national_number
 from payments.providers import http
 from payments.providers.base import (
@@ -154,7 +155,7 @@ class AirtelMoney:
 
     # --- protocol ---------------------------------------------------------------------------
     def request_payment(self, payment: MobileMoneyPayment) -> ProviderOutcome:
-        if payment.amount % 100:
+        if not money.is_whole(payment.amount):
             return whole_units_only("Airtel Money")
         msisdn = national_number(payment.phone)
         response = self._call(
@@ -168,7 +169,7 @@ class AirtelMoney:
                 "reference": payment.charge_id,
                 "subscriber": {"country": COUNTRY, "currency": payment.currency, "msisdn": msisdn},
                 "transaction": {
-                    "amount": payment.amount // 100,
+                    "amount": money.whole_units(payment.amount),
                     "country": COUNTRY,
                     "currency": payment.currency,
                     "id": payment.charge_id,

@@ -31,7 +31,7 @@ class ProviderOutcome:
 @dataclass(frozen=True)
 class MobileMoneyPayment:
     charge_id: str
-    amount: int  # minor units; operators take whole units (amount % 100 == 0)
+    amount: int  # minor units; operators take whole units (money.is_whole)
     currency: str
     phone: str  # E.164
     network: str

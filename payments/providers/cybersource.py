@@ -43,6 +43,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 
+from payments import money
 from payments.providers import http, secure_acceptance
 from payments.providers.base import (
     CardPayment,
@@ -120,7 +121,7 @@ def outcome_for_summaries(summaries: list, query: PaymentQuery) -> ProviderOutco
     ]
     ours.sort(key=lambda s: str(s.get("submitTimeUtc", "")), reverse=True)
     raw = {"search": [_summary_raw(s) for s in ours[:5]]}
-    expected_amount = secure_acceptance.major_units(query.amount)
+    expected_amount = money.major_units(query.amount)
     for summary in ours:
         reason = _reason(summary)
         amounts = (summary.get("orderInformation") or {}).get("amountDetails") or {}
@@ -282,7 +283,7 @@ class CyberSourceCard:
                     "clientReferenceInformation": {"code": request.refund_id},
                     "orderInformation": {
                         "amountDetails": {
-                            "totalAmount": secure_acceptance.major_units(request.amount),
+                            "totalAmount": money.major_units(request.amount),
                             "currency": request.currency,
                         }
                     },
@@ -343,7 +344,7 @@ class CyberSourceCard:
                 raw={"refund": "not found by the card search yet; confirm in the Business Center"},
             )
         raw = {"search": [_summary_raw(s) for s in summaries[:5]]}
-        expected = secure_acceptance.major_units(query.amount)
+        expected = money.major_units(query.amount)
         for summary in summaries:
             amounts = (summary.get("orderInformation") or {}).get("amountDetails") or {}
             if (

@@ -46,6 +46,7 @@ from cryptography.hazmat.primitives.asymmetric import padding
 from cryptography.hazmat.primitives.serialization import load_der_public_key, load_pem_public_key
 from django.conf import settings
 
+from payments import money
 from payments.providers import http
 from payments.providers.base import (
     MobileMoneyPayment,
@@ -228,7 +229,7 @@ class VodacomMpesa:
         return http.json_body(response, what)
 
     def request_payment(self, payment: MobileMoneyPayment) -> ProviderOutcome:
-        if payment.amount % 100:
+        if not money.is_whole(payment.amount):
             return whole_units_only("M-Pesa")
         try:
             response = self._call(
@@ -239,7 +240,7 @@ class VodacomMpesa:
                 idempotent=False,
                 read_timeout=settings.MPESA_TIMEOUT,
                 json={
-                    "input_Amount": str(payment.amount // 100),
+                    "input_Amount": str(money.whole_units(payment.amount)),
                     "input_Country": COUNTRY,
                     "input_Currency": payment.currency,
                     "input_CustomerMSISDN": msisdn(payment.phone),
@@ -292,7 +293,7 @@ class VodacomMpesa:
         )
 
     def refund(self, request: RefundRequest) -> ProviderOutcome:
-        if request.amount % 100:
+        if not money.is_whole(request.amount):
             return whole_units_only("M-Pesa")
         if not request.provider_reference:
             return payment_reference_unknown("M-Pesa transaction id")
@@ -304,7 +305,7 @@ class VodacomMpesa:
                 ref=request.refund_id,
                 idempotent=False,
                 json={
-                    "input_ReversalAmount": str(request.amount // 100),
+                    "input_ReversalAmount": str(money.whole_units(request.amount)),
                     "input_Country": COUNTRY,
                     "input_ServiceProviderCode": settings.MPESA_SERVICE_PROVIDER_CODE,
                     "input_ThirdPartyConversationID": request.refund_id,

@@ -41,6 +41,7 @@ import logging
 import requests
 from django.conf import settings
 
+from payments import money
 from payments.phones import national_number
 from payments.providers import http
 from payments.providers.base import (
@@ -152,7 +153,7 @@ class OrangeMoney:
             json={
                 "peerId": national_number(phone),
                 "peerIdType": "msisdn",
-                "amount": amount // 100,
+                "amount": money.whole_units(amount),
                 "currency": currency,
                 "posId": settings.ORANGE_POS_ID,
                 "transactionId": transaction_id,
@@ -173,7 +174,7 @@ class OrangeMoney:
         return outcome
 
     def request_payment(self, payment: MobileMoneyPayment) -> ProviderOutcome:
-        if payment.amount % 100:
+        if not money.is_whole(payment.amount):
             return WHOLE_UNITS_ONLY
         response = self._send(
             "cashout",
@@ -215,7 +216,7 @@ class OrangeMoney:
 
     def refund(self, request: RefundRequest) -> ProviderOutcome:
         """A cashin of the refund to the phone that paid the charge (sent once, never retried)."""
-        if request.amount % 100:
+        if not money.is_whole(request.amount):
             return WHOLE_UNITS_ONLY
         try:
             http.tokens.get(self._token_key(), self._fetch_token)

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 from django.conf import settings
 
+from payments import money
 from payments.providers.base import CardPayment, CardRedirect, CardReply, InvalidSignature
 
 SIGNED_DATE_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
@@ -60,11 +61,6 @@ def verify(fields: dict[str, str], secret_key: str) -> None:
         raise InvalidSignature("signature does not match")
 
 
-def major_units(amount: int) -> str:
-    """1250 → '12.50' (both currencies have two minor units)."""
-    return f"{amount // 100}.{amount % 100:02d}"
-
-
 def signed_date_time(now: datetime | None = None) -> str:
     return (now or datetime.now(UTC)).astimezone(UTC).strftime(SIGNED_DATE_FORMAT)
 
@@ -99,7 +95,7 @@ def build_request(
         "locale": locale,
         "transaction_type": "sale",
         "reference_number": reference_number,
-        "amount": major_units(amount),
+        "amount": money.major_units(amount),
         "currency": currency,
         "override_custom_receipt_page": receipt_url,
         "override_custom_cancel_page": cancel_url,

@@ -2,6 +2,7 @@
 
 import pytest
 
+from payments import money
 from payments.providers import secure_acceptance
 from payments.providers.base import InvalidSignature
 
@@ -124,4 +125,4 @@ def test_build_request_is_verifiable_and_in_major_units():
 
 @pytest.mark.parametrize(("minor", "major"), [(1, "0.01"), (1250, "12.50"), (100000, "1000.00")])
 def test_major_units(minor, major):
-    assert secure_acceptance.major_units(minor) == major
+    assert money.major_units(minor) == major

@@ -1,0 +1,33 @@
+"""The one home of money arithmetic. Amounts are integers of minor units everywhere; CDF and USD
+both have 2 minor units (ISO 4217). Mobile money operators take and pay whole units only (whole
+francs or dollars), card payments may carry cents. Decimals appear only at the edges that need
+them: the card form's `amount`, and the amounts people read."""
+
+MINOR_PER_UNIT = 100
+SEPARATORS = {"fr": (" ", ","), "en": (",", ".")}
+
+
+def is_whole(amount: int) -> bool:
+    """Whether the amount is a whole number of francs or dollars (what operators take)."""
+    return amount % MINOR_PER_UNIT == 0
+
+
+def whole_units(amount: int) -> int:
+    """Minor units to the whole units operators' APIs take (the amount must be whole)."""
+    return amount // MINOR_PER_UNIT
+
+
+def major_units(amount: int) -> str:
+    """`1250` → `"12.50"`: the decimal in major units with two fractional digits."""
+    units, cents = divmod(amount, MINOR_PER_UNIT)
+    return f"{units}.{cents:02d}"
+
+
+def format_amount(amount: int, currency: str, language: str = "en") -> str:
+    """An amount as people read it: `2 500,00 CDF` in French, `2,500.00 CDF` in English (staff
+    pages use English). The French thousands separator is a plain space."""
+    thousands, decimal = SEPARATORS.get((language or "fr")[:2], SEPARATORS["fr"])
+    units, cents = divmod(abs(amount), MINOR_PER_UNIT)
+    grouped = f"{units:,}".replace(",", thousands)
+    sign = "-" if amount < 0 else ""
+    return f"{sign}{grouped}{decimal}{cents:02d} {currency}"
