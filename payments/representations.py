@@ -2,7 +2,7 @@
 
 from datetime import UTC, datetime
 
-from payments.models import Charge, PaymentMethod, Refund
+from payments.models import Charge, ChargeStatus, PaymentMethod, Refund
 
 
 def iso(value: datetime | None) -> str | None:
@@ -13,7 +13,7 @@ def iso(value: datetime | None) -> str | None:
 
 
 def _next_action(charge: Charge) -> dict | None:
-    if charge.payment_method == PaymentMethod.CARD and charge.status == "pending":
+    if charge.payment_method == PaymentMethod.CARD and charge.status == ChargeStatus.PENDING:
         return charge.next_action
     return None
 

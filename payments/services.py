@@ -264,7 +264,7 @@ def charge_request_payment(*, charge_id: str) -> None:
     except (ProviderError, ProviderUnavailable) as exc:
         # Unknown whether the operator got it: keep it pending and ask for its status later.
         logger.warning("payment request for %s failed: %s", charge.id, exc)
-        outcome = ProviderOutcome(status="pending", raw={"error": str(exc)})
+        outcome = ProviderOutcome(status=ChargeStatus.PENDING, raw={"error": str(exc)})
     charge_apply_outcome(charge_id=charge.id, outcome=outcome)
 
 
@@ -314,12 +314,12 @@ def _deadline_outcome(charge: Charge, now: datetime | None = None) -> ProviderOu
         return None
     if charge.payment_method == PaymentMethod.CARD:
         return ProviderOutcome(
-            status="failed",
+            status=ChargeStatus.FAILED,
             failure_code="abandoned",
             failure_message="The card payment was not completed in time.",
         )
     return ProviderOutcome(
-        status="failed",
+        status=ChargeStatus.FAILED,
         failure_code="timeout",
         failure_message="The customer did not answer the payment prompt in time.",
     )
@@ -371,7 +371,7 @@ def _ask_status(charge: Charge) -> ProviderOutcome:
         return _provider_for(charge).check_status(_query(charge))
     except ProviderError as exc:
         logger.warning("status check for %s failed: %s", charge.id, exc)
-        return ProviderOutcome(status="pending", raw={"error": str(exc)})
+        return ProviderOutcome(status=ChargeStatus.PENDING, raw={"error": str(exc)})
 
 
 @transaction.atomic
@@ -437,7 +437,7 @@ def charge_reconcile(*, charge_id: str) -> Charge:
     try:
         outcome = _ask_status(charge)
     except ProviderUnavailable as exc:  # its adapter removed: still nothing known, ask again
-        outcome = ProviderOutcome(status="pending", raw={"error": exc.message})
+        outcome = ProviderOutcome(status=ChargeStatus.PENDING, raw={"error": exc.message})
     return charge_apply_outcome(charge_id=charge_id, outcome=outcome)
 
 
@@ -456,7 +456,7 @@ def charge_late_payment(*, charge_id: str, answer: dict) -> Refund | None:
     charge.reconcile_next_at = None
     charge.provider_raw = [
         *charge.provider_raw,
-        {"at": now.isoformat(), "late_payment": answer or {"status": "succeeded"}},
+        {"at": now.isoformat(), "late_payment": answer or {"status": ChargeStatus.SUCCEEDED}},
     ][-RAW_HISTORY:]
     charge.save(update_fields=["late_payment_at", "reconcile_next_at", "provider_raw"])
     logger.warning("late payment on %s charge %s: refunding it in full", charge.status, charge.id)
@@ -706,7 +706,7 @@ def refund_send(*, refund_id: str) -> Refund:
         # Unknown whether the provider took it: keep it pending and ask for its status later.
         logger.warning("refund request for %s failed: %s", refund.id, exc)
         outcome = ProviderOutcome(
-            status="pending", check_after=REFUND_POLL_INTERVAL, raw={"error": str(exc)}
+            status=RefundStatus.PENDING, check_after=REFUND_POLL_INTERVAL, raw={"error": str(exc)}
         )
     return refund_apply_outcome(refund_id=refund.id, outcome=outcome)
 
@@ -725,7 +725,8 @@ def refund_refresh(*, refund_id: str) -> Refund:
     if any(STAFF_REASON in answer for answer in refund.provider_raw):
         # Never sent (see payment_reference_unknown): there is nothing to ask, only staff settle it.
         return refund_apply_outcome(
-            refund_id=refund.id, outcome=ProviderOutcome(status="pending", check_after=3600)
+            refund_id=refund.id,
+            outcome=ProviderOutcome(status=RefundStatus.PENDING, check_after=3600),
         )
     charge = refund.charge
     try:
@@ -742,7 +743,7 @@ def refund_refresh(*, refund_id: str) -> Refund:
         )
     except ProviderError as exc:
         logger.warning("status check for %s failed: %s", refund.id, exc)
-        outcome = ProviderOutcome(status="pending", raw={"error": str(exc)})
+        outcome = ProviderOutcome(status=RefundStatus.PENDING, raw={"error": str(exc)})
     return refund_apply_outcome(refund_id=refund.id, outcome=outcome)
 
 
@@ -754,7 +755,7 @@ def refund_resolve(*, refund_id: str, succeeded: bool, staff: str) -> Refund | N
     refund = Refund.objects.get(pk=refund_id)
     if refund.status != RefundStatus.PENDING or refund.provider_requested_at is None:
         return None
-    decision = "succeeded" if succeeded else "failed"
+    decision = RefundStatus.SUCCEEDED if succeeded else RefundStatus.FAILED
     logger.warning("refund %s marked %s by staff %s", refund_id, decision, staff)
     outcome = ProviderOutcome(
         status=decision,
@@ -784,7 +785,7 @@ def refund_apply_outcome(*, refund_id: str, outcome: ProviderOutcome) -> Refund:
         refund.provider_reference = outcome.provider_reference
         fields.append("provider_reference")
     if refund.status in state.REFUND_FINAL:
-        if outcome.status != "pending" and outcome.status != refund.status:
+        if outcome.status != RefundStatus.PENDING and outcome.status != refund.status:
             logger.error(
                 "refund %s is %s but the provider now answers %s",
                 refund.id,
@@ -799,7 +800,9 @@ def refund_apply_outcome(*, refund_id: str, outcome: ProviderOutcome) -> Refund:
         refund.save(update_fields=[*fields, "next_check_at"])
         return refund
     # A provider's "declined" refund is a failed one: refunds have no declined status.
-    new_status = RefundStatus.SUCCEEDED if outcome.status == "succeeded" else RefundStatus.FAILED
+    new_status = (
+        RefundStatus.SUCCEEDED if outcome.status == RefundStatus.SUCCEEDED else RefundStatus.FAILED
+    )
     state.check_refund_transition(refund.status, new_status)
     refund.status = new_status
     failed = new_status == RefundStatus.FAILED

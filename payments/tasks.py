@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from payments import services
 from payments.api import idempotency
-from payments.models import Charge, ChargeStatus, Network, PaymentMethod, Refund
+from payments.models import Charge, ChargeStatus, Network, PaymentMethod, Refund, RefundStatus
 
 POLL_BATCH = 200
 UNSENT_GRACE = 30  # a mobile money charge not handed to its operator after this is re-sent
@@ -110,7 +110,7 @@ def refund_refresh(refund_id: str) -> None:
 @shared_task
 def refunds_poll_due() -> int:
     """Enqueue a status check for every pending refund whose next check is due."""
-    due = _claim_due(Refund.objects.filter(status="pending"), timezone.now())
+    due = _claim_due(Refund.objects.filter(status=RefundStatus.PENDING), timezone.now())
     for refund_id in due:
         refund_refresh.delay(refund_id)
     return len(due)

@@ -13,7 +13,7 @@ from payments.api.fields import (
     MetadataField,
     StrictSerializer,
 )
-from payments.models import MERCHANT_REFUND_REASONS, Currency, Network, PaymentMethod
+from payments.models import MERCHANT_REFUND_REASONS, ChargeStatus, Currency, Network, PaymentMethod
 
 
 def _error(param: str, message: str, code: str) -> ValidationError:
@@ -94,9 +94,7 @@ class ChargeListQuery(StrictSerializer):
     limit = serializers.CharField(required=False)
     offset = serializers.CharField(required=False)
     starting_after = serializers.CharField(required=False)
-    status = serializers.ChoiceField(
-        choices=["pending", "succeeded", "failed", "declined"], required=False
-    )
+    status = serializers.ChoiceField(choices=ChargeStatus.values, required=False)
     network = serializers.ChoiceField(choices=Network.values, required=False)
     payment_method = serializers.ChoiceField(choices=PaymentMethod.values, required=False)
     date_from = serializers.CharField(required=False)
