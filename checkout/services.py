@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from checkout import state
 from checkout.models import CheckoutSession, SessionStatus
 from payments import money
 from payments import services as payment_services
@@ -27,14 +28,6 @@ from payments.providers import registry
 
 DEFAULT_LIFETIME = 24 * 3600
 SESSION_ID_PLACEHOLDER = "{CHECKOUT_SESSION_ID}"
-
-SESSION_TRANSITIONS: dict[str, frozenset[str]] = {
-    SessionStatus.OPEN: frozenset({SessionStatus.COMPLETE, SessionStatus.EXPIRED}),
-}
-SESSION_EVENTS = {
-    SessionStatus.COMPLETE: "checkout.session.completed",
-    SessionStatus.EXPIRED: "checkout.session.expired",
-}
 
 
 class AttemptInProgress(Exception):
@@ -141,7 +134,7 @@ def _session_transition(
     session = (
         CheckoutSession.objects.select_for_update().select_related("merchant").get(pk=session_id)
     )
-    if to not in SESSION_TRANSITIONS.get(session.status, frozenset()):
+    if not state.session_can_move(session.status, to):
         return None
     now = timezone.now()
     session.status = to
@@ -157,7 +150,7 @@ def _session_transition(
     event_record(
         merchant=session.merchant,
         livemode=session.livemode,
-        type=SESSION_EVENTS[to],
+        type=state.SESSION_EVENTS[to],
         data=session_repr(session),
     )
     return session
