@@ -1,8 +1,7 @@
 """The checkout session object as the API and events show it."""
 
-from django.conf import settings
-
 from checkout.models import CheckoutSession
+from payments.links import public_url
 from payments.representations import iso
 
 
@@ -11,7 +10,7 @@ def checkout_session_repr(session: CheckoutSession) -> dict:
         "id": session.id,
         "object": "checkout.session",
         "livemode": session.livemode,
-        "url": f"{settings.PUBLIC_BASE_URL}/pay/{session.id}",
+        "url": public_url("checkout-pay", session.id),
         "amount": session.amount,
         "currency": session.currency,
         "status": session.status,

@@ -22,6 +22,7 @@ from payments.errors import (
     LiveModeNotApproved,
     ProviderUnavailable,
 )
+from payments.links import public_url
 from payments.models import (
     MERCHANT_REFUND_REASONS,
     ApiKey,
@@ -119,11 +120,11 @@ RAW_HISTORY = 20  # provider answers kept per charge, for staff
 
 
 def card_receipt_url() -> str:
-    return f"{settings.PUBLIC_BASE_URL}/card/receipt"
+    return public_url("card-receipt")
 
 
 def card_notify_url() -> str:
-    return f"{settings.PUBLIC_BASE_URL}/card/notify"
+    return public_url("card-notify")
 
 
 def _check_access(*, merchant: Merchant, livemode: bool, payment_method: str) -> None:

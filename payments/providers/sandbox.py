@@ -16,6 +16,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from payments.links import public_url
 from payments.models import SandboxTransaction
 from payments.providers import secure_acceptance
 from payments.providers.base import (
@@ -240,7 +241,7 @@ class SandboxCard:
             access_key=settings.SANDBOX_CARD_ACCESS_KEY,
             profile_id=settings.SANDBOX_CARD_PROFILE_ID,
             secret_key=settings.SANDBOX_CARD_SECRET_KEY,
-            payment_url=f"{settings.PUBLIC_BASE_URL}/sandbox/card/pay",
+            payment_url=public_url("sandbox-card-pay"),
         )
 
     def verify_reply(self, fields: dict[str, str]) -> CardReply:
