@@ -13,6 +13,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 ## Run the whole service: web on 127.0.0.1:8000, Celery worker and beat (embedded broker by default).
+## The embedded set-up on one machine runs with DEBUG on (unless DEBUG is set).
+run: export DEBUG ?= true
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py demomerchant

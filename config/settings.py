@@ -16,7 +16,8 @@ VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 env = environ.Env()
 
-DEBUG = env.bool("DEBUG", default=True)
+# Off unless asked for: `make run` turns it on for the embedded set-up on one machine.
+DEBUG = env.bool("DEBUG", default=False)
 
 _DEV_SECRET_KEY = "dev-only-insecure-secret-key-change-me-in-production-0123456789"
 SECRET_KEY = env.str("SECRET_KEY", default=_DEV_SECRET_KEY if DEBUG else "")
@@ -159,8 +160,9 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
+        # Hashed names (long-cached) need `collectstatic` first, as production does.
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
-        if not DEBUG
+        if env.bool("STATIC_MANIFEST", default=not DEBUG)
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
@@ -252,11 +254,16 @@ SANDBOX_CARD_ACCESS_KEY = env.str(
     "SANDBOX_CARD_ACCESS_KEY", default="sandbox0access0key0000000000000001"
 )
 SANDBOX_CARD_PROFILE_ID = env.str("SANDBOX_CARD_PROFILE_ID", default="SANDBOX-PROFILE-1")
-SANDBOX_CARD_SECRET_KEY = env.str(
-    "SANDBOX_CARD_SECRET_KEY", default="sandbox-card-secret-key-for-local-development-only"
-)
+_SANDBOX_CARD_DEFAULT_SECRET = "sandbox-card-secret-key-for-local-development-only"
+SANDBOX_CARD_SECRET_KEY = env.str("SANDBOX_CARD_SECRET_KEY", default=_SANDBOX_CARD_DEFAULT_SECRET)
 # Whether test mode offers card payments at all (the sandbox card rail).
 SANDBOX_CARD_ENABLED = env.bool("SANDBOX_CARD_ENABLED", default=True)
+if not DEBUG and SANDBOX_CARD_ENABLED and SANDBOX_CARD_SECRET_KEY == _SANDBOX_CARD_DEFAULT_SECRET:
+    # The default is public: with it anyone could sign test card replies on a real deployment.
+    raise ImproperlyConfigured(
+        "SANDBOX_CARD_SECRET_KEY is the public development default. With DEBUG off, set "
+        "SANDBOX_CARD_SECRET_KEY to a secret of your own (or SANDBOX_CARD_ENABLED=false)."
+    )
 
 CARD_PROVIDER_URL = env.str(
     "CARD_PROVIDER_URL", default="https://secureacceptance.cybersource.com/pay"

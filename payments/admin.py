@@ -3,6 +3,9 @@
 import json
 
 from django.contrib import admin, messages
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.cache import add_never_cache_headers
 from django.utils.html import format_html
 
 from payments import services, state
@@ -62,26 +65,33 @@ class MerchantAdmin(admin.ModelAdmin):
     ]
 
     def _issue(self, request, queryset, mode):
-        for merchant in queryset:
-            issued = services.api_key_create(merchant=merchant, mode=mode)
-            self.message_user(
-                request,
-                format_html(
-                    "New {} key for {}: <code>{}</code> — copy it now, it is shown only once.",
-                    mode,
-                    merchant.name,
-                    issued.plaintext,
-                ),
-                messages.WARNING,
-            )
+        """The new keys are shown once, on the response page itself: never in a message (Django
+        keeps messages in a cookie) or a log line. The page is not cached."""
+        issued = [
+            (merchant, services.api_key_create(merchant=merchant, mode=mode).plaintext)
+            for merchant in queryset
+        ]
+        response = TemplateResponse(
+            request,
+            "admin/payments/issued_keys.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": f"New {mode} secret keys",
+                "mode": mode,
+                "issued": issued,
+                "back_url": reverse("admin:payments_merchant_changelist"),
+            },
+        )
+        add_never_cache_headers(response)
+        return response
 
     @admin.action(description="Issue a new test secret key")
     def issue_test_key(self, request, queryset):
-        self._issue(request, queryset, Mode.TEST)
+        return self._issue(request, queryset, Mode.TEST)
 
     @admin.action(description="Issue a new live secret key")
     def issue_live_key(self, request, queryset):
-        self._issue(request, queryset, Mode.LIVE)
+        return self._issue(request, queryset, Mode.LIVE)
 
     def _rotate(self, request, queryset, livemode: bool):
         mode = "live" if livemode else "test"

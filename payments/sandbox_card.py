@@ -111,6 +111,28 @@ def check_request(fields: dict[str, str]) -> None:
             invalid.append(name)
     if invalid:
         raise Refused(400, "102", f"Invalid fields: {', '.join(invalid)}.")
+    elsewhere = [name for name in REPLY_PAGES if name in fields and not _ours(fields[name])]
+    if elsewhere:
+        # The signing secret of this test provider may be known to anyone: were it to post its
+        # replies anywhere, our domain would be a POST redirector for whoever signs a form.
+        raise Refused(
+            403, "102", f"Reply pages must be under this service: {', '.join(elsewhere)}."
+        )
+
+
+def _ours(url: str) -> bool:
+    """Whether `url` is under PUBLIC_BASE_URL: same scheme, host and port, and below its path."""
+    base, target = urlsplit(settings.PUBLIC_BASE_URL), urlsplit(url)
+    prefix = base.path.rstrip("/") + "/"
+    try:
+        same_origin = (target.scheme, target.hostname, target.port) == (
+            base.scheme,
+            base.hostname,
+            base.port,
+        )
+    except ValueError:  # a port that is no number
+        return False
+    return same_origin and not target.username and (target.path + "/").startswith(prefix)
 
 
 def _check_signed_time(value: str) -> None:

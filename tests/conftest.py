@@ -15,11 +15,6 @@ from rest_framework.test import APIClient
 
 from tests.factories import merchant_with_keys
 
-# The merchants' receivers of these tests listen on 127.0.0.1, as a developer's would: allow
-# loopback destinations here (and in the workers the tests start, which inherit the environment).
-# Tests of the refusal turn it off.
-os.environ.setdefault("WEBHOOK_ALLOW_PRIVATE_NETWORKS", "true")
-
 STRICT = (
     os.environ.get("CI", "").lower() in ("1", "true", "yes")
     or os.environ.get("REQUIRE_REAL_SERVICES") == "1"

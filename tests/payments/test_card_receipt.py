@@ -4,6 +4,7 @@ from datetime import timedelta
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from django.conf import settings
 from django.test import Client
 from django.utils import timezone
 
@@ -13,8 +14,6 @@ from payments.models import Charge
 from tests.payments.card_helpers import create_card_charge, pay, resign
 
 pytestmark = pytest.mark.django_db
-
-SANDBOX_KEY = "sandbox-card-secret-key-for-local-development-only"
 
 
 @pytest.fixture
@@ -149,7 +148,7 @@ def test_payment_made_for_other_terms_is_refused(api, browser_client, field, val
 def test_signed_reply_with_mismatching_amount_is_refused(api, browser_client):
     body = create_card_charge(api)
     action, reply = pay(browser_client, body["next_action"]["params"], "accept")
-    forged = resign({**reply, "req_amount": "0.01"}, SANDBOX_KEY)
+    forged = resign({**reply, "req_amount": "0.01"}, settings.SANDBOX_CARD_SECRET_KEY)
     assert_refused_and_untouched(browser_client.post(urlsplit(action).path, forged), body["id"])
 
 
@@ -158,7 +157,10 @@ def test_reply_for_a_charge_that_is_not_ours_or_not_a_card_charge_is_refused(
 ):
     body = create_card_charge(api)
     action, reply = pay(browser_client, body["next_action"]["params"], "accept")
-    unknown = resign({**reply, "req_reference_number": "ch_doesnotexist000000000000"}, SANDBOX_KEY)
+    unknown = resign(
+        {**reply, "req_reference_number": "ch_doesnotexist000000000000"},
+        settings.SANDBOX_CARD_SECRET_KEY,
+    )
     assert browser_client.post(urlsplit(action).path, unknown).status_code == 400
     mobile = services.charge_create(
         merchant=merchant,
@@ -168,7 +170,7 @@ def test_reply_for_a_charge_that_is_not_ours_or_not_a_card_charge_is_refused(
         phone="+243970000000",
         network="AIRTEL_MONEY",
     )
-    other = resign({**reply, "req_reference_number": mobile.id}, SANDBOX_KEY)
+    other = resign({**reply, "req_reference_number": mobile.id}, settings.SANDBOX_CARD_SECRET_KEY)
     assert browser_client.post(urlsplit(action).path, other).status_code == 400
     assert charge_of(body).status == "pending"
 
@@ -177,7 +179,9 @@ def test_the_status_check_decides_not_the_reply(api, browser_client):
     # A validly signed reply claiming ACCEPT while the provider recorded DECLINE.
     body = create_card_charge(api)
     action, reply = pay(browser_client, body["next_action"]["params"], "decline")
-    claimed = resign({**reply, "decision": "ACCEPT", "reason_code": "100"}, SANDBOX_KEY)
+    claimed = resign(
+        {**reply, "decision": "ACCEPT", "reason_code": "100"}, settings.SANDBOX_CARD_SECRET_KEY
+    )
     response = browser_client.post(urlsplit(action).path, claimed)
     assert response.status_code == 200
     assert charge_of(body).status == "declined"

@@ -7,6 +7,7 @@ from urllib.parse import urlsplit
 
 import pytest
 import time_machine
+from django.conf import settings
 from django.test import Client
 from django.utils import timezone
 
@@ -190,7 +191,7 @@ def test_outcome_is_recorded_and_replied_signed_to_the_receipt_page(
     assert (record.decision, record.reason_code) == (decision, reason_code)
     assert record.answered_at is not None
     assert action == params["override_custom_receipt_page"]
-    secure_acceptance.verify(reply, "sandbox-card-secret-key-for-local-development-only")
+    secure_acceptance.verify(reply, settings.SANDBOX_CARD_SECRET_KEY)
     assert set(reply["signed_field_names"].split(",")) == set(reply) - {"signature"}
     assert reply["decision"] == decision and reply["reason_code"] == reason_code
     assert reply["transaction_id"] == record.id
@@ -205,11 +206,12 @@ def test_outcome_is_recorded_and_replied_signed_to_the_receipt_page(
 
 
 def test_cancel_replies_to_the_cancel_page(browser_client, params):
-    fields = resign({**params, "override_custom_cancel_page": "https://shop.example/cancelled"})
+    cancel_page = f"{settings.PUBLIC_BASE_URL}/card/receipt?cancelled=1"
+    fields = resign({**params, "override_custom_cancel_page": cancel_page})
     action, reply = pay(browser_client, fields, "cancel")
-    assert action == "https://shop.example/cancelled"
+    assert action == cancel_page
     assert reply["decision"] == "CANCEL" and "reason_code" not in reply
-    secure_acceptance.verify(reply, "sandbox-card-secret-key-for-local-development-only")
+    secure_acceptance.verify(reply, settings.SANDBOX_CARD_SECRET_KEY)
     assert card_records().get().decision == "CANCEL"
 
 
@@ -292,3 +294,25 @@ def test_back_to_the_card_page_signs_a_fresh_attempt_and_a_late_old_reply_still_
     # new attempt the customer is on.
     assert charge.status == ("succeeded" if late_outcome == "accept" else "pending")
     assert charge.provider_attempt == second["transaction_uuid"]
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "https://evil.example/steal",
+        "http://127.0.0.1:8000.evil.example/card/receipt",
+        "http://127.0.0.1:8001/card/receipt",
+        "https://127.0.0.1:8000/card/receipt",
+        "http://user@127.0.0.1:8000/card/receipt",
+    ],
+)
+@pytest.mark.parametrize("name", ["override_custom_receipt_page", "override_custom_cancel_page"])
+def test_reply_pages_outside_this_service_are_refused_and_nothing_is_posted(
+    browser_client, params, settings, name, page
+):
+    """The test provider's secret may be public: it must not make our domain a POST redirector."""
+    settings.PUBLIC_BASE_URL = "http://127.0.0.1:8000"
+    response = open_payment_page(browser_client, resign({**params, name: page}))
+    assert_refused(response, 403, "102")
+    assert "action=" not in response.content.decode()
+    assert not card_records().exists()

@@ -1,6 +1,7 @@
 """POST /v1/charges: the happy paths and the response shapes (contract §4)."""
 
 import pytest
+from django.conf import settings
 
 from payments import services
 from payments.models import SandboxTransaction
@@ -66,7 +67,7 @@ def test_card_creation_response_has_exactly_the_interface_fields(api):
         and params["transaction_type"] == "sale"
     )
     assert all(isinstance(v, str) for v in params.values())
-    secure_acceptance.verify(params, "sandbox-card-secret-key-for-local-development-only")
+    secure_acceptance.verify(params, settings.SANDBOX_CARD_SECRET_KEY)
 
 
 def test_mobile_money_charge_is_sent_once_and_settles_through_the_status_check(merchant, settings):
