@@ -1,4 +1,4 @@
-"""Checkout sessions (contract §7)."""
+"""Checkout sessions."""
 
 from django.db import models
 from django.utils import timezone

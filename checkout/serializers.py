@@ -1,4 +1,4 @@
-"""Request validation for /v1/checkout/sessions (contract §7)."""
+"""Request validation for /v1/checkout/sessions."""
 
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError

@@ -1,4 +1,4 @@
-"""Checkout sessions: creation, payment attempts and the one session state machine (contract §7).
+"""Checkout sessions: creation, payment attempts and the one session state machine.
 
 A session goes open → complete (a charge of it succeeded) | expired (its time is up, or the
 merchant expired it), once. Every change goes through `_session_transition`, under a row lock,
@@ -162,7 +162,7 @@ def session_charge_finalized(*, charge: Charge) -> None:
 
     A success the session cannot accept — it is already complete with another charge, or it
     expired — stays a succeeded charge (it was paid) and is given back in full at once: a
-    refund with reason `late_payment` (contract §4a)."""
+    refund with reason `late_payment`."""
     if charge.status != ChargeStatus.SUCCEEDED:
         return
     completed = _session_transition(

@@ -208,7 +208,7 @@ def _closed_page(request, session: CheckoutSession, *, late_payment: bool = Fals
 
 
 def _late_payment_page(request, session: CheckoutSession, charge: Charge):
-    """The attempt's payment was made but not accepted (contract §4a): it is being refunded.
+    """The attempt's payment was made but not accepted: it is being refunded.
     An open session still lets the customer pay again."""
     if session.status == SessionStatus.OPEN and session.expires_at > timezone.now():
         failed = charge if charge.status in FAILED else None

@@ -232,7 +232,7 @@ SPECTACULAR_SETTINGS = {
 SANDBOX_MOBILE_MONEY_DELAY = env.float("SANDBOX_MOBILE_MONEY_DELAY", default=3)
 MOBILE_MONEY_PROMPT_TIMEOUT = env.int("MOBILE_MONEY_PROMPT_TIMEOUT", default=300)
 CARD_PAYMENT_TIMEOUT = env.int("CARD_PAYMENT_TIMEOUT", default=3600)
-# Seconds a mobile money charge failed by our clock is still asked about (late payments, §4a),
+# Seconds a mobile money charge failed by our clock is still asked about (late payments),
 # and the growing waits between those checks (the last one repeats until the window ends).
 RECONCILIATION_WINDOW = env.int("RECONCILIATION_WINDOW", default=172800)
 RECONCILIATION_BACKOFF = [

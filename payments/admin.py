@@ -133,7 +133,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
 
 
 class LatePaymentFilter(admin.SimpleListFilter):
-    """Charges whose payment the operator reported but we could not accept (contract §4a):
+    """Charges whose payment the operator reported but we could not accept:
     refunded in full with reason late_payment; the operator's answers are on the charge."""
 
     title = "late payments"

@@ -1,4 +1,4 @@
-"""Card data must never reach the service (interface rule 4, contract §4).
+"""Card data must never reach the service.
 
 Refuses fields named like card data and any string holding a Luhn-valid 13–19 digit sequence.
 Digits count as one sequence across any separators that are not letters or digits (spaces of any

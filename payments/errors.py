@@ -1,5 +1,5 @@
 """Domain errors. Services raise these; the one exception handler turns them into the contract's
-error envelope (contract §2). No view builds an error body by hand."""
+error envelope. No view builds an error body by hand."""
 
 from django.utils.translation import gettext as _
 
@@ -27,7 +27,7 @@ class ApiError(Exception):
 
 
 class InvalidRequest(ApiError):
-    """400 invalid_request_error with any code of contract §2."""
+    """400 invalid_request_error, with the code that says what is wrong (parameter_invalid, …)."""
 
 
 class ResourceMissing(ApiError):

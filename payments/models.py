@@ -51,7 +51,7 @@ class RefundReason(models.TextChoices):
     FRAUDULENT = "fraudulent", "Fraudulent"
     REQUESTED_BY_CUSTOMER = "requested_by_customer", "Requested by customer"
     # Set by the service only: a payment made after its charge failed, or that could not be
-    # accepted (contract §4a), is given back in full.
+    # accepted, is given back in full.
     LATE_PAYMENT = "late_payment", "Late payment"
 
 
@@ -157,7 +157,7 @@ class Charge(models.Model):
     check_count = models.PositiveIntegerField(default=0)
     next_check_at = models.DateTimeField(null=True, blank=True)
     finalized_at = models.DateTimeField(null=True, blank=True)
-    # Reconciliation (contract §4a): a charge failed by our own clock is still asked about until
+    # Reconciliation: a charge failed by our own clock is still asked about until
     # reconcile_until; reconcile_next_at is the next due check (null: not reconciling).
     reconcile_until = models.DateTimeField(null=True, blank=True)
     reconcile_next_at = models.DateTimeField(null=True, blank=True)
@@ -257,7 +257,7 @@ class Refund(models.Model):
 
 
 class IdempotencyRecord(models.Model):
-    """The stored answer to a POST made with an Idempotency-Key (contract §8)."""
+    """The stored answer to a POST made with an Idempotency-Key."""
 
     merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE)
     livemode = models.BooleanField()

@@ -6,7 +6,7 @@ from payments.models import Charge, ChargeStatus, PaymentMethod, Refund
 
 
 def iso(value: datetime | None) -> str | None:
-    """ISO 8601 in UTC with a trailing Z and microseconds (contract §1)."""
+    """ISO 8601 in UTC with a trailing Z and microseconds."""
     if value is None:
         return None
     return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

@@ -1,4 +1,4 @@
-"""The built-in test card provider's hosted page (contract §10, providers.md §1).
+"""The built-in test card provider's hosted page.
 
 This is the outside world of card payments in test mode: it plays the card provider, so it checks
 what a real hosted page checks (signature over `signed_field_names`, required fields signed,

@@ -10,7 +10,7 @@ from payments.models import Charge, Merchant, Refund
 
 
 def parse_date_bound(value: str, *, param: str, upper: bool) -> tuple[datetime, bool]:
-    """(instant, inclusive) for a `YYYY-MM-DD` or ISO 8601 datetime with offset (contract §5).
+    """(instant, inclusive) for a `YYYY-MM-DD` or ISO 8601 datetime with offset.
 
     A date_from is inclusive. A date_to date includes that whole UTC day; a date_to datetime is
     exclusive."""

@@ -236,7 +236,7 @@ def _backoff(check_count: int) -> float:
 
 def charge_request_payment(*, charge_id: str) -> None:
     """Hand a mobile money charge to its operator (sends the prompt), at most once, and only
-    before its deadline (counted from creation while unsent, contract §4a): the claim itself
+    before its deadline (counted from creation while unsent): the claim itself
     requires it, so a prompt that comes too late is never sent and the charge fails `timeout`."""
     now = timezone.now()
     claimed = Charge.objects.filter(
@@ -298,7 +298,7 @@ def _refunds_partially(charge: Charge) -> bool:
 
 
 def _seconds_left(charge: Charge, now: datetime | None = None) -> float:
-    """Seconds until a pending charge's time is up (contract §4, §4a): negative once it is.
+    """Seconds until a pending charge's time is up: negative once it is.
     A mobile money deadline runs from the moment the prompt was handed to the operator; while
     the prompt is unsent, from creation."""
     if charge.payment_method == PaymentMethod.CARD:
@@ -310,7 +310,7 @@ def _seconds_left(charge: Charge, now: datetime | None = None) -> float:
 
 
 def _deadline_outcome(charge: Charge, now: datetime | None = None) -> ProviderOutcome | None:
-    """The failure a pending charge gets once its time is up (contract §4), else None."""
+    """The failure a pending charge gets once its time is up, else None."""
     if _seconds_left(charge, now) > 0:
         return None
     if charge.payment_method == PaymentMethod.CARD:
@@ -367,7 +367,7 @@ def charge_refresh(*, charge_id: str) -> Charge:
 
 def _ask_status(charge: Charge) -> ProviderOutcome:
     """The provider's status check. An answer that says nothing (unreachable, 5xx) is `pending`,
-    never a failure (contract §4a). A provider no longer connected raises ProviderUnavailable."""
+    never a failure. A provider no longer connected raises ProviderUnavailable."""
     try:
         return _provider_for(charge).check_status(_query(charge))
     except ProviderError as exc:
@@ -378,7 +378,7 @@ def _ask_status(charge: Charge) -> ProviderOutcome:
 @transaction.atomic
 def charge_fail_unsent(*, charge_id: str) -> Charge:
     """A mobile money charge whose prompt was not handed to its operator before its deadline
-    (counted from creation) fails `timeout` without ever being sent (contract §4a). Checked under
+    (counted from creation) fails `timeout` without ever being sent. Checked under
     the row lock; a charge that was sent, is final or still has time is left as it is."""
     charge = Charge.objects.select_for_update().get(pk=charge_id)
     if (
@@ -396,7 +396,7 @@ def charge_fail_unsent(*, charge_id: str) -> Charge:
     )
 
 
-# --- Reconciliation and late payments (contract §4a) ---------------------------------------------
+# --- Reconciliation and late payments ---------------------------------------------
 #
 # A mobile money charge we failed by our own clock (`timeout`) after its prompt was handed to the
 # operator may still be paid: the customer can approve late, or our status checks may not have
@@ -586,9 +586,9 @@ def _refund_reserve(
     metadata: dict,
     late_payment: bool = False,
 ) -> Refund | None:
-    """late_payment: the service's own full refund of a payment it could not accept (contract
-    §4a), whatever the charge's status; None when nothing remains to give back. Merchants' refunds
-    (late_payment False) keep every rule of contract §6."""
+    """late_payment: the service's own full refund of a payment it could not accept, whatever
+    the charge's status; None when nothing remains to give back. Merchants' refunds (late_payment
+    False) keep every rule: succeeded charges only, never more than what remains refundable."""
     charge = Charge.objects.select_for_update().get(pk=charge_id)
     remaining = charge.amount - charge.amount_refunded
     if late_payment:
@@ -656,7 +656,7 @@ def refund_create(
     reason: str = "",
     metadata: dict | None = None,
 ) -> Refund:
-    """Refund a succeeded charge in full (amount omitted) or in part (contract §6).
+    """Refund a succeeded charge in full (amount omitted) or in part.
 
     Not one transaction on purpose: see the steps above. A rule that refuses the refund leaves
     nothing behind."""

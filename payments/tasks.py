@@ -59,7 +59,7 @@ def charge_refresh(charge_id: str) -> None:
 def charges_poll_due() -> int:
     """Enqueue a status check for every pending charge whose next check is due, and re-send
     mobile money requests a lost task never delivered — unless their deadline (counted from
-    creation while unsent) has passed: those fail `timeout` here, never sent (contract §4a)."""
+    creation while unsent) has passed: those fail `timeout` here, never sent."""
     now = timezone.now()
     due = _claim_due(Charge.objects.filter(status=ChargeStatus.PENDING), now)
     for charge_id in due:
@@ -90,7 +90,7 @@ def charge_reconcile(charge_id: str) -> None:
 
 @shared_task
 def charges_reconcile_due() -> int:
-    """Enqueue the reconciliation check (contract §4a) of every charge whose next one is due."""
+    """Enqueue the reconciliation check of every charge whose next one is due."""
     due = _claim_due(Charge.objects.all(), timezone.now(), field="reconcile_next_at", push=300)
     for charge_id in due:
         charge_reconcile.delay(charge_id)

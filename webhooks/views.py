@@ -1,4 +1,4 @@
-"""The merchant's default webhook endpoint and the events API (contract §9)."""
+"""The merchant's default webhook endpoint and the events API."""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers

@@ -1,4 +1,4 @@
-"""API key authentication (contract §3): `Authorization: Bearer sk_test_…|sk_live_…`.
+"""API key authentication: `Authorization: Bearer sk_test_…|sk_live_…`.
 
 The key decides the merchant and the mode; views read both from `request.user`.
 """

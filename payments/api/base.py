@@ -1,5 +1,5 @@
 """The base of every /v1 view: who is calling, the serializer context that carries the mode, and
-idempotent POSTs (contract §8) for every endpoint alike."""
+idempotent POSTs for every endpoint alike."""
 
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter

@@ -1,4 +1,5 @@
-"""The one exception handler: every error under /v1 leaves in the contract's envelope (§2)."""
+"""The one exception handler: every error under /v1 leaves in one envelope,
+`{"error": {type, code, message, param, request_id}}`, never as a stack trace."""
 
 import logging
 
@@ -81,7 +82,7 @@ def log_refused(request, status: int, code: str, message: str, param=None) -> No
 
 
 def request_too_large_response(request) -> JsonResponse:
-    """413 for a body over MAX_REQUEST_BODY, whatever the path (contract §2, §11)."""
+    """413 for a body over MAX_REQUEST_BODY, whatever the path."""
     return error_response(
         request,
         413,

@@ -144,7 +144,7 @@ class HttpUrlField(serializers.Field):
 
 
 class StrictSerializer(serializers.Serializer):
-    """Refuses card data and unknown fields before any field is validated (contract §1, §4)."""
+    """Refuses card data and unknown fields before any field is validated."""
 
     def to_internal_value(self, data):
         if isinstance(data, dict):

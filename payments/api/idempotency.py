@@ -1,4 +1,4 @@
-"""Idempotent POSTs (contract §8): one operation per Idempotency-Key, its 2xx answer replayed.
+"""Idempotent POSTs: one operation per Idempotency-Key, its 2xx answer replayed.
 
 Every POST under /v1 that carries `Idempotency-Key`
   1. looks for a stored answer first, without claiming anything: once the first request has

@@ -86,7 +86,7 @@ class RequestIdMiddleware:
 
 def api_language(request) -> str:
     """The language of /v1 answers: French when the client's Accept-Language prefers it, English
-    otherwise (the hosted pages keep French as their default, contract §7)."""
+    otherwise (the hosted pages keep French as their default)."""
     from django.utils.translation.trans_real import parse_accept_lang_header
 
     for tag, quality in parse_accept_lang_header(request.META.get("HTTP_ACCEPT_LANGUAGE", "")):

@@ -1,4 +1,5 @@
-"""The list envelope of contract §5: limit/offset, keyset `starting_after`, newest first."""
+"""The list envelope `{object: "list", url, data, has_more, limit, offset}`: limit (1–100,
+default 10), offset or keyset `starting_after`, newest first."""
 
 import re
 from collections.abc import Callable, Iterable

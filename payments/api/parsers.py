@@ -1,4 +1,4 @@
-"""Request bodies: JSON objects only (contract §1), read by one safe loader.
+"""Request bodies: JSON objects only, read by one safe loader.
 
 `loads` is the only way a request body becomes data, under /v1 (the DRF parser) and in the
 operators' callbacks alike. Whatever the body, it answers data or raises `InvalidJson`: never a

@@ -1,4 +1,4 @@
-"""/v1 refunds (contract §6): thin views that validate, call one service or selector, and render."""
+"""/v1 refunds: thin views that validate, call one service or selector, and render."""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import status

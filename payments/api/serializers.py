@@ -1,4 +1,4 @@
-"""Request validation for /v1 charges and refunds (contract §4, §6)."""
+"""Request validation for /v1 charges and refunds."""
 
 from django.utils.translation import gettext as _
 from rest_framework import serializers
@@ -103,7 +103,7 @@ class ChargeListQuery(StrictSerializer):
 
 class RefundCreateIn(StrictSerializer):
     amount = AmountField(required=False, help_text="Omitted: what remains refundable.")
-    # late_payment is set by the service only (contract §4a): refused here.
+    # late_payment is set by the service only: refused here.
     reason = serializers.ChoiceField(choices=MERCHANT_REFUND_REASONS, required=False)
     metadata = MetadataField(required=False)
 

@@ -1,10 +1,10 @@
-"""The built-in test providers (contract §10). They implement the very same protocols as the live
+"""The built-in test providers. They implement the very same protocols as the live
 adapters; their "outside world" state lives in SandboxTransaction.
 
 Mobile money: the outcome is chosen by the last three digits of the phone number and becomes
 visible to a status check SANDBOX_MOBILE_MONEY_DELAY seconds after the prompt was sent.
 Card: the hosted page at /sandbox/card/pay records the customer's choice; the status check reads it.
-The phone ending in 005 pays late (contract §4a): its status check answers pending until the
+The phone ending in 005 pays late: its status check answers pending until the
 prompt's deadline (MOBILE_MONEY_PROMPT_TIMEOUT after it was sent) has passed — the first check
 after it still answers pending, as the customer approves only then — and succeeded afterwards.
 Refunds: succeeded at once, unless the refund's metadata "sandbox_refund" asks otherwise
