@@ -1,10 +1,13 @@
 """Events (the outbox): one row per state change, written in the same transaction as the change."""
 
+from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
 from payments import ids
 from payments.models import Merchant, new_webhook_secret
+from webhooks.transport import url_refusal
 
 
 class WebhookEndpoint(models.Model):
@@ -34,6 +37,16 @@ class WebhookEndpoint(models.Model):
 
     def __str__(self) -> str:
         return f"{self.merchant_id} {'live' if self.livemode else 'test'}"
+
+    def clean(self) -> None:
+        """The same destination rules as the API, for a URL edited by staff."""
+        if not self.url:
+            return
+        refusal = url_refusal(self.url, allow_private=settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS)
+        if refusal:
+            raise ValidationError({"url": f"Webhooks cannot be sent there: {refusal}."})
+        if self.livemode and not self.url.lower().startswith("https://"):
+            raise ValidationError({"url": "Live mode requires an https URL."})
 
     def signing_secrets(self, now) -> list[str]:
         """The secrets a delivery is signed with now: the current one first."""

@@ -10,6 +10,7 @@ literal, so such a URL is refused when it is given, not only when it is called.
 """
 
 import ipaddress
+import re
 import socket
 import time
 from dataclasses import dataclass
@@ -25,6 +26,8 @@ METADATA_ADDRESSES = {
     ipaddress.ip_address("169.254.169.254"),
     ipaddress.ip_address("fd00:ec2::254"),
 }
+
+NAT64_PREFIX = ipaddress.ip_network("64:ff9b::/96")  # an IPv4 address behind a NAT64 gateway
 
 IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -52,6 +55,8 @@ ALWAYS_REFUSED = (
     ("is_unspecified", "an unspecified address"),
 )
 
+THIS_NETWORK = ipaddress.ip_network("0.0.0.0/8")  # "this host on this network": never a destination
+
 
 def forbidden_reason(address: IpAddress, *, allow_private: bool = False) -> str | None:
     """Why a delivery may not connect to `address`, or None when it may. Loopback and private
@@ -60,10 +65,14 @@ def forbidden_reason(address: IpAddress, *, allow_private: bool = False) -> str 
     ranges as private too, and ::1 as reserved.)"""
     if isinstance(address, ipaddress.IPv6Address):
         embedded = address.ipv4_mapped or address.sixtofour
+        if embedded is None and address in NAT64_PREFIX:
+            embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
         if embedded is not None:
             return forbidden_reason(embedded, allow_private=allow_private)
     if address in METADATA_ADDRESSES:
         return "a cloud metadata address"
+    if address.version == 4 and address in THIS_NETWORK:
+        return "an unspecified address"
     for check, label in ALWAYS_REFUSED:
         if getattr(address, check):
             return label
@@ -78,13 +87,56 @@ def forbidden_reason(address: IpAddress, *, allow_private: bool = False) -> str 
     return None
 
 
-def url_refusal(url: str, *, allow_private: bool) -> str | None:
-    """Why `url` is refused before any lookup: its host is an IP literal that may not be called
-    (a host name is checked when it is called). None when nothing is known against it."""
-    host = urlsplit(url).hostname or ""
+def split_url(url: str) -> tuple[str, str, int]:
+    """The scheme, host and port a delivery to `url` would use. The host is lowercased, without
+    a trailing dot or IPv6 brackets. Raises DestinationRefused for anything that is not an
+    absolute http(s) URL with a host and a valid port, so a malformed URL is refused, never a
+    crash."""
+    if not isinstance(url, str) or any(ch.isspace() or ord(ch) < 32 for ch in url):
+        raise DestinationRefused("the URL is not an absolute http(s) URL")
     try:
-        address = ipaddress.ip_address(host.split("%", 1)[0])
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise DestinationRefused(f"the URL cannot be read ({exc})") from None
+    if parts.scheme not in ("http", "https"):
+        raise DestinationRefused("the URL is not an absolute http(s) URL")
+    host = (parts.hostname or "").rstrip(".")
+    if not host:
+        raise DestinationRefused("the URL has no host")
+    if port == 0:
+        raise DestinationRefused("the URL's port is out of range")
+    return parts.scheme, host, port or (443 if parts.scheme == "https" else 80)
+
+
+def literal_address(host: str) -> IpAddress | None:
+    """The address `host` names when it is an IP literal, in any spelling a resolver accepts:
+    dotted-decimal, but also one number (2852039166), hexadecimal or octal parts
+    (0xa9.0xfe.0xa9.0xfe), or fewer parts (127.1). A host whose last label is a number is an IPv4
+    address or nothing (as browsers read it); such a host that is not one is refused."""
+    try:
+        return ipaddress.ip_address(host.split("%", 1)[0])
     except ValueError:
+        pass
+    last = host.rstrip(".").rsplit(".", 1)[-1]
+    if not (last.isdigit() or re.fullmatch(r"0x[0-9a-f]*", last)):
+        return None
+    try:
+        return ipaddress.IPv4Address(socket.inet_aton(host))
+    except OSError:
+        raise DestinationRefused(f"{host} is not a valid IPv4 address") from None
+
+
+def url_refusal(url: str, *, allow_private: bool) -> str | None:
+    """Why `url` is refused before any lookup: it cannot be read, or its host is an IP literal
+    that may not be called (a host name is checked when it is called). None when nothing is
+    known against it."""
+    try:
+        _, host, _ = split_url(url)
+        address = literal_address(host)
+    except DestinationRefused as exc:
+        return str(exc)
+    if address is None:
         return None
     reason = forbidden_reason(address, allow_private=allow_private)
     return f"{host} is {reason}" if reason else None
@@ -110,18 +162,17 @@ def checked_address(url: str, *, livemode: bool, allow_private: bool) -> IpAddre
     Raises DestinationRefused when the URL may not be called (live and not https, or an address
     forbidden_reason refuses), and requests.ConnectionError when the host does not resolve (which
     may be temporary)."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or (livemode and parts.scheme != "https"):
+    scheme, host, port = split_url(url)
+    if livemode and scheme != "https":
         raise DestinationRefused("live webhook URLs must use https")
-    if not parts.hostname:
-        raise DestinationRefused("the webhook URL has no host")
-    addresses = _resolve(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80))
+    literal = literal_address(host)
+    addresses = [literal] if literal is not None else _resolve(host, port)
     for address in addresses:
         reason = forbidden_reason(address, allow_private=allow_private)
         if reason:
-            raise DestinationRefused(f"{parts.hostname} resolves to {address}, {reason}")
+            raise DestinationRefused(f"{host} resolves to {address}, {reason}")
     if not addresses:
-        raise requests.ConnectionError(f"cannot resolve {parts.hostname}")
+        raise requests.ConnectionError(f"cannot resolve {host}")
     return addresses[0]
 
 

@@ -1,7 +1,5 @@
 """Serializer building blocks shared by every /v1 endpoint, raising the contract's codes."""
 
-from urllib.parse import urlsplit
-
 from django.conf import settings
 from django.utils.translation import gettext as _
 from rest_framework import serializers
@@ -9,7 +7,7 @@ from rest_framework.exceptions import ErrorDetail, ValidationError
 
 from payments.carddata import find_card_data
 from payments.models import Currency
-from webhooks.transport import url_refusal
+from webhooks.transport import DestinationRefused, literal_address, split_url, url_refusal
 
 AMOUNT_MIN = 1
 AMOUNT_MAX = 999_999_999_999
@@ -125,10 +123,14 @@ class HttpUrlField(serializers.Field):
     def to_internal_value(self, data):
         if not isinstance(data, str) or len(data) > self.max_length:
             raise ValidationError(_("Must be an absolute http(s) URL."), code="url_invalid")
-        parts = urlsplit(data)
-        if parts.scheme not in ("http", "https") or not parts.hostname or " " in data:
-            raise ValidationError(_("Must be an absolute http(s) URL."), code="url_invalid")
-        if self.context.get("livemode") and parts.scheme != "https":
+        try:
+            scheme, host, _port = split_url(data)
+            literal_address(host)  # a host ending in a number must be an IPv4 address
+        except DestinationRefused:
+            raise ValidationError(
+                _("Must be an absolute http(s) URL."), code="url_invalid"
+            ) from None
+        if self.context.get("livemode") and scheme != "https":
             raise ValidationError(_("Live mode requires an https URL."), code="url_invalid")
         if self.destination:
             refusal = url_refusal(data, allow_private=settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS)

@@ -114,6 +114,18 @@ def test_test_mode_delivery_to_a_forbidden_destination_fails_at_once(
         ("http://224.0.0.1/hooks", True),
         ("http://127.0.0.1:3000/hooks", False),
         ("http://10.1.2.3/hooks", False),
+        # Other spellings of the same addresses, as resolvers and browsers read them.
+        ("http://2852039166/", True),
+        ("http://0xa9.0xfe.0xa9.0xfe/", True),
+        ("http://0251.0376.0251.0376/", True),
+        ("http://169.254.169.254./", True),
+        ("http://[::ffff:169.254.169.254]/", True),
+        ("http://[64:ff9b::a9fe:a9fe]/", True),
+        ("http://0.0.0.0:8000/", True),
+        ("http://0.1.2.3/", True),
+        ("http://127.1:3000/", False),
+        ("http://2130706433/", False),
+        ("http://127.0.0.1./", False),
     ],
 )
 def test_a_refused_ip_literal_is_refused_when_given(api, settings, url, allowed):
@@ -234,3 +246,86 @@ def test_pinned_https_still_checks_the_certificate_for_the_url_host(tmp_path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+MALFORMED_URLS = [
+    "http://[::1/x",
+    "http://[zz::1]/",
+    "http://example.com:99999/hooks",
+    "http://example.com:0/hooks",
+    "http://example.com:-1/hooks",
+    "http://a.b.c.123/hooks",
+    "http://exa mple.com/",
+    "http://example.com/\thooks",
+    "http://",
+    "ftp://example.com/",
+]
+
+
+@pytest.mark.parametrize("url", MALFORMED_URLS)
+def test_a_malformed_url_is_a_400_everywhere_a_url_is_given(api, url):
+    charge = {
+        "amount": 5000,
+        "currency": "CDF",
+        "phone": "+243812345678",
+        "network": "VODACOM_MPESA",
+    }
+    response = api.post("/v1/charges", {**charge, "callback_url": url}, format="json")
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["code"] == "url_invalid"
+    response = api.post("/v1/webhook_endpoint", {"url": url}, format="json")
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["code"] == "url_invalid"
+    session = {"amount": 5000, "currency": "CDF", "success_url": url, "cancel_url": url}
+    response = api.post("/v1/checkout/sessions", session, format="json")
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["code"] == "url_invalid"
+
+
+@pytest.mark.parametrize("url", ["http://[::1/x", "http://example.com:99999/hooks"])
+def test_a_stored_malformed_url_is_a_refused_attempt_not_a_crash(merchant, receiver, url):
+    """A URL stored before these checks existed (or written straight into the database) is
+    recorded as refused; the delivery task never raises."""
+    delivery = record_event(merchant, url=url)
+    result = delivery_attempt(delivery_id=delivery.deliveries.get().id)
+    assert (result.status, result.attempts) == ("failed", 1)
+    assert result.last_error.startswith("Refused destination: the URL cannot be read")
+    attempt = DeliveryAttempt.objects.get(delivery=result)
+    assert attempt.status_code is None
+
+
+@pytest.mark.parametrize(
+    "url", ["http://[::1/x", "http://example.com:99999/", "http://2852039166/"]
+)
+def test_staff_cannot_save_an_endpoint_url_deliveries_may_not_call(merchant, settings, url):
+    from django.core.exceptions import ValidationError
+
+    endpoint = merchant.webhook_endpoints.get(livemode=False)
+    endpoint.url = url
+    with pytest.raises(ValidationError) as caught:
+        endpoint.full_clean()
+    assert "url" in caught.value.message_dict
+
+
+def test_staff_cannot_save_a_plain_http_live_endpoint(merchant):
+    from django.core.exceptions import ValidationError
+
+    endpoint = merchant.webhook_endpoints.get(livemode=True)
+    endpoint.url = "http://example.com/hooks"
+    with pytest.raises(ValidationError) as caught:
+        endpoint.full_clean()
+    assert caught.value.message_dict["url"] == ["Live mode requires an https URL."]
+    endpoint.url = "https://example.com/hooks"
+    endpoint.full_clean()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("url", ["http://169.254.169.254/", "http://0xa9fea9fe/", "http://[::1/x"])
+def test_createmerchant_refuses_a_webhook_url_deliveries_may_not_call(url):
+    from django.core.management import CommandError, call_command
+
+    from payments.models import Merchant
+
+    with pytest.raises(CommandError, match="--webhook-url"):
+        call_command("createmerchant", "--name", "X", "--webhook-url", url, "--json")
+    assert not Merchant.objects.filter(name="X").exists()

@@ -2,11 +2,13 @@
 
 import json
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.core.validators import URLValidator
 
 from payments import services
+from webhooks.transport import url_refusal
 
 
 class Command(BaseCommand):
@@ -29,6 +31,11 @@ class Command(BaseCommand):
                 URLValidator(schemes=["http", "https"])(webhook_url)
             except ValidationError as exc:
                 raise CommandError(f"--webhook-url is not an http(s) URL: {webhook_url}") from exc
+            refusal = url_refusal(
+                webhook_url, allow_private=settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS
+            )
+            if refusal:
+                raise CommandError(f"--webhook-url cannot receive webhooks: {refusal}")
         created = services.merchant_create(
             name=name.strip(),
             webhook_url=webhook_url,
