@@ -113,6 +113,11 @@ ODD_TEXT = [
     "+243812345678",
     "ch_000000000000000000000000",
     "https://shop.example.cd/" + "a" * 3000,
+    "http://[::1/x",
+    "https://[",
+    "http://shop.example.cd:99999/hooks",
+    "http://2852039166/",
+    "http://a.b.c.123/",
 ]
 HOSTILE_RAW = [
     "",
