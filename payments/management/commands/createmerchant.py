@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.core.validators import URLValidator
 
-from payments import services
+from payments.services import accounts
 
 
 class Command(BaseCommand):
@@ -29,7 +29,7 @@ class Command(BaseCommand):
                 URLValidator(schemes=["http", "https"])(webhook_url)
             except ValidationError as exc:
                 raise CommandError(f"--webhook-url is not an http(s) URL: {webhook_url}") from exc
-        created = services.merchant_create(
+        created = accounts.merchant_create(
             name=name.strip(),
             webhook_url=webhook_url,
             live_approved=live_approved,
