@@ -3,8 +3,7 @@ decided by payments.services.queues."""
 
 from celery import shared_task
 
-from payments.api import idempotency
-from payments.services import charges, refunds
+from payments.services import charges, idempotency, refunds
 
 
 @shared_task(acks_late=True)
@@ -49,4 +48,4 @@ def refunds_poll_due() -> int:
 
 @shared_task
 def idempotency_records_purge() -> int:
-    return idempotency.records_purge_expired()
+    return idempotency.idempotency_records_purge()

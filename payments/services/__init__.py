@@ -3,6 +3,7 @@
   accounts.py        merchants and their API keys
   charges.py         charges: creation, status checks, reconciliation, late payments, sweeps
   refunds.py         refunds: reservation, sending, status checks, staff settlement, sweep
+  idempotency.py     the purge of stored Idempotency-Key answers
   provider_calls.py  asking a provider (an answer that says nothing is `pending`) and keeping
                      its answers for staff
   queues.py          what is enqueued, on which queue, and the claim of due rows by the sweeps
