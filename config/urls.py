@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularJSONAPIView
 
-from payments.admin_login import admin_login
+from payments.admin.login import admin_login
 from payments.api import errors as api_errors
 from payments.api.docs import ApiDocsView
 from payments.views import healthz

@@ -1,135 +1,16 @@
-"""Staff views of merchants and API keys (charges and refunds are added beside them)."""
+"""Staff views of charges: read-only, with their refunds inline and one action, asking the
+provider where pending charges stand."""
 
 import json
 
 from django.contrib import admin, messages
-from django.template.response import TemplateResponse
-from django.urls import reverse
-from django.utils.cache import add_never_cache_headers
 from django.utils.html import format_html
 
 from payments import services, state
-from payments.admin_refunds import RefundInline  # also registers RefundAdmin
+from payments.admin.refunds import RefundInline
 from payments.errors import ApiError
-from payments.models import ApiKey, Charge, ChargeStatus, Merchant, Mode
+from payments.models import Charge, ChargeStatus
 from payments.money import format_amount
-from webhooks import services as webhook_services
-from webhooks.models import WebhookEndpoint
-
-
-class ApiKeyInline(admin.TabularInline):
-    model = ApiKey
-    extra = 0
-    can_delete = False
-    fields = ("prefix", "mode", "created_at", "last_used_at", "revoked_at")
-    readonly_fields = fields
-    show_change_link = True
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-
-class WebhookEndpointInline(admin.TabularInline):
-    """Each mode's default webhook URL (editable) and its signing secret (never shown whole)."""
-
-    model = WebhookEndpoint
-    extra = 0
-    max_num = 2
-    can_delete = False
-    fields = ("livemode", "url", "masked_secret", "previous_secret_expires_at")
-    readonly_fields = ("livemode", "masked_secret", "previous_secret_expires_at")
-    verbose_name = "webhook endpoint"
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    @admin.display(description="Signing secret")
-    def masked_secret(self, obj):
-        return format_html("<code>{}…</code>", obj.secret[:10]) if obj.secret else "—"
-
-
-@admin.register(Merchant)
-class MerchantAdmin(admin.ModelAdmin):
-    list_display = ("name", "id", "live_approved", "card_rail_enabled", "created_at")
-    list_filter = ("live_approved", "card_rail_enabled")
-    list_editable = ("live_approved", "card_rail_enabled")
-    search_fields = ("id", "name", "webhook_endpoints__url")
-    readonly_fields = ("id", "created_at")
-    fields = ("id", "name", "live_approved", "card_rail_enabled", "created_at")
-    inlines = [WebhookEndpointInline, ApiKeyInline]
-    actions = [
-        "issue_test_key",
-        "issue_live_key",
-        "rotate_test_webhook_secret",
-        "rotate_live_webhook_secret",
-    ]
-
-    def _issue(self, request, queryset, mode):
-        """The new keys are shown once, on the response page itself: never in a message (Django
-        keeps messages in a cookie) or a log line. The page is not cached."""
-        issued = [
-            (merchant, services.api_key_create(merchant=merchant, mode=mode).plaintext)
-            for merchant in queryset
-        ]
-        response = TemplateResponse(
-            request,
-            "admin/payments/issued_keys.html",
-            {
-                **self.admin_site.each_context(request),
-                "title": f"New {mode} secret keys",
-                "mode": mode,
-                "issued": issued,
-                "back_url": reverse("admin:payments_merchant_changelist"),
-            },
-        )
-        add_never_cache_headers(response)
-        return response
-
-    @admin.action(description="Issue a new test secret key")
-    def issue_test_key(self, request, queryset):
-        return self._issue(request, queryset, Mode.TEST)
-
-    @admin.action(description="Issue a new live secret key")
-    def issue_live_key(self, request, queryset):
-        return self._issue(request, queryset, Mode.LIVE)
-
-    def _rotate(self, request, queryset, livemode: bool):
-        mode = "live" if livemode else "test"
-        for merchant in queryset:
-            webhook_services.endpoint_rotate_secret(merchant=merchant, livemode=livemode)
-            self.message_user(
-                request,
-                f"New {mode} webhook secret for {merchant.name}: the merchant reads it with "
-                f"GET /v1/webhook_endpoint (a {mode} key); the previous one signs for 24 h more.",
-                messages.WARNING,
-            )
-
-    @admin.action(description="Rotate the test webhook signing secret")
-    def rotate_test_webhook_secret(self, request, queryset):
-        self._rotate(request, queryset, livemode=False)
-
-    @admin.action(description="Rotate the live webhook signing secret")
-    def rotate_live_webhook_secret(self, request, queryset):
-        self._rotate(request, queryset, livemode=True)
-
-
-@admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
-    list_display = ("prefix", "merchant", "mode", "created_at", "last_used_at", "revoked_at")
-    list_filter = ("mode", ("revoked_at", admin.EmptyFieldListFilter))
-    search_fields = ("prefix", "merchant__id", "merchant__name")
-    readonly_fields = ("merchant", "mode", "prefix", "created_at", "last_used_at", "revoked_at")
-    exclude = ("key_hash",)
-    actions = ["revoke"]
-
-    def has_add_permission(self, request):
-        return False  # keys are issued from the merchant page, where the plaintext is shown once
-
-    @admin.action(description="Revoke selected keys (takes effect at once)")
-    def revoke(self, request, queryset):
-        for key in queryset:
-            services.api_key_revoke(api_key=key)
-        self.message_user(request, f"Revoked {queryset.count()} key(s).", messages.SUCCESS)
 
 
 class LatePaymentFilter(admin.SimpleListFilter):
