@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "payments",
     "checkout",
     "webhooks",
+    "sandbox",
 ]
 
 MIDDLEWARE = [

@@ -22,6 +22,7 @@ urlpatterns = [
     re_path(r"^v1(?:/.*)?$", api_errors.not_found_view),
     path("", include("checkout.urls")),
     path("", include("payments.urls")),
+    path("sandbox/", include("sandbox.urls")),
 ]
 
 handler404 = "payments.api.errors.handler404"

@@ -4,8 +4,8 @@ import pytest
 from django.conf import settings
 
 from payments import services
-from payments.models import SandboxTransaction
 from payments.providers import secure_acceptance
+from sandbox.models import SandboxTransaction
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db

@@ -3,8 +3,9 @@
 import pytest
 
 from payments import services
-from payments.models import Refund, SandboxTransaction
+from payments.models import Refund
 from payments.providers.base import ProviderOutcome
+from sandbox.models import SandboxTransaction
 
 pytestmark = pytest.mark.django_db
 
