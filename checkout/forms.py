@@ -9,11 +9,7 @@ from payments.api.serializers import check_drc_phone
 from payments.models import Network
 
 AUTO = "auto"
-NETWORK_LABELS = {
-    Network.AIRTEL_MONEY: "Airtel Money",
-    Network.VODACOM_MPESA: "Vodacom M-Pesa",
-    Network.ORANGE_MONEY: "Orange Money",
-}
+NETWORK_LABELS = dict(Network.choices)  # the display names the networks' adapters declare
 
 
 class MobileMoneyForm(forms.Form):

@@ -9,6 +9,10 @@ import secrets
 from django.db import models
 from django.utils import timezone
 
+from payments.providers.airtel import AirtelMoney
+from payments.providers.mpesa import VodacomMpesa
+from payments.providers.orange import OrangeMoney
+
 from . import ids
 
 
@@ -23,9 +27,11 @@ class Currency(models.TextChoices):
 
 
 class Network(models.TextChoices):
-    AIRTEL_MONEY = "AIRTEL_MONEY", "Airtel Money"
-    VODACOM_MPESA = "VODACOM_MPESA", "Vodacom M-Pesa"
-    ORANGE_MONEY = "ORANGE_MONEY", "Orange Money"
+    """The mobile money networks; each one's display name is declared by its adapter."""
+
+    AIRTEL_MONEY = "AIRTEL_MONEY", AirtelMoney.label
+    VODACOM_MPESA = "VODACOM_MPESA", VodacomMpesa.label
+    ORANGE_MONEY = "ORANGE_MONEY", OrangeMoney.label
 
 
 class PaymentMethod(models.TextChoices):

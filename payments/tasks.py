@@ -8,12 +8,13 @@ from django.utils import timezone
 
 from payments import services
 from payments.api import idempotency
-from payments.models import Charge, ChargeStatus, Network, PaymentMethod, Refund, RefundStatus
+from payments.models import Charge, ChargeStatus, PaymentMethod, Refund, RefundStatus
+from payments.providers import registry
 
 POLL_BATCH = 200
 UNSENT_GRACE = 30  # a mobile money charge not handed to its operator after this is re-sent
 # Operators whose live payment call blocks until the customer has answered on the phone.
-BLOCKING_NETWORKS = {Network.VODACOM_MPESA}
+BLOCKING_NETWORKS = registry.blocking_networks()
 
 
 def payment_request_queue(*, livemode: bool, network: str) -> str | None:

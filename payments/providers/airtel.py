@@ -20,7 +20,6 @@ import logging
 from django.conf import settings
 
 from payments import money
-from payments.phones import national_number
 from payments.providers import http
 from payments.providers.base import (
     MobileMoneyPayment,
@@ -29,6 +28,7 @@ from payments.providers.base import (
     ProviderOutcome,
     RefundQuery,
     RefundRequest,
+    national_number,
     payment_reference_unknown,
     refund_unconfirmed,
     whole_units_only,
@@ -107,6 +107,9 @@ def outcome_for_enquiry(body: dict) -> ProviderOutcome:
 
 class AirtelMoney:
     name = "airtel_money"
+    label = "Airtel Money"
+    blocking = False  # the collection call only says the prompt is on its way
+    required_settings = ("AIRTEL_CLIENT_ID", "AIRTEL_CLIENT_SECRET")
     partial_refunds = False  # POST /standard/v1/payments/refund gives the whole payment back
 
     # --- plumbing ---------------------------------------------------------------------------

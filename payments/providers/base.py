@@ -15,6 +15,11 @@ class InvalidSignature(Exception):
     """A message that claims to come from the provider does not verify."""
 
 
+def national_number(phone: str) -> str:
+    """The 9-digit national significant number of a +243 number (what operators' APIs take)."""
+    return phone[4:]
+
+
 @dataclass(frozen=True)
 class ProviderOutcome:
     """What the provider says about a payment (or a refund) now."""
@@ -113,6 +118,11 @@ class CardReply:
 
 class MobileMoneyProvider(Protocol):
     name: str
+    # Whether request_payment waits until the customer has answered on the phone (such live calls
+    # run on their own queue, PAYMENTS_LONG_QUEUE, so they never hold the other workers).
+    blocking: bool
+    # The settings without which the adapter cannot be used (its live credentials).
+    required_settings: tuple[str, ...]
 
     def request_payment(self, payment: MobileMoneyPayment) -> ProviderOutcome:
         """Send the payment prompt to the customer's phone."""
@@ -127,8 +137,16 @@ class MobileMoneyProvider(Protocol):
         """Ask where a refund stands. A provider with no record of it answers `failed`."""
 
 
+class MobileMoneyNetwork(MobileMoneyProvider, Protocol):
+    """The live adapter of one network (settings.LIVE_PAYMENT_ADAPTERS): besides paying, it says
+    what the network is called on our pages and in the admin."""
+
+    label: str
+
+
 class CardProvider(Protocol):
     name: str
+    required_settings: tuple[str, ...]
 
     def start_payment(self, payment: CardPayment) -> CardRedirect:
         """Signed fields for the hosted payment page."""

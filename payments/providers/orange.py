@@ -42,7 +42,6 @@ import requests
 from django.conf import settings
 
 from payments import money
-from payments.phones import national_number
 from payments.providers import http
 from payments.providers.base import (
     MobileMoneyPayment,
@@ -51,6 +50,7 @@ from payments.providers.base import (
     ProviderOutcome,
     RefundQuery,
     RefundRequest,
+    national_number,
     whole_units_only,
 )
 
@@ -103,6 +103,9 @@ def _error_code(body: dict) -> str:
 
 class OrangeMoney:
     name = "orange_money"
+    label = "Orange Money"
+    blocking = False  # Orange answers 202 PENDING at once; the customer confirms afterwards
+    required_settings = ("ORANGE_CLIENT_ID", "ORANGE_CLIENT_SECRET", "ORANGE_POS_ID")
 
     def _base(self) -> str:
         return settings.ORANGE_BASE_URL

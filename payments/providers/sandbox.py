@@ -53,6 +53,8 @@ REFUND_BEHAVIOURS: dict[str, tuple[str, str]] = {
 
 class SandboxMobileMoney:
     name = "sandbox"
+    blocking = False
+    required_settings = ()
 
     def request_payment(self, payment: MobileMoneyPayment) -> ProviderOutcome:
         with transaction.atomic():
@@ -234,6 +236,7 @@ def card_outcome(decision: str, reason_code: str, reference: str, raw: dict) -> 
 
 class SandboxCard:
     name = "sandbox"
+    required_settings = ()
 
     def start_payment(self, payment: CardPayment) -> CardRedirect:
         return secure_acceptance.payment_redirect(
