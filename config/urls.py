@@ -1,4 +1,5 @@
-"""Top-level routes: the /v1 API, hosted checkout pages, the sandbox card provider, admin, health."""
+"""Top-level routes: the /v1 API, hosted checkout pages, what the providers call, the sandbox
+card provider, admin, health."""
 
 from django.contrib import admin
 from django.urls import include, path, re_path
@@ -15,13 +16,12 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("v1/openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
     path("v1/docs", ApiDocsView.as_view(url_name="openapi"), name="api-docs"),
-    path("providers/", include("payments.provider_urls")),
     path("v1/", include("payments.api.urls")),
     path("v1/", include("checkout.api.urls")),
     path("v1/", include("webhooks.api.urls")),
     re_path(r"^v1(?:/.*)?$", api_errors.not_found_view),
+    path("", include("payments.callbacks.urls")),
     path("", include("checkout.urls")),
-    path("", include("payments.urls")),
     path("sandbox/", include("sandbox.urls")),
 ]
 

@@ -1,7 +1,8 @@
 """(mode, rail) → adapter, chosen by settings.PAYMENT_PROVIDERS, never by if/else in services.
 
 Each network's own adapter (settings.LIVE_PAYMENT_ADAPTERS, credentials set or not) also says what
-the rest of the service needs to know of the network, such as whether its payment call blocks.
+the rest of the service needs to know of the network: whether its payment call blocks, whether its
+operator calls us back and how that callback is read.
 """
 
 from functools import cache
@@ -12,6 +13,7 @@ from django.utils.module_loading import import_string
 from payments.errors import ProviderUnavailable
 from payments.models import Network
 from payments.providers.base import (
+    CallingBack,
     CardProvider,
     MobileMoneyNetwork,
     MobileMoneyProvider,
@@ -69,3 +71,17 @@ def blocking_networks() -> frozenset[str]:
         for network in Network.values
         if getattr(_network_adapter(network), "blocking", False)
     )
+
+
+def callback_networks() -> list[str]:
+    """The networks whose operator calls us back, as their callback URL names them (airtel_money)."""
+    return [network.lower() for network in Network.values if callback_adapter(network.lower())]
+
+
+def callback_adapter(name: str) -> CallingBack | None:
+    """The adapter that reads the callbacks posted to /providers/<name>/callback (None: no
+    operator calls back there)."""
+    if name != name.lower():
+        return None
+    adapter = _network_adapter(name.upper())
+    return adapter if hasattr(adapter, "parse_callback") else None

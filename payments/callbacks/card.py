@@ -14,10 +14,10 @@ from django.views.decorators.http import require_POST
 
 from payments import services
 from payments.api.errors import callback_refusal
+from payments.callbacks.views import callbacks_throttled
 from payments.errors import CardReplyRejected
 from payments.links import with_query
 from payments.models import Charge
-from payments.provider_callbacks import callbacks_throttled
 
 logger = logging.getLogger("payments.card")
 
