@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from payments.api import refund_views, views
+from payments.api import views
 
 urlpatterns = [
     path("charges", views.ChargeListCreateView.as_view(), name="charges"),
@@ -10,9 +10,9 @@ urlpatterns = [
     path("transactions/<str:charge_id>", views.TransactionDetailView.as_view(), name="transaction"),
     path(
         "charges/<str:charge_id>/refunds",
-        refund_views.ChargeRefundListCreateView.as_view(),
+        views.ChargeRefundListCreateView.as_view(),
         name="charge-refunds",
     ),
-    path("refunds", refund_views.RefundListView.as_view(), name="refunds"),
-    path("refunds/<str:refund_id>", refund_views.RefundDetailView.as_view(), name="refund"),
+    path("refunds", views.RefundListView.as_view(), name="refunds"),
+    path("refunds/<str:refund_id>", views.RefundDetailView.as_view(), name="refund"),
 ]

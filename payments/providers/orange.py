@@ -14,7 +14,7 @@ What this adapter does:
   no 243), peerIdType msisdn, amount in whole units, currency, posId, transactionId (our charge id).
   Orange answers 202 PENDING; the result comes by callback and by status query.
 - Status: GET /orange-money-b2b/v1/cd/transactions/{our charge id}. The callback (authenticated by
-  ORANGE_NOTIF_TOKEN, see payments/provider_callbacks.py) only ever triggers this query.
+  ORANGE_NOTIF_TOKEN, see parse_callback) only ever triggers this query.
 - Refund: POST /orange-money-b2b/v1/cd/transactions/cashin, the same body as the cashout, paying the
   refund (whole units) to the phone that paid the charge, transactionId = our refund id. Sent once
   (no retry): 2xx → as the body says (PENDING/SUCCESS/FAILED); a 4xx refusal → failed (nothing was
@@ -36,21 +36,26 @@ Orange limits cashins per customer (our partial refunds are independent cashins;
 ties them to the original cashout, so only our own refund rules stop an over-refund).
 """
 
+import hmac
 import logging
 
 import requests
 from django.conf import settings
 
 from payments import money
-from payments.phones import national_number
 from payments.providers import http
 from payments.providers.base import (
+    CallbackIncomplete,
+    CallbackNotice,
+    CallbackUnauthenticated,
     MobileMoneyPayment,
     PaymentQuery,
+    ProviderCallback,
     ProviderError,
     ProviderOutcome,
     RefundQuery,
     RefundRequest,
+    national_number,
     whole_units_only,
 )
 
@@ -103,6 +108,10 @@ def _error_code(body: dict) -> str:
 
 class OrangeMoney:
     name = "orange_money"
+    label = "Orange Money"
+    blocking = False  # Orange answers 202 PENDING at once; the customer confirms afterwards
+    required_settings = ("ORANGE_CLIENT_ID", "ORANGE_CLIENT_SECRET", "ORANGE_POS_ID")
+    callback_settings = ("ORANGE_NOTIF_TOKEN",)  # the only proof a callback comes from Orange
 
     def _base(self) -> str:
         return settings.ORANGE_BASE_URL
@@ -274,3 +283,25 @@ class OrangeMoney:
             check_after=UNCONFIRMED_CHECK_AFTER,
             raw={"refund": "Orange Money has no record of this cashin; confirm with Orange"},
         )
+
+    # --- callbacks --------------------------------------------------------------------------
+    def parse_callback(self, callback: ProviderCallback) -> CallbackNotice:
+        """`{"partnerTransactionId": <our charge or refund id>, …}`, with our ORANGE_NOTIF_TOKEN
+        as `notif_token` in the query string or the body. A refund id is a cashin's callback."""
+        expected = settings.ORANGE_NOTIF_TOKEN
+        body = callback.body
+        token = callback.query.get("notif_token") or body.get("notif_token") or ""
+        if (
+            not expected  # no token of ours: nothing can prove the callback is Orange's
+            or not isinstance(token, str)
+            or not hmac.compare_digest(token.encode(), expected.encode())
+        ):
+            raise CallbackUnauthenticated(
+                "invalid_notif_token", "The callback's notif_token is missing or wrong."
+            )
+        ours = str(body.get("partnerTransactionId") or "")
+        if not ours:
+            raise CallbackIncomplete("partnerTransactionId")
+        if ours.startswith("re_"):  # the cashin of one of our refunds
+            return CallbackNotice(refund_id=ours)
+        return CallbackNotice(charge_id=ours)

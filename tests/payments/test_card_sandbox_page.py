@@ -12,8 +12,9 @@ from django.test import Client
 from django.utils import timezone
 
 from checkout import services as checkout_services
-from payments.models import Charge, SandboxTransaction
+from payments.models import Charge
 from payments.providers import secure_acceptance
+from sandbox.models import SandboxTransaction
 from tests.payments.card_helpers import (
     create_card_charge,
     decide_url,

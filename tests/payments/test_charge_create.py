@@ -3,9 +3,9 @@
 import pytest
 from django.conf import settings
 
-from payments.models import SandboxTransaction
 from payments.providers import secure_acceptance
 from payments.services import charges
+from sandbox.models import SandboxTransaction
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db

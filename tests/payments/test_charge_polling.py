@@ -12,9 +12,10 @@ import time_machine
 from django.db import connection
 
 from payments import tasks
-from payments.models import Charge, SandboxTransaction
+from payments.models import Charge
 from payments.providers.base import ProviderOutcome
 from payments.services import charges
+from sandbox.models import SandboxTransaction
 from webhooks.models import Event
 
 T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)

@@ -15,8 +15,9 @@ from payments import tasks
 from payments.api import idempotency
 from payments.api.base import ApiView
 from payments.errors import ProviderUnavailable
-from payments.models import Charge, IdempotencyRecord, SandboxTransaction
+from payments.models import Charge, IdempotencyRecord
 from payments.services import charges
+from sandbox.models import SandboxTransaction
 from tests.factories import merchant_with_keys
 from tests.helpers import assert_error
 

@@ -11,8 +11,9 @@ from rest_framework.response import Response
 from config.celery import app as celery_app
 from payments.api import idempotency
 from payments.api.base import ApiView
-from payments.models import Charge, IdempotencyRecord, SandboxTransaction
+from payments.models import Charge, IdempotencyRecord
 from payments.services import charges
+from sandbox.models import SandboxTransaction
 from webhooks.services import endpoint_set_url
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

@@ -12,9 +12,10 @@ import time_machine
 
 from payments import tasks
 from payments.errors import InvalidRequest
-from payments.models import Charge, Refund, SandboxTransaction
+from payments.models import Charge, Refund
 from payments.providers.base import ProviderOutcome
 from payments.services import charges, refunds
+from sandbox.models import SandboxTransaction
 from tests.helpers import admin_url
 from webhooks.models import Event
 

@@ -2,9 +2,10 @@
 
 import pytest
 
-from payments.models import Charge, Refund, SandboxTransaction
+from payments.models import Charge, Refund
 from payments.providers.base import ProviderOutcome
 from payments.services import charges
+from sandbox.models import SandboxTransaction
 from tests.factories import merchant_with_keys
 from tests.payments.refund_helpers import succeeded_card_charge, succeeded_mobile_money_charge
 

@@ -2,10 +2,11 @@
 
 import pytest
 
-from payments.models import Refund, SandboxTransaction
+from payments.models import Refund
 from payments.providers.base import ProviderOutcome
 from payments.services import charges
 from payments.services.refunds import refund_create, refund_refresh, refund_send
+from sandbox.models import SandboxTransaction
 
 pytestmark = pytest.mark.django_db
 

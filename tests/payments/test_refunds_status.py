@@ -8,10 +8,11 @@ import time_machine
 from django.utils import timezone
 
 from payments import tasks
-from payments.models import Charge, Refund, SandboxTransaction
+from payments.models import Charge, Refund
 from payments.providers.base import ProviderOutcome, RefundRequest
 from payments.representations import refund_repr
 from payments.services import provider_calls, refunds
+from sandbox.models import SandboxTransaction
 from tests.helpers import set_webhook_url
 from tests.payments.refund_helpers import succeeded_card_charge, succeeded_mobile_money_charge
 from webhooks.models import Event

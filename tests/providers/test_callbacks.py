@@ -1,5 +1,5 @@
 """Operators' callbacks only queue the status check: what they queue, what they ignore, and what
-happens when Redis is down (payments/provider_callbacks.py)."""
+happens when Redis is down (payments/callbacks/views.py)."""
 
 import json
 import logging
@@ -13,6 +13,7 @@ from payments import tasks
 from payments.models import Charge
 from payments.services import charges
 from tests.conftest import broker_down
+from tests.helpers import assert_error
 
 pytestmark = pytest.mark.django_db
 
@@ -136,3 +137,11 @@ def test_a_callback_for_a_charge_failed_by_our_clock_queues_its_reconciliation(
     assert charge.status == "failed" and charge.late_payment_at is not None
     [refund] = charge.refunds.all()
     assert (refund.reason, refund.amount) == ("late_payment", charge.amount)
+
+
+@pytest.mark.parametrize("name", ["vodacom_mpesa", "card", "AIRTEL_MONEY", "no_such_network"])
+def test_a_name_no_operator_calls_back_at_answers_404_in_the_envelope(client, name):
+    """M-Pesa's payment call is synchronous (no callback), and the card provider posts to /card/:
+    only the networks whose adapters read callbacks are served."""
+    response = client.post(f"/providers/{name}/callback", "{}", content_type="application/json")
+    assert_error(response, 404, "invalid_request_error", "resource_missing")

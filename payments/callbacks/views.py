@@ -1,19 +1,21 @@
-"""Operators' callbacks (POST /providers/<network>/callback).
+"""Operators' callbacks (POST /providers/<network>/callback), one view for every network.
 
-A callback is a hint, never a verdict: once authenticated, it enqueues the status check
-(tasks.charge_refresh → services.charge_refresh, which asks the operator itself) and the operator
-gets its small JSON 200 at once; the body never sets a status. A charge failed by our clock and
-still under reconciliation gets its reconciliation check instead. Unknown, final, test-mode and
-other-network charges are acknowledged and ignored. Orange also calls back for the cashin of a
-refund (its partnerTransactionId is our refund id): that queues the refund's status check. Duplicates of one callback within
-CHECK_WINDOW enqueue nothing more, and the task skips a charge that is final by the time it runs.
-If the broker cannot take the task, the callback is still acknowledged: the poller
-(beat `charges-poll-due`) checks the charge on its next round. A refused callback gets the
-contract's error envelope (beside `"received": false`), never a 500: its body is read by the one
-safe JSON loader, and one over MAX_REQUEST_BODY is refused with 413 before it is read.
+The network's adapter (payments/providers/registry.py) authenticates the callback and says which
+charge or refund it is about; while a setting it needs for that (its `callback_settings`) is unset,
+its callbacks are refused. A callback is a hint, never a verdict: once authenticated, it enqueues
+the status check (tasks.charge_refresh → services.charge_refresh, which asks the operator itself)
+and the operator gets its small JSON 200 at once; the body never sets a status. A charge failed by
+our clock and still under reconciliation gets its reconciliation check instead. Unknown, final,
+test-mode and other-network charges are acknowledged and ignored. A callback about one of our
+refunds (Orange calls back for the cashin of a refund) queues the refund's status check.
+Duplicates of one callback within CHECK_WINDOW enqueue nothing more, and the task skips a charge
+that is final by the time it runs. If the broker cannot take the task, the callback is still
+acknowledged: the poller (beat `charges-poll-due`) checks the charge on its next round. A refused
+callback gets the contract's error envelope (beside `"received": false`), never a 500: its body is
+read by the one safe JSON loader, and one over MAX_REQUEST_BODY is refused with 413 before it is
+read.
 """
 
-import hmac
 import logging
 
 from django.conf import settings
@@ -25,10 +27,16 @@ from django.views.decorators.http import require_POST
 
 from payments import tasks, throttles
 from payments.api.errors import callback_refusal as _refuse
-from payments.api.errors import rate_limited_response
+from payments.api.errors import not_found_view, rate_limited_response
 from payments.api.parsers import InvalidJson, loads_object
-from payments.models import Charge, ChargeStatus, Network, PaymentMethod, Refund, RefundStatus
-from payments.providers.airtel import callback_hash_valid
+from payments.models import Charge, ChargeStatus, PaymentMethod, Refund, RefundStatus
+from payments.providers import registry
+from payments.providers.base import (
+    CallbackIncomplete,
+    CallbackUnauthenticated,
+    CallingBack,
+    ProviderCallback,
+)
 
 logger = logging.getLogger("payments.callbacks")
 # Operators call from a few addresses, so the rate per address is generous (THROTTLE_CALLBACKS).
@@ -142,59 +150,43 @@ def _enqueue_refund_check(refund_id: str, network: str) -> JsonResponse:
 
 
 @csrf_exempt
-@require_POST
-@callbacks_throttled
-def airtel_callback(request: HttpRequest) -> JsonResponse:
-    body = _json(request)
-    if isinstance(body, JsonResponse):
-        return body
-    key = settings.AIRTEL_CALLBACK_HASH_KEY
-    if key and not callback_hash_valid(request.body, body, key):
-        logger.warning("airtel callback refused: hash missing or wrong")
-        return _refuse(
-            request,
-            401,
-            type="authentication_error",
-            code="invalid_hash",
-            message="The callback's hash is missing or wrong.",
-        )
-    txn = body.get("transaction") if isinstance(body.get("transaction"), dict) else {}
-    charge_id = str(txn.get("id") or "")
-    if not charge_id:
-        return _missing(request, "transaction[id]")
-    return _enqueue_check(charge_id, Network.AIRTEL_MONEY)
+def provider_callback(request: HttpRequest, network: str) -> JsonResponse:
+    """POST /providers/<network>/callback: the network's adapter authenticates the callback and
+    says what it is about; a name no operator calls back at is answered 404."""
+    adapter = registry.callback_adapter(network)
+    if adapter is None:
+        return not_found_view(request)
+    return _take(request, adapter, network.upper())
 
 
-@csrf_exempt
 @require_POST
 @callbacks_throttled
-def orange_callback(request: HttpRequest) -> JsonResponse:
-    expected = settings.ORANGE_NOTIF_TOKEN
-    if not expected:
-        logger.warning("orange callback refused: ORANGE_NOTIF_TOKEN is not configured")
+def _take(request: HttpRequest, adapter: CallingBack, network: str) -> JsonResponse:
+    unset = [name for name in adapter.callback_settings if not getattr(settings, name, "")]
+    if unset:
+        logger.warning("%s callback refused: %s is not configured", network, ", ".join(unset))
         return _refuse(
             request,
             403,
             type="permission_error",
             code="callbacks_not_configured",
-            message="Orange Money callbacks are not configured on this service.",
+            message=f"{adapter.label} callbacks are not configured on this service.",
         )
     body = _json(request)
     if isinstance(body, JsonResponse):
         return body
-    token = request.GET.get("notif_token") or body.get("notif_token") or ""
-    if not isinstance(token, str) or not hmac.compare_digest(token.encode(), expected.encode()):
-        logger.warning("orange callback refused: wrong notif_token")
+    callback = ProviderCallback(
+        body=body, raw_body=request.body, query=request.GET, headers=request.headers
+    )
+    try:
+        notice = adapter.parse_callback(callback)
+    except CallbackUnauthenticated as exc:
+        logger.warning("%s callback refused: %s", network, exc.message)
         return _refuse(
-            request,
-            401,
-            type="authentication_error",
-            code="invalid_notif_token",
-            message="The callback's notif_token is missing or wrong.",
+            request, 401, type="authentication_error", code=exc.code, message=exc.message
         )
-    ours = str(body.get("partnerTransactionId") or "")
-    if not ours:
-        return _missing(request, "partnerTransactionId")
-    if ours.startswith("re_"):  # the cashin of one of our refunds
-        return _enqueue_refund_check(ours, Network.ORANGE_MONEY)
-    return _enqueue_check(ours, Network.ORANGE_MONEY)
+    except CallbackIncomplete as exc:
+        return _missing(request, exc.param)
+    if notice.refund_id:
+        return _enqueue_refund_check(notice.refund_id, network)
+    return _enqueue_check(notice.charge_id, network)

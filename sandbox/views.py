@@ -21,9 +21,9 @@ from django.utils import timezone, translation
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from payments.models import SandboxTransaction
 from payments.providers import secure_acceptance
 from payments.providers.base import InvalidSignature
+from sandbox.models import SandboxTransaction
 
 REQUIRED_SIGNED = (
     "access_key",

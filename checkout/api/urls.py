@@ -2,18 +2,18 @@
 
 from django.urls import path
 
-from checkout import views_api
+from checkout.api import views
 
 urlpatterns = [
-    path("checkout/sessions", views_api.SessionListCreateView.as_view(), name="checkout-sessions"),
+    path("checkout/sessions", views.SessionListCreateView.as_view(), name="checkout-sessions"),
     path(
         "checkout/sessions/<str:session_id>",
-        views_api.SessionDetailView.as_view(),
+        views.SessionDetailView.as_view(),
         name="checkout-session",
     ),
     path(
         "checkout/sessions/<str:session_id>/expire",
-        views_api.SessionExpireView.as_view(),
+        views.SessionExpireView.as_view(),
         name="checkout-session-expire",
     ),
 ]

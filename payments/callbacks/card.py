@@ -12,12 +12,12 @@ from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from payments import services
 from payments.api.errors import callback_refusal
+from payments.callbacks.views import callbacks_throttled
 from payments.errors import CardReplyRejected
 from payments.links import with_query
 from payments.models import Charge
-from payments.provider_callbacks import callbacks_throttled
+from payments.services import charges
 
 logger = logging.getLogger("payments.card")
 
@@ -51,7 +51,7 @@ def _reply_fields(request: HttpRequest) -> dict[str, str]:
 @require_POST
 def card_receipt(request: HttpRequest) -> HttpResponse:
     try:
-        charge = services.charge_card_return(fields=_reply_fields(request))
+        charge = charges.charge_card_return(fields=_reply_fields(request))
     except CardReplyRejected as exc:
         logger.warning("card reply refused: %s", exc)
         return render(request, "card/receipt_refused.html", status=400)
@@ -69,7 +69,7 @@ def card_notify(request: HttpRequest) -> JsonResponse:
     verification and status check as the receipt, without a browser. It settles the payment even
     when the customer closes the page before coming back."""
     try:
-        charge = services.charge_card_return(fields=_reply_fields(request))
+        charge = charges.charge_card_return(fields=_reply_fields(request))
     except CardReplyRejected as exc:
         logger.warning("card notification refused: %s", exc)
         return callback_refusal(

@@ -1,9 +1,9 @@
 """Staff views of refunds: a read-only list and detail page, and an inline for the charge page.
 
-Refunds are made through the API only (the money rules live in services.refund_create); staff
+Refunds are made through the API only (the money rules live in services.refunds.refund_create); staff
 may ask the provider where pending refunds stand and, for a refund the provider cannot be asked
 about (Airtel and M-Pesa publish no refund enquiry), record what the operator confirmed — after a
-confirmation page, through services.refund_resolve.
+confirmation page, through services.refunds.refund_resolve.
 """
 
 import json
@@ -14,10 +14,10 @@ from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 
-from payments import services
 from payments.models import Refund, RefundStatus
 from payments.money import format_amount
 from payments.providers.base import STAFF_REASON
+from payments.services import refunds
 
 
 def charge_link(refund: Refund) -> str:
@@ -108,7 +108,7 @@ class RefundAdmin(ReadOnlyMixin, admin.ModelAdmin):
     def check_with_provider(self, request, queryset):
         pending = list(queryset.filter(status=RefundStatus.PENDING).values_list("id", flat=True))
         for refund_id in pending:
-            refund = services.refund_refresh(refund_id=refund_id)
+            refund = refunds.refund_refresh(refund_id=refund_id)
             self.message_user(request, f"Refund {refund.id}: {refund.status}.", messages.INFO)
         if not pending:
             self.message_user(request, "None of the selected refunds is pending.", messages.INFO)
@@ -141,7 +141,7 @@ class RefundAdmin(ReadOnlyMixin, admin.ModelAdmin):
                 },
             )
         for refund in waiting:
-            done = services.refund_resolve(
+            done = refunds.refund_resolve(
                 refund_id=refund.id, succeeded=succeeded, staff=request.user.get_username()
             )
             state = done.status if done else "unchanged (no longer pending)"

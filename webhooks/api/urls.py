@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from webhooks import views
+from webhooks.api import views
 
 urlpatterns = [
     path("webhook_endpoint", views.WebhookEndpointView.as_view(), name="webhook-endpoint"),
