@@ -7,7 +7,8 @@ import logging
 import pytest
 
 from payments import services
-from payments.models import Charge, Refund
+from payments.models import Refund
+from tests.factories import checked_live_charge, paid_live_card_charge
 
 pytestmark = pytest.mark.django_db
 
@@ -39,30 +40,14 @@ def secrets_of(name: str, fake, settings) -> list[str]:
     return [str(v) for v in values if v]
 
 
-def paid_charge(name: str, fake, live_api) -> Charge:
-    if name == "card":
-        body = live_api.post(
-            "/v1/charges", {"amount": 1999, "currency": "USD", "payment_method": "card"},
-            format="json",
-        ).json()  # fmt: skip
-        fake.pay(body["next_action"]["params"], "accept")
-        return services.charge_refresh(charge_id=body["id"])
-    body = live_api.post(
-        "/v1/charges", {**MOBILE[name], "network": NETWORK[name]}, format="json"
-    ).json()
-    services.charge_request_payment(charge_id=body["id"])
-    for _ in range(5):
-        charge = services.charge_refresh(charge_id=body["id"])
-        if charge.status != "pending":
-            break
-    return charge
-
-
 @pytest.mark.parametrize("name", ["airtel", "mpesa", "orange", "card"])
 def test_logs_name_the_payment_and_never_a_secret(name, request, live_api, settings, caplog):
     fake = request.getfixturevalue("cybersource" if name == "card" else name)
     caplog.set_level(logging.DEBUG)
-    charge = paid_charge(name, fake, live_api)
+    if name == "card":
+        charge = paid_live_card_charge(fake, live_api)
+    else:
+        charge = checked_live_charge(live_api, **MOBILE[name], network=NETWORK[name])
     assert charge.status == "succeeded", charge.provider_raw
     refund = live_api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json").json()
     services.refund_send(refund_id=refund["id"])

@@ -8,8 +8,8 @@ import time_machine
 from django.db import connection
 from django.utils import timezone
 
+from tests.factories import record_event, settled_charge
 from tests.helpers import set_webhook_url
-from tests.webhooks.conftest import record_event, settled_charge
 from webhooks.models import Delivery, DeliveryAttempt
 from webhooks.services import delivery_attempt
 

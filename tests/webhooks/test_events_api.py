@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.webhooks.conftest import record_event, settled_charge
+from tests.factories import record_event, settled_charge
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from tests.checkout.helpers import make_session
+from tests.factories import make_session
 
 pytestmark = pytest.mark.django_db
 

@@ -3,34 +3,17 @@
 from datetime import UTC, datetime, timedelta
 
 import pytest
-import time_machine
 from django.db import connection
 
 from payments import selectors, services
 from payments.models import Charge
 from payments.providers.base import ProviderOutcome
-from tests.factories import merchant_with_keys
+from tests.factories import make_charge, merchant_with_keys
 from tests.helpers import assert_error
 
 pytestmark = pytest.mark.django_db
 
-MM = {"amount": 250000, "currency": "CDF", "phone": "+243812345678", "network": "VODACOM_MPESA"}
 T0 = datetime(2026, 11, 20, 23, 30, tzinfo=UTC)
-
-
-def make_charge(merchant, *, at=None, livemode=False, status=None, **fields):
-    body = {**MM, **fields}
-    if body.get("payment_method") == "card":
-        body = {k: v for k, v in body.items() if k not in ("phone", "network")}
-        body["currency"] = "USD"
-    with time_machine.travel(at or T0, tick=False):
-        charge = services.charge_create(merchant=merchant, livemode=livemode, **body)
-        if status and status != "pending":
-            code = "" if status == "succeeded" else "provider_error"
-            services.charge_apply_outcome(
-                charge_id=charge.id, outcome=ProviderOutcome(status=status, failure_code=code)
-            )
-    return charge
 
 
 def ids(response):

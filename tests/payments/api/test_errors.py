@@ -2,7 +2,7 @@
 
 import pytest
 from django.test import override_settings
-from django.urls import path
+from django.urls import include, path
 from rest_framework.test import APIClient
 
 from payments.api.base import ApiView
@@ -16,7 +16,7 @@ class Boom(ApiView):
         raise RuntimeError("secret internals: password=hunter2")
 
 
-urlpatterns = [path("v1/boom", Boom.as_view())]
+urlpatterns = [path("v1/boom", Boom.as_view()), path("", include("config.urls"))]
 
 
 def test_request_id_on_success_and_error(api, anon):
@@ -84,7 +84,7 @@ def test_card_data_is_refused_before_anything_else(api):
     assert_error(response, 400, "invalid_request_error", "card_data_forbidden")
 
 
-@override_settings(ROOT_URLCONF="tests.payments.urls_boom", DEBUG=False)
+@override_settings(ROOT_URLCONF=__name__, DEBUG=False)
 def test_unhandled_error_is_json_500_without_internals(api, caplog):
     response = api.get("/v1/boom")
     assert_error(response, 500, "api_error", "internal_error")

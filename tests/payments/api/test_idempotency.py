@@ -9,7 +9,6 @@ from django.test import override_settings
 from django.urls import include, path
 from django.utils import timezone
 from rest_framework.response import Response
-from rest_framework.test import APIClient
 
 from payments import services, tasks
 from payments.api import idempotency
@@ -17,7 +16,7 @@ from payments.api.base import ApiView
 from payments.errors import ProviderUnavailable
 from payments.models import Charge, IdempotencyRecord, SandboxTransaction
 from tests.factories import merchant_with_keys
-from tests.helpers import assert_error
+from tests.helpers import api_client, assert_error
 
 pytestmark = pytest.mark.django_db
 
@@ -45,12 +44,6 @@ def post(client, path, body, key=None, **extra):
         extra["HTTP_IDEMPOTENCY_KEY"] = key
     raw = body if isinstance(body, str) else json.dumps(body)
     return client.post(path, raw, content_type="application/json", **extra)
-
-
-def client_for(plaintext: str) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {plaintext}")
-    return client
 
 
 def test_replay_is_the_first_response_byte_for_byte(api):
@@ -123,7 +116,7 @@ def test_same_key_on_another_path_is_refused(api):
 def test_keys_are_scoped_per_merchant(api):
     first = post(api, "/v1/charges", MM, "shared-key")
     other = merchant_with_keys(name="Librairie Matonge")
-    second = post(client_for(other.test_key.plaintext), "/v1/charges", MM, "shared-key")
+    second = post(api_client(other.test_key.plaintext), "/v1/charges", MM, "shared-key")
     assert first.status_code == second.status_code == 201
     assert not second.has_header("Idempotent-Replayed")
     assert first.json()["id"] != second.json()["id"]
@@ -183,7 +176,7 @@ def test_a_failed_first_request_leaves_nothing_and_the_corrected_retry_runs(api)
 
 def test_a_refused_operation_is_not_stored(merchant_keys):
     # Live mode without approval: 403 from the service; nothing is kept under the key.
-    live = client_for(merchant_keys.live_key.plaintext)
+    live = api_client(merchant_keys.live_key.plaintext)
     assert_error(
         post(live, "/v1/charges", MM, "live-1"), 403, "permission_error", "live_mode_not_approved"
     )

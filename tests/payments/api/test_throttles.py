@@ -7,8 +7,8 @@ import random
 import pytest
 from rest_framework.test import APIClient
 
-from tests.checkout.helpers import make_session
-from tests.conftest import broker_down
+from tests.factories import make_session
+from tests.helpers import broker_down
 
 pytestmark = pytest.mark.django_db
 

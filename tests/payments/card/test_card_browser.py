@@ -6,8 +6,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.conftest import ARTIFACTS
-from tests.payments.card_helpers import create_card_charge
+from tests.factories import card_charge_via_api
+from tests.helpers import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -36,7 +36,7 @@ def merchant_page(next_action: dict) -> str:
 )
 def test_direct_card_flow(api, page, public_base_url, outcome, status, failure_code):
     return_url = f"{public_base_url}/healthz?x=1"
-    body = create_card_charge(api, amount=4250, return_url=return_url)
+    body = card_charge_via_api(api, amount=4250, return_url=return_url)
     assert body["next_action"]["payment_url"] == f"{public_base_url}/sandbox/card/pay"
 
     page.set_content(merchant_page(body["next_action"]))
@@ -44,8 +44,7 @@ def test_direct_card_flow(api, page, public_base_url, outcome, status, failure_c
     page.wait_for_selector(f'[data-outcome="{outcome}"]')
     assert "42.50 USD" in page.inner_text("[data-amount]")
     assert page.inner_text("[data-reference]") == body["id"]
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "card-sandbox-page.png"), full_page=True)
+    screenshot(page, "card-sandbox-page")
 
     page.click(f'[data-outcome="{outcome}"]')
     page.wait_for_url(f"{public_base_url}/healthz?*")
@@ -61,24 +60,24 @@ def test_direct_card_flow(api, page, public_base_url, outcome, status, failure_c
 
 
 def test_without_return_url_the_customer_sees_our_neutral_page(api, page, public_base_url):
-    body = create_card_charge(api, amount=1999)
+    body = card_charge_via_api(api, amount=1999)
     page.set_content(merchant_page(body["next_action"]))
     page.click("#pay button")
     page.click('[data-outcome="accept"]')
     page.wait_for_url(f"{public_base_url}/card/receipt")
     assert "Paiement reçu" in page.inner_text("h1")
     assert "Vous pouvez fermer cette page." in page.inner_text("body")
-    page.screenshot(path=str(ARTIFACTS / "card-neutral-page.png"), full_page=True)
+    screenshot(page, "card-neutral-page")
     assert api.get(f"/v1/charges/{body['id']}").json()["status"] == "succeeded"
 
 
 def test_tampered_form_gets_the_providers_refusal_page(api, page, public_base_url):
-    body = create_card_charge(api, amount=1999)
+    body = card_charge_via_api(api, amount=1999)
     page.set_content(merchant_page(body["next_action"]))
     page.eval_on_selector('input[name="amount"]', "el => el.value = '0.01'")
     with page.expect_navigation() as navigation:
         page.click("#pay button")
     assert navigation.value.status == 403
     assert "102" in page.inner_text("[data-reason-code]")
-    page.screenshot(path=str(ARTIFACTS / "card-sandbox-refused.png"), full_page=True)
+    screenshot(page, "card-sandbox-refused")
     assert api.get(f"/v1/charges/{body['id']}").json()["status"] == "pending"

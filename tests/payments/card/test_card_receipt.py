@@ -11,7 +11,8 @@ from django.utils import timezone
 from checkout.models import CheckoutSession, SessionStatus
 from payments import services
 from payments.models import Charge
-from tests.payments.card_helpers import create_card_charge, pay, resign
+from tests.factories import card_charge_via_api
+from tests.helpers import pay, resign
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +44,7 @@ def assert_refused_and_untouched(response, charge_id: str):
     ],
 )
 def test_decision_reaches_the_matching_status(api, browser_client, outcome, status, failure_code):
-    body = create_card_charge(api)
+    body = card_charge_via_api(api)
     action, reply = pay(browser_client, body["next_action"]["params"], outcome)
     response = browser_client.post(urlsplit(action).path, reply)
     assert response.status_code == 200  # no return_url: our own neutral page
@@ -58,7 +59,7 @@ def test_decision_reaches_the_matching_status(api, browser_client, outcome, stat
 def test_succeeded_charge_records_one_event(api, browser_client):
     from webhooks.models import Event
 
-    body = create_card_charge(api)
+    body = card_charge_via_api(api)
     action, reply = pay(browser_client, body["next_action"]["params"], "accept")
     browser_client.post(urlsplit(action).path, reply)
     browser_client.post(urlsplit(action).path, reply)  # the same reply again changes nothing
@@ -67,7 +68,7 @@ def test_succeeded_charge_records_one_event(api, browser_client):
 
 
 def test_redirects_to_return_url_keeping_its_query(api, browser_client):
-    body = create_card_charge(api, return_url="https://shop.example/done?order=7&lang=fr")
+    body = card_charge_via_api(api, return_url="https://shop.example/done?order=7&lang=fr")
     action, reply = pay(browser_client, body["next_action"]["params"], "decline")
     response = browser_client.post(urlsplit(action).path, reply)
     assert response.status_code == 303
@@ -110,7 +111,7 @@ def test_checkout_session_charge_goes_back_to_the_session_page(merchant, browser
 
 
 def test_tampered_reply_is_refused_and_the_charge_stays_pending(api, browser_client):
-    body = create_card_charge(api)
+    body = card_charge_via_api(api)
     action, reply = pay(browser_client, body["next_action"]["params"], "decline")
     tampered = {**reply, "decision": "ACCEPT", "reason_code": "100"}
     assert_refused_and_untouched(browser_client.post(urlsplit(action).path, tampered), body["id"])
@@ -118,7 +119,7 @@ def test_tampered_reply_is_refused_and_the_charge_stays_pending(api, browser_cli
 
 @pytest.mark.parametrize("drop", ["signature", "signed_field_names", "req_reference_number"])
 def test_reply_missing_its_signature_parts_is_refused(api, browser_client, drop):
-    body = create_card_charge(api)
+    body = card_charge_via_api(api)
     action, reply = pay(browser_client, body["next_action"]["params"], "accept")
     partial = {k: v for k, v in reply.items() if k != drop}
     response = browser_client.post(urlsplit(action).path, partial)
@@ -127,7 +128,7 @@ def test_reply_missing_its_signature_parts_is_refused(api, browser_client, drop)
 
 
 def test_reply_signed_with_another_key_is_refused(api, browser_client):
-    body = create_card_charge(api)
+    body = card_charge_via_api(api)
     action, reply = pay(browser_client, body["next_action"]["params"], "decline")
     forged = resign({**reply, "decision": "ACCEPT"}, secret_key="guessed-key")
     assert_refused_and_untouched(browser_client.post(urlsplit(action).path, forged), body["id"])
@@ -138,7 +139,7 @@ def test_reply_signed_with_another_key_is_refused(api, browser_client):
 )
 def test_payment_made_for_other_terms_is_refused(api, browser_client, field, value):
     # Someone holding the sandbox key changes the form; the provider then echoes what it got.
-    body = create_card_charge(api)
+    body = card_charge_via_api(api)
     params = resign({**body["next_action"]["params"], field: value})
     action, reply = pay(browser_client, params, "accept")
     assert reply[f"req_{field}"] == value
@@ -146,7 +147,7 @@ def test_payment_made_for_other_terms_is_refused(api, browser_client, field, val
 
 
 def test_signed_reply_with_mismatching_amount_is_refused(api, browser_client):
-    body = create_card_charge(api)
+    body = card_charge_via_api(api)
     action, reply = pay(browser_client, body["next_action"]["params"], "accept")
     forged = resign({**reply, "req_amount": "0.01"}, settings.SANDBOX_CARD_SECRET_KEY)
     assert_refused_and_untouched(browser_client.post(urlsplit(action).path, forged), body["id"])
@@ -155,7 +156,7 @@ def test_signed_reply_with_mismatching_amount_is_refused(api, browser_client):
 def test_reply_for_a_charge_that_is_not_ours_or_not_a_card_charge_is_refused(
     api, browser_client, merchant
 ):
-    body = create_card_charge(api)
+    body = card_charge_via_api(api)
     action, reply = pay(browser_client, body["next_action"]["params"], "accept")
     unknown = resign(
         {**reply, "req_reference_number": "ch_doesnotexist000000000000"},
@@ -177,7 +178,7 @@ def test_reply_for_a_charge_that_is_not_ours_or_not_a_card_charge_is_refused(
 
 def test_the_status_check_decides_not_the_reply(api, browser_client):
     # A validly signed reply claiming ACCEPT while the provider recorded DECLINE.
-    body = create_card_charge(api)
+    body = card_charge_via_api(api)
     action, reply = pay(browser_client, body["next_action"]["params"], "decline")
     claimed = resign(
         {**reply, "decision": "ACCEPT", "reason_code": "100"}, settings.SANDBOX_CARD_SECRET_KEY

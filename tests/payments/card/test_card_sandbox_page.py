@@ -11,17 +11,10 @@ from django.conf import settings
 from django.test import Client
 from django.utils import timezone
 
-from checkout import services as checkout_services
 from payments.models import Charge, SandboxTransaction
 from payments.providers import secure_acceptance
-from tests.payments.card_helpers import (
-    create_card_charge,
-    decide_url,
-    open_payment_page,
-    pay,
-    reply_form,
-    resign,
-)
+from tests.factories import card_charge_via_api, make_session
+from tests.helpers import decide_url, open_payment_page, pay, reply_form, resign
 
 pytestmark = pytest.mark.django_db
 
@@ -33,7 +26,7 @@ def browser_client() -> Client:
 
 @pytest.fixture
 def charge(api) -> dict:
-    return create_card_charge(api, amount=1250)
+    return card_charge_via_api(api, amount=1250)
 
 
 @pytest.fixture
@@ -91,7 +84,7 @@ def test_form_without_signature_is_refused(browser_client, params):
 
 def test_stale_signed_time_is_refused(api, browser_client):
     with time_machine.travel(timezone.now(), tick=False) as traveller:
-        params = create_card_charge(api)["next_action"]["params"]
+        params = card_charge_via_api(api)["next_action"]["params"]
         traveller.shift(timedelta(minutes=15, seconds=1))
         assert_refused(open_payment_page(browser_client, params), 403, "102")
         traveller.shift(timedelta(seconds=-2))  # within 15 minutes: still good
@@ -259,10 +252,9 @@ def signed_form(client: Client, session_id: str) -> dict[str, str]:
 def test_back_to_the_card_page_signs_a_fresh_attempt_and_a_late_old_reply_still_counts(
     merchant, browser_client, late_outcome
 ):
-    session = checkout_services.session_create(
-        merchant=merchant, livemode=False, amount=1999, currency="USD",
-        success_url="https://shop.example.cd/merci", cancel_url="https://shop.example.cd/panier",
-    )  # fmt: skip
+    session = make_session(
+        merchant, amount=1999, currency="USD", success_url="https://shop.example.cd/merci"
+    )
     with time_machine.travel(timezone.now(), tick=False) as clock:
         first = signed_form(browser_client, session.id)
         old_page = open_payment_page(browser_client, first)  # the customer sees the page…

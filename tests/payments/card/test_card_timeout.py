@@ -9,7 +9,8 @@ from django.utils import timezone
 
 from payments import services
 from payments.models import Charge
-from tests.payments.card_helpers import create_card_charge, pay
+from tests.factories import card_charge_via_api
+from tests.helpers import pay
 
 pytestmark = pytest.mark.django_db
 
@@ -22,7 +23,7 @@ def traveller():
 
 def test_pending_card_charge_is_abandoned_after_the_timeout(api, settings, traveller):
     settings.CARD_PAYMENT_TIMEOUT = 3600
-    body = create_card_charge(api)
+    body = card_charge_via_api(api)
     traveller.shift(timedelta(seconds=3599))
     assert services.charge_refresh(charge_id=body["id"]).status == "pending"
     traveller.shift(timedelta(seconds=1))
@@ -34,7 +35,7 @@ def test_pending_card_charge_is_abandoned_after_the_timeout(api, settings, trave
 
 def test_page_opened_but_left_undecided_is_abandoned_too(api, settings, traveller):
     settings.CARD_PAYMENT_TIMEOUT = 600
-    body = create_card_charge(api)
+    body = card_charge_via_api(api)
     Client().post("/sandbox/card/pay", body["next_action"]["params"])
     traveller.shift(timedelta(seconds=601))
     assert services.charge_refresh(charge_id=body["id"]).failure_code == "abandoned"
@@ -42,7 +43,7 @@ def test_page_opened_but_left_undecided_is_abandoned_too(api, settings, travelle
 
 def test_a_decision_made_in_time_wins_over_the_timeout(api, settings, traveller):
     settings.CARD_PAYMENT_TIMEOUT = 600
-    body = create_card_charge(api)
+    body = card_charge_via_api(api)
     pay(Client(), body["next_action"]["params"], "accept")  # the receipt never reached us
     traveller.shift(timedelta(seconds=601))
     services.charge_refresh(charge_id=body["id"])
@@ -51,7 +52,7 @@ def test_a_decision_made_in_time_wins_over_the_timeout(api, settings, traveller)
 
 def test_charges_under_review_are_abandoned_at_the_timeout(api, settings, traveller):
     settings.CARD_PAYMENT_TIMEOUT = 600
-    body = create_card_charge(api)
+    body = card_charge_via_api(api)
     pay(Client(), body["next_action"]["params"], "review")
     assert services.charge_refresh(charge_id=body["id"]).status == "pending"
     traveller.shift(timedelta(seconds=600))

@@ -4,13 +4,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 import time_machine
-from django.contrib.auth.models import User
-from django.test import Client
 
 from payments import services
 from payments.models import Charge
-from payments.providers.base import ProviderOutcome
-from tests.factories import merchant_with_keys
+from tests.factories import make_charge, merchant_with_keys, sent_charge, settle
 from tests.helpers import admin_url
 from webhooks.models import Event
 
@@ -21,41 +18,21 @@ T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def staff() -> Client:
-    user = User.objects.create_superuser("ops", "ops@example.cd", "a-long-passphrase-42")
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
 def charges(merchant, settings):
     settings.SANDBOX_MOBILE_MONEY_DELAY = 0
-    mm = dict(amount=250000, currency="CDF", livemode=False)
+    mm = {"amount": 250000, "at": T0}
+    pending = sent_charge(merchant, description="Commande 42", **mm)
+    declined = sent_charge(merchant, phone="+243971234001", network="AIRTEL_MONEY", **mm)
     with time_machine.travel(T0, tick=False):
-        pending = services.charge_create(
-            merchant=merchant,
-            phone="+243812345678",
-            network="VODACOM_MPESA",
-            description="Commande 42",
-            **mm,
-        )
-        services.charge_request_payment(charge_id=pending.id)
-        airtel = services.charge_create(
-            merchant=merchant, phone="+243971234001", network="AIRTEL_MONEY", **mm
-        )
-        services.charge_request_payment(charge_id=airtel.id)
-        services.charge_refresh(charge_id=airtel.id)
-        card = services.charge_create(
-            merchant=merchant, livemode=False, amount=1999, currency="USD", payment_method="card"
-        )
-        other = services.charge_create(
-            merchant=merchant_with_keys(name="Quincaillerie Kin").merchant,
-            phone="+243841234567",
-            network="ORANGE_MONEY",
-            **mm,
-        )
-    return {"pending": pending, "declined": airtel, "card": card, "other": other}
+        declined = services.charge_refresh(charge_id=declined.id)
+    card = make_charge(merchant, payment_method="card", at=T0)
+    other = make_charge(
+        merchant_with_keys(name="Quincaillerie Kin").merchant,
+        phone="+243841234567",
+        network="ORANGE_MONEY",
+        **mm,
+    )
+    return {"pending": pending, "declined": declined, "card": card, "other": other}
 
 
 def listed(client, query="") -> set[str]:
@@ -142,8 +119,5 @@ def test_check_status_action_reports_a_provider_that_cannot_be_reached(staff, ch
 
 def test_outcome_applied_elsewhere_is_seen_by_staff(staff, charges):
     charge = charges["card"]
-    services.charge_apply_outcome(
-        charge_id=charge.id,
-        outcome=ProviderOutcome(status="declined", failure_code="card_declined"),
-    )
+    settle(charge, "declined", "card_declined")
     assert listed(staff, "?status__exact=declined") == {charges["declined"].id, charge.id}

@@ -12,12 +12,14 @@ import time_machine
 from django.db import connection
 
 from payments import services, tasks
-from payments.models import Charge, SandboxTransaction
+from payments.models import SandboxTransaction
 from payments.providers.base import ProviderOutcome
+from tests.factories import sent_charge
 from webhooks.models import Event
 
 T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
 MM = {"amount": 5000, "currency": "CDF", "network": "VODACOM_MPESA"}
+SILENT = "+243812345003"  # the sandbox customer who never answers the prompt
 
 
 @pytest.fixture
@@ -28,21 +30,13 @@ def timeouts(settings):
     return settings
 
 
-def sent_charge(merchant, phone="+243812345003"):
-    """A mobile money charge created at T0 whose prompt the sandbox has received."""
-    with time_machine.travel(T0, tick=False):
-        charge = services.charge_create(merchant=merchant, livemode=False, phone=phone, **MM)
-        services.charge_request_payment(charge_id=charge.id)
-    return Charge.objects.get(pk=charge.id)
-
-
 def events(merchant):
     return list(Event.objects.filter(merchant=merchant).values_list("type", flat=True))
 
 
 @pytest.mark.django_db
 def test_unanswered_prompt_backs_off_then_fails_with_timeout(merchant, timeouts):
-    charge = sent_charge(merchant)
+    charge = sent_charge(merchant, phone=SILENT, at=T0)
     assert charge.next_check_at == T0 + timedelta(seconds=3)  # the sandbox's own delay
     waits = []
     with time_machine.travel(charge.next_check_at, tick=False) as clock:
@@ -66,7 +60,7 @@ def test_unanswered_prompt_backs_off_then_fails_with_timeout(merchant, timeouts)
 
 @pytest.mark.django_db
 def test_prompt_answered_late_but_before_the_timeout_succeeds(merchant, timeouts):
-    charge = sent_charge(merchant, phone="+243812345678")
+    charge = sent_charge(merchant, phone="+243812345678", at=T0)
     with time_machine.travel(T0 + timedelta(seconds=1), tick=False):
         assert services.charge_refresh(charge_id=charge.id).status == "pending"
     with time_machine.travel(T0 + timedelta(seconds=299), tick=False):
@@ -92,7 +86,7 @@ def test_card_payment_not_completed_is_abandoned_after_its_timeout(merchant, tim
 
 @pytest.mark.django_db
 def test_a_final_status_never_changes(merchant, timeouts):
-    charge = sent_charge(merchant, phone="+243812345678")
+    charge = sent_charge(merchant, phone="+243812345678", at=T0)
     with time_machine.travel(T0 + timedelta(seconds=3), tick=False):
         charge = services.charge_refresh(charge_id=charge.id)
     assert charge.status == "succeeded"
@@ -130,11 +124,11 @@ def queued_tasks() -> list[tuple[str, str]]:
 def test_poll_sweep_enqueues_due_checks_and_resends_unsent_requests(merchant, timeouts):
     from config.celery import app
 
-    due = sent_charge(merchant)
-    later = sent_charge(merchant)
+    due = sent_charge(merchant, phone=SILENT, at=T0)
+    later = sent_charge(merchant, phone=SILENT, at=T0)
     with time_machine.travel(T0 + timedelta(seconds=25), tick=False):
         later = services.charge_refresh(charge_id=later.id)  # next check at T0 + 35 s
-    final = sent_charge(merchant, phone="+243812345678")
+    final = sent_charge(merchant, phone="+243812345678", at=T0)
     with time_machine.travel(T0 + timedelta(seconds=3), tick=False):
         assert services.charge_refresh(charge_id=final.id).status == "succeeded"
     with time_machine.travel(T0, tick=False):

@@ -12,15 +12,15 @@ import time_machine
 
 from payments import services, tasks
 from payments.errors import InvalidRequest
-from payments.models import Charge, Refund, SandboxTransaction
+from payments.models import Refund, SandboxTransaction
 from payments.providers.base import ProviderOutcome
+from tests.factories import make_charge, prompt_sent, sent_charge, timed_out_charge
 from tests.helpers import admin_url
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
 
 T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
-MM = {"amount": 5000, "currency": "CDF", "network": "VODACOM_MPESA"}
 LATE = "+243812345005"
 SILENT = "+243812345003"
 DAY = 24 * 3600
@@ -35,26 +35,6 @@ def timeouts(settings):
     return settings
 
 
-def new_charge(merchant, phone=LATE, at=T0):
-    with time_machine.travel(at, tick=False):
-        return services.charge_create(merchant=merchant, livemode=False, phone=phone, **MM)
-
-
-def send(charge, at):
-    with time_machine.travel(at, tick=False):
-        services.charge_request_payment(charge_id=charge.id)
-    return Charge.objects.get(pk=charge.id)
-
-
-def timed_out_charge(merchant, phone=LATE):
-    """Created and sent at T0; the status check at the deadline hears nothing: failed timeout."""
-    charge = send(new_charge(merchant, phone), T0)
-    with time_machine.travel(T0 + timedelta(seconds=300), tick=False):
-        charge = services.charge_refresh(charge_id=charge.id)
-    assert (charge.status, charge.failure_code) == ("failed", "timeout")
-    return charge
-
-
 def event_types(**filters):
     return list(
         Event.objects.filter(**filters).order_by("created_at").values_list("type", flat=True)
@@ -66,7 +46,7 @@ def event_types(**filters):
 
 def test_the_deadline_runs_from_the_prompt_not_from_creation(merchant, timeouts):
     # A broker backlog: the prompt leaves 200 s after the charge was created.
-    charge = send(new_charge(merchant, SILENT), T0 + timedelta(seconds=200))
+    charge = prompt_sent(make_charge(merchant, phone=SILENT, at=T0), at=T0 + timedelta(seconds=200))
     with time_machine.travel(T0 + timedelta(seconds=301), tick=False):
         charge = services.charge_refresh(charge_id=charge.id)
         assert charge.status == "pending"  # 101 s after the prompt: the customer still has time
@@ -79,7 +59,7 @@ def test_the_deadline_runs_from_the_prompt_not_from_creation(merchant, timeouts)
 
 
 def test_a_prompt_that_could_not_leave_before_its_deadline_is_never_sent(merchant, timeouts):
-    charge = send(new_charge(merchant, SILENT), T0 + timedelta(seconds=301))
+    charge = prompt_sent(make_charge(merchant, phone=SILENT, at=T0), at=T0 + timedelta(seconds=301))
     assert (charge.status, charge.failure_code) == ("failed", "timeout")
     assert charge.provider_requested_at is None
     assert not SandboxTransaction.objects.filter(reference=charge.id).exists()
@@ -87,19 +67,19 @@ def test_a_prompt_that_could_not_leave_before_its_deadline_is_never_sent(merchan
     # Never sent, so the operator cannot have taken money: nothing to reconcile.
     assert charge.reconcile_next_at is None
     # A late retry of the request task changes nothing.
-    assert send(charge, T0 + timedelta(seconds=400)).status == "failed"
+    assert prompt_sent(charge, at=T0 + timedelta(seconds=400)).status == "failed"
     assert event_types(data__object__id=charge.id) == ["charge.failed"]
 
 
 def test_a_prompt_in_time_is_sent(merchant, timeouts):
-    charge = send(new_charge(merchant, SILENT), T0 + timedelta(seconds=299))
+    charge = prompt_sent(make_charge(merchant, phone=SILENT, at=T0), at=T0 + timedelta(seconds=299))
     assert charge.status == "pending"
     assert charge.provider_requested_at == T0 + timedelta(seconds=299)
     assert SandboxTransaction.objects.filter(reference=charge.id).count() == 1
 
 
 def test_the_unsent_sweep_fails_overdue_charges_without_sending_them(merchant, timeouts):
-    overdue = new_charge(merchant, SILENT)
+    overdue = make_charge(merchant, phone=SILENT, at=T0)
     with time_machine.travel(T0 + timedelta(seconds=301), tick=False):
         tasks.charges_poll_due()
     overdue.refresh_from_db()
@@ -109,7 +89,7 @@ def test_the_unsent_sweep_fails_overdue_charges_without_sending_them(merchant, t
 
 
 def test_the_unsent_sweep_still_sends_charges_in_time(merchant, timeouts, eager_tasks):
-    in_time = new_charge(merchant, SILENT, at=T0 + timedelta(seconds=250))
+    in_time = make_charge(merchant, phone=SILENT, at=T0 + timedelta(seconds=250))
     with time_machine.travel(T0 + timedelta(seconds=301), tick=False):
         tasks.charges_poll_due()
     in_time.refresh_from_db()
@@ -122,7 +102,7 @@ def test_the_unsent_sweep_still_sends_charges_in_time(merchant, timeouts, eager_
 
 
 def test_a_timed_out_charge_is_asked_about_with_growing_waits_for_the_window(merchant, timeouts):
-    charge = timed_out_charge(merchant, SILENT)
+    charge = timed_out_charge(merchant, phone=SILENT, at=T0)
     failed_at = T0 + timedelta(seconds=300)
     assert charge.reconcile_until == failed_at + timedelta(seconds=2 * DAY)
     waits, now = [], failed_at
@@ -145,7 +125,7 @@ def test_a_timed_out_charge_is_asked_about_with_growing_waits_for_the_window(mer
 
 
 def test_the_reconciliation_sweep_checks_only_due_charges(merchant, timeouts, eager_tasks):
-    charge = timed_out_charge(merchant, SILENT)
+    charge = timed_out_charge(merchant, phone=SILENT, at=T0)
     with time_machine.travel(charge.reconcile_next_at - timedelta(seconds=1), tick=False):
         assert tasks.charges_reconcile_due() == 0
     with time_machine.travel(charge.reconcile_next_at, tick=False):
@@ -158,7 +138,7 @@ def test_the_reconciliation_sweep_checks_only_due_charges(merchant, timeouts, ea
 def test_a_late_payment_keeps_the_charge_failed_and_is_refunded_in_full(
     merchant, api, timeouts, eager_tasks, django_capture_on_commit_callbacks
 ):
-    charge = timed_out_charge(merchant, LATE)
+    charge = timed_out_charge(merchant, phone=LATE, at=T0)
     assert event_types(data__object__id=charge.id) == ["charge.failed"]
     # The check at the deadline heard nothing: the customer approves only afterwards.
     assert SandboxTransaction.objects.get(reference=charge.id).decision == "late"
@@ -194,7 +174,7 @@ def test_a_late_payment_keeps_the_charge_failed_and_is_refunded_in_full(
 def test_a_lost_send_task_of_a_late_refund_is_made_good_by_the_poller(
     merchant, timeouts, eager_tasks
 ):
-    charge = timed_out_charge(merchant, LATE)
+    charge = timed_out_charge(merchant, phone=LATE, at=T0)
     with time_machine.travel(charge.reconcile_next_at, tick=False):
         charge = services.charge_apply_outcome(
             charge_id=charge.id, outcome=ProviderOutcome(status="succeeded")
@@ -209,7 +189,7 @@ def test_a_lost_send_task_of_a_late_refund_is_made_good_by_the_poller(
 
 
 def test_a_late_success_reported_twice_is_refunded_once(merchant, timeouts):
-    charge = timed_out_charge(merchant, LATE)
+    charge = timed_out_charge(merchant, phone=LATE, at=T0)
     for _ in range(3):
         services.charge_apply_outcome(
             charge_id=charge.id, outcome=ProviderOutcome(status="succeeded", raw={"n": 1})
@@ -220,7 +200,7 @@ def test_a_late_success_reported_twice_is_refunded_once(merchant, timeouts):
 
 
 def test_a_declined_charge_later_reported_paid_is_refunded_too(merchant, timeouts):
-    charge = send(new_charge(merchant, "+243812345001"), T0)
+    charge = sent_charge(merchant, phone="+243812345001", at=T0)
     charge = services.charge_apply_outcome(
         charge_id=charge.id, outcome=ProviderOutcome(status="declined", failure_code="x")
     )
@@ -235,7 +215,7 @@ def test_a_declined_charge_later_reported_paid_is_refunded_too(merchant, timeout
 
 
 def test_an_operator_failure_ends_the_reconciliation(merchant, timeouts):
-    charge = timed_out_charge(merchant, SILENT)
+    charge = timed_out_charge(merchant, phone=SILENT, at=T0)
     charge = services.charge_apply_outcome(
         charge_id=charge.id, outcome=ProviderOutcome(status="failed", failure_code="expired")
     )
@@ -249,10 +229,10 @@ def test_an_unreachable_operator_never_fails_a_charge_and_is_asked_again(merchan
         **timeouts.PAYMENT_PROVIDERS,
         "test": {
             **timeouts.PAYMENT_PROVIDERS["test"],
-            "VODACOM_MPESA": "tests.payments.fake_providers.UnreachableOperator",
+            "VODACOM_MPESA": "tests.fakes.operators.UnreachableOperator",
         },
     }
-    charge = send(new_charge(merchant, SILENT), T0)
+    charge = sent_charge(merchant, phone=SILENT, at=T0)
     with time_machine.travel(T0 + timedelta(seconds=299), tick=False):
         charge = services.charge_refresh(charge_id=charge.id)
     assert charge.status == "pending"  # a 503 says nothing: still pending
@@ -272,7 +252,7 @@ def test_an_unreachable_operator_never_fails_a_charge_and_is_asked_again(merchan
 
 
 def test_merchants_cannot_give_the_late_payment_reason(api, merchant, timeouts):
-    charge = send(new_charge(merchant, "+243812345678"), T0)
+    charge = sent_charge(merchant, phone="+243812345678", at=T0)
     with time_machine.travel(T0 + timedelta(seconds=3), tick=False):
         charge = services.charge_refresh(charge_id=charge.id)
     assert charge.status == "succeeded"
@@ -294,7 +274,7 @@ def test_merchants_cannot_give_the_late_payment_reason(api, merchant, timeouts):
 
 
 def test_merchants_still_cannot_refund_a_failed_charge(api, merchant, timeouts):
-    charge = timed_out_charge(merchant, LATE)
+    charge = timed_out_charge(merchant, phone=LATE, at=T0)
     response = api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json")
     assert response.json()["error"]["code"] == "charge_not_refundable"
     services.charge_apply_outcome(charge_id=charge.id, outcome=ProviderOutcome(status="succeeded"))
@@ -306,22 +286,12 @@ def test_merchants_still_cannot_refund_a_failed_charge(api, merchant, timeouts):
 # --- Staff ----------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def staff():
-    from django.contrib.auth.models import User
-    from django.test import Client
-
-    client = Client()
-    client.force_login(User.objects.create_superuser("ops", "ops@example.cd", "a-passphrase-42"))
-    return client
-
-
 def test_staff_find_late_payments_with_the_operators_answers(staff, merchant, timeouts):
-    late = timed_out_charge(merchant, LATE)
+    late = timed_out_charge(merchant, phone=LATE, at=T0)
     services.charge_apply_outcome(
         charge_id=late.id, outcome=ProviderOutcome(status="succeeded", raw={"op": "PAID-LATE"})
     )
-    other = timed_out_charge(merchant, SILENT)
+    other = timed_out_charge(merchant, phone=SILENT, at=T0)
 
     def listed(url):
         response = staff.get(url)
@@ -339,14 +309,14 @@ def test_staff_find_late_payments_with_the_operators_answers(staff, merchant, ti
 def test_an_operator_no_longer_connected_says_nothing(merchant, timeouts):
     """Its adapter removed between creation and sending, or during reconciliation: nothing is
     known, so nothing is failed, and the charge is still checked later."""
-    timed_out = timed_out_charge(merchant, SILENT)
-    unsent = new_charge(merchant, SILENT)
+    timed_out = timed_out_charge(merchant, phone=SILENT, at=T0)
+    unsent = make_charge(merchant, phone=SILENT, at=T0)
     providers = timeouts.PAYMENT_PROVIDERS
     timeouts.PAYMENT_PROVIDERS = {
         **providers,
         "test": {k: v for k, v in providers["test"].items() if k != "VODACOM_MPESA"},
     }
-    charge = send(unsent, T0)
+    charge = prompt_sent(unsent, at=T0)
     assert charge.status == "pending" and charge.next_check_at is not None
     assert "not available" in charge.provider_raw[-1]["error"]
     due = timed_out.reconcile_next_at

@@ -6,29 +6,17 @@ import pytest
 from payments import services
 from payments.models import Charge, Refund
 from payments.providers.base import ProviderOutcome
-from tests.checkout.test_lifecycle import _race as race
+from tests.factories import make_charge
+from tests.helpers import race
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 RACERS = 6
-
-
-def timed_out_charge(merchant) -> Charge:
-    charge = services.charge_create(
-        merchant=merchant,
-        livemode=False,
-        amount=5000,
-        currency="CDF",
-        phone="+243812345005",
-        network="VODACOM_MPESA",
-    )
-    return services.charge_apply_outcome(
-        charge_id=charge.id, outcome=ProviderOutcome(status="failed", failure_code="timeout")
-    )
+LATE = "+243812345005"
 
 
 def test_concurrent_late_successes_create_one_refund(merchant):
-    charge = timed_out_charge(merchant)
+    charge = make_charge(merchant, phone=LATE, status="failed", failure_code="timeout")
     results = race(
         lambda: services.charge_apply_outcome(
             charge_id=charge.id, outcome=ProviderOutcome(status="succeeded", raw={"at": "once"})
@@ -44,7 +32,7 @@ def test_concurrent_late_successes_create_one_refund(merchant):
 
 
 def test_concurrent_late_payment_calls_create_one_refund(merchant):
-    charge = timed_out_charge(merchant)
+    charge = make_charge(merchant, phone=LATE, status="failed", failure_code="timeout")
     results = race(lambda: services.charge_late_payment(charge_id=charge.id, answer={}), RACERS)
     made = [r for r in results if isinstance(r, Refund)]
     assert len(made) == 1 and results.count(None) == RACERS - 1, results

@@ -12,7 +12,7 @@ from kombu.exceptions import OperationalError
 from config.celery import app
 from payments import tasks
 from payments.models import Charge
-from tests.conftest import broker_down
+from tests.helpers import broker_down
 
 
 def published_on(queue_name: str) -> list[str]:

@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from django.conf import settings
 
-from tests.conftest import wait_for
+from tests.helpers import wait_for
 
 # Lines of the first start that the broker preparation and a clean shutdown rule out.
 BAD_LOG = ("already exists", "Connection to broker lost", "Traceback", "CRITICAL")

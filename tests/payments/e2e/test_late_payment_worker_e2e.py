@@ -6,13 +6,12 @@ then `refund.succeeded`, both signed."""
 import pytest
 
 from payments.models import Charge, Refund
-from tests.conftest import wait_for
-from tests.webhooks.conftest import receiver  # noqa: F401 - the merchant's live receiver
+from tests.helpers import wait_for
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
 
-def test_a_late_payment_is_refunded_through_the_worker(api, receiver, celery_worker_process):  # noqa: F811
+def test_a_late_payment_is_refunded_through_the_worker(api, receiver, celery_worker_process):
     celery_worker_process(
         beat=True,
         SANDBOX_MOBILE_MONEY_DELAY="0",

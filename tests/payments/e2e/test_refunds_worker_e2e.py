@@ -4,8 +4,8 @@ import pytest
 
 from payments import tasks
 from payments.models import Charge, Refund
-from tests.conftest import wait_for
-from tests.payments.refund_helpers import succeeded_card_charge
+from tests.factories import succeeded_card_charge
+from tests.helpers import wait_for
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 

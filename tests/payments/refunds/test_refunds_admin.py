@@ -3,19 +3,12 @@
 import pytest
 
 from payments import services
+from tests.factories import succeeded_card_charge, succeeded_mobile_money_charge
 from tests.helpers import admin_url
-from tests.payments.refund_helpers import succeeded_card_charge, succeeded_mobile_money_charge
 
 pytestmark = pytest.mark.django_db
 
 LIST = "/admin/payments/refund/"
-
-
-@pytest.fixture
-def staff(client, django_user_model):
-    user = django_user_model.objects.create_superuser("staff", "staff@example.cd", "pw-123-long")
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture

@@ -4,16 +4,14 @@ import pytest
 
 from payments import services
 from payments.models import Refund
-from tests.conftest import ARTIFACTS
-from tests.payments.refund_helpers import succeeded_mobile_money_charge
+from tests.factories import staff_user, succeeded_mobile_money_charge
+from tests.helpers import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_staff_mark_a_pending_refund_failed_after_confirming(
-    page, live_server, merchant, django_user_model
-):
-    django_user_model.objects.create_superuser("staff", "staff@example.cd", "pw-123-long")
+def test_staff_mark_a_pending_refund_failed_after_confirming(page, live_server, merchant):
+    staff_user("staff", password="pw-123-long")
     charge = succeeded_mobile_money_charge(merchant, amount=250000)
     refund = services.refund_create(
         charge=charge, amount=20000, metadata={"sandbox_refund": "pending"}
@@ -29,7 +27,7 @@ def test_staff_mark_a_pending_refund_failed_after_confirming(
 
     page.wait_for_selector("text=Confirm what the provider told you")
     assert refund.id in page.content()
-    page.screenshot(path=str(ARTIFACTS / "refund-admin-confirm.png"), full_page=True)
+    screenshot(page, "refund-admin-confirm")
     assert Refund.objects.get(pk=refund.id).status == "pending"
     page.click("input[value='Yes, they were not paid back']")
 

@@ -5,8 +5,7 @@ import pytest
 from payments import services
 from payments.models import Charge, Refund, SandboxTransaction
 from payments.providers.base import ProviderOutcome
-from tests.factories import merchant_with_keys
-from tests.payments.refund_helpers import succeeded_card_charge, succeeded_mobile_money_charge
+from tests.factories import merchant_with_keys, succeeded_card_charge, succeeded_mobile_money_charge
 
 pytestmark = pytest.mark.django_db
 

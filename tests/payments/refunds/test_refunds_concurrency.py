@@ -9,10 +9,10 @@ from collections import Counter
 
 import pytest
 from django.db import connection
-from rest_framework.test import APIClient
 
 from payments.models import Charge, Refund
-from tests.payments.refund_helpers import succeeded_card_charge, succeeded_mobile_money_charge
+from tests.factories import succeeded_card_charge, succeeded_mobile_money_charge
+from tests.helpers import api_client
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -25,8 +25,7 @@ def race(secret_key: str, charge_id: str, bodies: list[dict]) -> list[tuple[int,
 
     def worker(index: int, body: dict) -> None:
         try:
-            client = APIClient()
-            client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret_key}")
+            client = api_client(secret_key)
             barrier.wait(timeout=30)
             response = client.post(f"/v1/charges/{charge_id}/refunds", body, format="json")
             results[index] = (response.status_code, response.json())

@@ -4,7 +4,7 @@ import pytest
 
 from payments import services
 from payments.models import Refund, SandboxTransaction
-from payments.providers.base import ProviderOutcome
+from tests.factories import make_charge, settle
 
 pytestmark = pytest.mark.django_db
 
@@ -22,13 +22,8 @@ def live_charge(merchant, settings):
     merchant.live_approved = True
     merchant.save()
     settings.PAYMENT_PROVIDERS = SANDBOX_AS_LIVE
-    charge = services.charge_create(
-        merchant=merchant, livemode=True, amount=10000, currency="USD",
-        phone="+243812345678", network="VODACOM_MPESA",
-    )  # fmt: skip
-    return services.charge_apply_outcome(
-        charge_id=charge.id, outcome=ProviderOutcome(status="succeeded", provider_reference="MP1")
-    )
+    charge = make_charge(merchant, livemode=True, amount=10000, currency="USD")
+    return settle(charge, "succeeded", provider_reference="MP1")
 
 
 def test_live_refund_answers_pending_and_is_sent_once_after_commit(

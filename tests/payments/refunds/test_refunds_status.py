@@ -11,18 +11,10 @@ from payments import services, tasks
 from payments.models import Charge, Refund, SandboxTransaction
 from payments.providers.base import ProviderOutcome, RefundRequest
 from payments.representations import refund_repr
-from tests.helpers import set_webhook_url
-from tests.payments.refund_helpers import succeeded_card_charge, succeeded_mobile_money_charge
-from webhooks.models import Event
+from tests.factories import succeeded_card_charge, succeeded_mobile_money_charge
+from tests.helpers import refund_events, set_webhook_url
 
 pytestmark = pytest.mark.django_db
-
-
-def refund_events(refund_id=None):
-    events = Event.objects.filter(type__startswith="refund.").order_by("created_at")
-    if refund_id:
-        events = [e for e in events if e.data["object"]["id"] == refund_id]
-    return list(events)
 
 
 def test_failed_sandbox_refund_frees_its_amount(api, merchant):
@@ -161,7 +153,7 @@ def test_unreachable_provider_keeps_the_refund_pending_until_the_check(api, merc
         **settings.PAYMENT_PROVIDERS,
         "test": {
             **settings.PAYMENT_PROVIDERS["test"],
-            "VODACOM_MPESA": "tests.payments.fake_providers.UnreachableRefundsOperator",
+            "VODACOM_MPESA": "tests.fakes.operators.UnreachableRefundsOperator",
         },
     }
     response = api.post(f"/v1/charges/{charge.id}/refunds", {"amount": 5000}, format="json")

@@ -12,7 +12,7 @@ import secrets
 import threading
 from urllib.parse import parse_qs
 
-from tests.providers.fakes.base import FakeProvider, Request, Response
+from tests.fakes.base import FakeProvider, Request, Response
 
 API = "/orange-money-b2b/v1/cd/transactions"
 PEER = re.compile(r"^(80|84|85|89)\d{7}$")

@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 
 from payments.providers import secure_acceptance
-from tests.providers.fakes.base import FakeProvider, Request, Response
+from tests.fakes.base import FakeProvider, Request, Response
 
 SIGNATURE = re.compile(r'(\w+)="([^"]*)"')
 REPLY_DECISIONS = {"accept": ("ACCEPT", "100"), "decline": ("DECLINE", "203"),

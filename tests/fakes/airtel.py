@@ -10,7 +10,7 @@ import time
 
 import requests
 
-from tests.providers.fakes.base import FakeProvider, Request, Response
+from tests.fakes.base import FakeProvider, Request, Response
 
 MSISDN = re.compile(r"^(97|98|99)\d{7}$")
 ACCEPTED = {
@@ -46,6 +46,10 @@ class FakeAirtel(FakeProvider):
         self.route("POST", "/merchant/v1/payments/", self.pay)
         self.route("GET", r"/standard/v1/payments/(?P<txn>[^/]+)", self.enquiry)
         self.route("POST", "/standard/v1/payments/refund", self.refund)
+
+    def enquiries(self, txn: str) -> int:
+        """How many status enquiries of this transaction Airtel received."""
+        return [r.path for r in self.log].count(f"/standard/v1/payments/{txn}")
 
     def expire_tokens(self) -> None:
         with self.lock:

@@ -23,7 +23,7 @@ import time
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from tests.providers.fakes.base import FakeProvider, Request, Response
+from tests.fakes.base import FakeProvider, Request, Response
 
 PREFIX = "/openapi/ipg/v2/vodacomDRC"
 MSISDN = re.compile(r"^243(81|82|83)\d{7}$")
