@@ -1,4 +1,4 @@
-"""Idempotency-Key on every POST under /v1 (contract §8), through the HTTP API."""
+"""Idempotency-Key on every POST under /v1, through the HTTP API."""
 
 import json
 from datetime import timedelta
@@ -17,6 +17,7 @@ from payments.errors import ProviderUnavailable
 from payments.models import Charge, IdempotencyRecord, SandboxTransaction
 from tests.factories import merchant_with_keys
 from tests.helpers import api_client, assert_error
+from webhooks.models import WebhookEndpoint
 
 pytestmark = pytest.mark.django_db
 
@@ -133,7 +134,13 @@ def test_keys_are_scoped_per_mode(api, live_api):
     assert live_answer.status_code == 200
     assert not live_answer.has_header("Idempotent-Replayed")
     assert live_answer.json()["url"] == "https://b.example.cd/h"
-    assert IdempotencyRecord.objects.filter(key="mode-key").count() == 2
+    # One record per mode, and nothing else written.
+    records = IdempotencyRecord.objects.order_by("livemode")
+    assert [(r.key, r.livemode, r.response_status) for r in records] == [
+        ("mode-key", False, 200),
+        ("mode-key", True, 200),
+    ]
+    assert Charge.objects.count() == 0
 
 
 def test_webhook_endpoint_post_is_honoured_the_same_way(api):
@@ -144,11 +151,15 @@ def test_webhook_endpoint_post_is_honoured_the_same_way(api):
         post(api, "/v1/webhook_endpoint", {"url": "https://c.example.cd/hooks"}).status_code == 200
     )
 
+    endpoints = WebhookEndpoint.objects.count()
     replay = post(api, "/v1/webhook_endpoint", {"url": "https://a.example.cd/hooks"}, "wh-1")
     assert replay.status_code == 200
     assert replay.content == first.content and replay["Idempotent-Replayed"] == "true"
-    # The replay did not run the operation a second time.
+    # The replay did not run the operation a second time, and stored nothing more.
     assert api.get("/v1/webhook_endpoint").json()["url"] == "https://c.example.cd/hooks"
+    assert WebhookEndpoint.objects.count() == endpoints
+    assert IdempotencyRecord.objects.count() == 1
+    assert Charge.objects.count() == 0
     assert_error(
         post(api, "/v1/webhook_endpoint", {"url": "https://d.example.cd/hooks"}, "wh-1"),
         400,
@@ -185,19 +196,22 @@ def test_a_refused_operation_is_not_stored(merchant_keys):
 
 
 @override_settings(ROOT_URLCONF=__name__)
-@pytest.mark.parametrize("body", [{"raise": True}, {}], ids=["raised", "answered"])
+@pytest.mark.parametrize(
+    "body, status", [({"raise": True}, 503), ({}, 422)], ids=["raised", "answered"]
+)
 def test_an_error_after_writes_rolls_the_operation_back(
-    api, django_capture_on_commit_callbacks, body
+    api, django_capture_on_commit_callbacks, body, status
 ):
     with django_capture_on_commit_callbacks() as callbacks:
         failed = post(api, "/v1/charge-then-fail", body, "atomic-1")
-    assert failed.status_code in (422, 503)
+    assert failed.status_code == status, failed.content
     assert Charge.objects.count() == 0  # the charge written before the error is gone
     assert IdempotencyRecord.objects.count() == 0
     assert callbacks == []  # and its prompt is never sent
     # Without a key the view behaves as before: its write is not undone by us.
-    post(api, "/v1/charge-then-fail", {})
+    assert post(api, "/v1/charge-then-fail", {}).status_code == 422
     assert Charge.objects.count() == 1
+    assert IdempotencyRecord.objects.count() == 0
 
 
 @pytest.mark.parametrize(
@@ -236,8 +250,13 @@ def test_invalid_json_is_refused_before_the_key_is_used(api):
 def test_get_requests_ignore_the_header(api):
     response = api.get("/v1/charges", HTTP_IDEMPOTENCY_KEY="")
     assert response.status_code == 200
-    assert api.get("/v1/charges", HTTP_IDEMPOTENCY_KEY="get-key").status_code == 200
+    assert response.json()["data"] == []
+    keyed = api.get("/v1/charges", HTTP_IDEMPOTENCY_KEY="get-key")
+    assert keyed.status_code == 200 and not keyed.has_header("Idempotent-Replayed")
+    assert keyed.json()["data"] == []
+    # Nothing was stored: no record under the key, no charge.
     assert IdempotencyRecord.objects.count() == 0
+    assert Charge.objects.count() == 0
 
 
 def test_a_key_is_kept_24_hours_from_the_first_request(api):

@@ -1,4 +1,7 @@
-"""The hosted-payment signature against the public test vectors (providers.md §1)."""
+"""The hosted-payment signature (HMAC-SHA256 of the signed fields, base64) against the public test
+vectors: what it signs, what it accepts and what it refuses, and why."""
+
+from datetime import UTC, datetime
 
 import pytest
 
@@ -53,8 +56,10 @@ def test_full_request_vector_string_and_signature():
 def test_verify_accepts_the_full_request_vector():
     fields = {**FULL_REQUEST, "signature": FULL_SIGNATURE}
     assert secure_acceptance.sign(fields, FULL_KEY) == FULL_SIGNATURE
-    secure_acceptance.verify(fields, FULL_KEY)  # raises InvalidSignature when it does not verify
-    with pytest.raises(InvalidSignature):  # the same call does refuse a wrong one
+    # Accepted: verify answers nothing (it raises InvalidSignature when it does not verify)…
+    assert secure_acceptance.verify(fields, FULL_KEY) is None
+    # …and the same call does refuse a wrong signature.
+    with pytest.raises(InvalidSignature, match="signature does not match"):
         secure_acceptance.verify({**fields, "signature": FULL_SIGNATURE[::-1]}, FULL_KEY)
 
 
@@ -70,21 +75,22 @@ def test_verify_accepts_the_full_request_vector():
     ],
 )
 def test_verify_rejects_a_tampered_field(field, value):
-    with pytest.raises(InvalidSignature):
+    with pytest.raises(InvalidSignature, match="signature does not match"):
         secure_acceptance.verify(
             {**FULL_REQUEST, "signature": FULL_SIGNATURE, field: value}, FULL_KEY
         )
 
 
 def test_verify_rejects_another_key():
-    with pytest.raises(InvalidSignature):
+    with pytest.raises(InvalidSignature, match="signature does not match"):
         secure_acceptance.verify({**FULL_REQUEST, "signature": FULL_SIGNATURE}, "test-secret-kez")
 
 
 def test_verify_rejects_a_shortened_signed_list():
     # Dropping amount from the list and re-using the signature must not pass.
     names = FULL_REQUEST["signed_field_names"].replace(",amount", "")
-    with pytest.raises(InvalidSignature):
+    assert "amount" not in names.split(",")
+    with pytest.raises(InvalidSignature, match="signature does not match"):
         secure_acceptance.verify(
             {**FULL_REQUEST, "signed_field_names": names, "signature": FULL_SIGNATURE}, FULL_KEY
         )
@@ -95,7 +101,7 @@ def test_verify_requires_signed_field_names_and_signature():
     without_names = {k: v for k, v in fields.items() if k != "signed_field_names"}
     without_signature = {k: v for k, v in fields.items() if k != "signature"}
     for broken in (without_names, without_signature, {**fields, "signed_field_names": ""}):
-        with pytest.raises(InvalidSignature):
+        with pytest.raises(InvalidSignature, match="signed_field_names and signature are required"):
             secure_acceptance.verify(broken, FULL_KEY)
 
 
@@ -118,9 +124,33 @@ def test_build_request_is_verifiable_and_in_major_units():
         receipt_url="https://pay.example/card/receipt",
         cancel_url="https://pay.example/card/receipt",
     )
-    secure_acceptance.verify(fields, FULL_KEY)
+    assert secure_acceptance.verify(fields, FULL_KEY) is None  # accepted
+    assert fields["signature"] == secure_acceptance.sign(fields, FULL_KEY)
     assert fields["amount"] == "12.50"
     assert set(fields["signed_field_names"].split(",")) == set(fields) - {"signature"}
+    assert {
+        k: v for k, v in fields.items() if k not in ("transaction_uuid", "signed_date_time")
+    } == {
+        "access_key": "abc123",
+        "profile_id": "PROF-1",
+        "signed_field_names": fields["signed_field_names"],
+        "unsigned_field_names": "",
+        "locale": "fr",
+        "transaction_type": "sale",
+        "reference_number": "ch_x",
+        "amount": "12.50",
+        "currency": "USD",
+        "override_custom_receipt_page": "https://pay.example/card/receipt",
+        "override_custom_cancel_page": "https://pay.example/card/receipt",
+        "signature": fields["signature"],
+    }
+    # A fresh attempt of this charge, signed now.
+    assert secure_acceptance.attempt_issued("ch_x", fields["transaction_uuid"])
+    signed_at = secure_acceptance.parse_signed_date_time(fields["signed_date_time"])
+    assert abs((datetime.now(UTC) - signed_at).total_seconds()) < 60
+    # Another key does not verify it.
+    with pytest.raises(InvalidSignature, match="signature does not match"):
+        secure_acceptance.verify(fields, "test-secret-kez")
 
 
 @pytest.mark.parametrize(("minor", "major"), [(1, "0.01"), (1250, "12.50"), (100000, "1000.00")])
