@@ -7,7 +7,6 @@ status check (SANDBOX_MOBILE_MONEY_DELAY=0), or by a real worker on Redis in one
 import re
 
 import pytest
-from django.urls import Resolver404, resolve
 
 from checkout import services
 from payments import services as payment_services
@@ -163,21 +162,6 @@ def test_real_worker_settles_the_prompt_and_the_page_follows(
 # --- Card: needs the sandbox card page (/sandbox/card/pay) and the receipt endpoint ------------
 
 
-def _sandbox_card_page_exists() -> bool:
-    try:
-        resolve("/sandbox/card/pay")
-        resolve("/card/receipt")
-    except Resolver404:
-        return False
-    return True
-
-
-needs_card_sandbox = pytest.mark.skipif(
-    not _sandbox_card_page_exists(), reason="the sandbox card page /sandbox/card/pay is not built"
-)
-
-
-@needs_card_sandbox
 @pytest.mark.parametrize(
     "outcome, status, target",
     [("accept", "succeeded", "ok"), ("decline", "declined", "cancel")],
@@ -198,7 +182,6 @@ def test_card_payment_returns_to_the_merchant(page, merchant, shop, outcome, sta
     }
 
 
-@needs_card_sandbox
 def test_back_to_the_card_page_opens_a_fresh_attempt_that_can_be_paid(page, merchant, shop):
     session = make_session(merchant, currency="USD", amount=1999, **shop)
     page.goto(services.session_repr(session)["url"])

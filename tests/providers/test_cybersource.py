@@ -29,7 +29,7 @@ def test_hosted_page_reply_and_status_search(cybersource, live_api):
         body["id"],
         "19.99",
     )
-    with pytest.raises(InvalidSignature):
+    with pytest.raises(InvalidSignature, match="signature does not match"):
         CyberSourceCard().verify_reply({**reply, "req_amount": "0.01"})
 
     services.charge_refresh(charge_id=body["id"])
@@ -169,7 +169,7 @@ def test_the_reply_brought_back_by_the_browser_triggers_the_search(cybersource, 
     assert cybersource.searches == 0  # a reply that does not verify asks CyberSource nothing
 
     response = client.post("/card/receipt", reply)
-    assert response.status_code in (200, 303)
+    assert response.status_code == 200
     assert cybersource.searches == 1
     charge = Charge.objects.get(pk=body["id"])
     assert charge.status == "succeeded" and charge.provider == "cybersource"

@@ -62,7 +62,7 @@ def test_event_without_destination_is_kept_not_delivered(merchant):
 
 @pytest.mark.django_db(transaction=True)
 def test_event_record_refuses_to_run_outside_a_transaction(merchant):
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match="inside the transaction of the state change"):
         event_record(merchant=merchant, livemode=False, type="charge.succeeded", data={})
 
 

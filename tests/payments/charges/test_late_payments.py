@@ -266,8 +266,9 @@ def test_merchants_cannot_give_the_late_payment_reason(api, merchant, timeouts):
         "parameter_invalid",
         "reason",
     )
-    with pytest.raises(InvalidRequest):
+    with pytest.raises(InvalidRequest) as refused:
         services.refund_create(charge=charge, reason="late_payment")
+    assert (refused.value.code, refused.value.param) == ("parameter_invalid", "reason")
     assert not Refund.objects.exists()
     ok = api.post(f"/v1/charges/{charge.id}/refunds", {"reason": "duplicate"}, format="json")
     assert ok.status_code == 201

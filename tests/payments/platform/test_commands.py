@@ -69,8 +69,9 @@ def test_createmerchant_flags():
 
 
 def test_createmerchant_refuses_bad_webhook_url():
-    with pytest.raises(CommandError):
+    with pytest.raises(CommandError, match="--webhook-url is not an http"):
         run("createmerchant", "--name", "X", "--webhook-url", "not a url", "--json")
+    assert not Merchant.objects.exists()
 
 
 def test_createapikey_and_revokeapikey():
