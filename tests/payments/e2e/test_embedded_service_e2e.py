@@ -10,13 +10,11 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-import pytest
 from django.conf import settings
 
+from tests.fakes import merchant as merchant_site
 from tests.helpers import wait_for
 
 # Lines of the first start that the broker preparation and a clean shutdown rule out.
@@ -29,28 +27,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture
-def receiver():
-    """The merchant's webhook receiver (the outside world): records every body it is sent."""
-    received = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):
-            received.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-            self.send_response(200)
-            self.end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}/hook", received
-    server.shutdown()
-
-
-def test_make_run_settles_a_sandbox_charge_on_the_embedded_broker(tmp_path, receiver):
-    receiver_url, received = receiver
+def test_make_run_settles_a_sandbox_charge_on_the_embedded_broker(tmp_path):
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     env = {
@@ -66,7 +43,8 @@ def test_make_run_settles_a_sandbox_charge_on_the_embedded_broker(tmp_path, rece
     manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
     for command in (["migrate", "--noinput"], ["demomerchant"]):
         subprocess.run([*manage, *command], env=env, check=True, capture_output=True, timeout=120)
-    key = json.loads((tmp_path / "demo-merchant.json").read_text())["test_secret_key"]
+    demo = json.loads((tmp_path / "demo-merchant.json").read_text())
+    key = demo["test_secret_key"]
     assert not (tmp_path / "broker.sqlite3").exists()
 
     def call(method: str, path: str, body: dict | None = None) -> dict:
@@ -87,7 +65,8 @@ def test_make_run_settles_a_sandbox_charge_on_the_embedded_broker(tmp_path, rece
             return False
 
     log_path = tmp_path / "service.log"
-    with open(log_path, "w") as log:
+    # The merchant's receiver checks each delivery's signature with the demo merchant's secret.
+    with open(log_path, "w") as log, merchant_site.serving(demo["webhook_secret"]) as receiver:
         service = subprocess.Popen(
             [*manage, "runservice", "--bind", f"127.0.0.1:{port}", "--web-workers", "1"],
             env=env,
@@ -96,7 +75,7 @@ def test_make_run_settles_a_sandbox_charge_on_the_embedded_broker(tmp_path, rece
         )
         try:
             wait_for(up, 30)
-            call("POST", "/v1/webhook_endpoint", {"url": receiver_url})
+            call("POST", "/v1/webhook_endpoint", {"url": receiver.url("/hook")})
             charge = call(
                 "POST",
                 "/v1/charges",
@@ -117,9 +96,15 @@ def test_make_run_settles_a_sandbox_charge_on_the_embedded_broker(tmp_path, rece
                 "charge.succeeded"
             ]
             delivered = wait_for(
-                lambda: [e for e in received if e["data"]["object"]["id"] == charge["id"]], 30
+                lambda: [
+                    r.verified
+                    for r in receiver.verified()
+                    if r.verified["data"]["object"]["id"] == charge["id"]
+                ],
+                30,
             )
             assert [e["type"] for e in delivered] == ["charge.succeeded"]
+            assert len(receiver.received) == len(receiver.verified())  # every delivery signed
         finally:
             service.send_signal(signal.SIGTERM)
             service.wait(timeout=30)

@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 REFUSALS = {"amount_exceeds_refundable", "charge_not_refundable"}
 
 
-def race(secret_key: str, charge_id: str, bodies: list[dict]) -> list[tuple[int, dict]]:
+def race_refunds(secret_key: str, charge_id: str, bodies: list[dict]) -> list[tuple[int, dict]]:
     barrier = threading.Barrier(len(bodies))
     results: list[tuple[int, dict] | None] = [None] * len(bodies)
 
@@ -62,7 +62,7 @@ def check_outcome(charge: Charge, results: list[tuple[int, dict]]) -> list[dict]
 def test_simultaneous_partial_and_full_refunds_of_a_card_charge(merchant_keys):
     charge = succeeded_card_charge(merchant_keys.merchant, amount=10000)
     bodies = [{"amount": 1500} for _ in range(12)] + [{}, {}]  # 18000 + two full refunds
-    results = race(merchant_keys.test_key.plaintext, charge.id, bodies)
+    results = race_refunds(merchant_keys.test_key.plaintext, charge.id, bodies)
     created = check_outcome(charge, results)
     # Whenever a full refund gets the lock it takes what remains, so the charge ends fully refunded.
     charge.refresh_from_db()
@@ -76,7 +76,7 @@ def test_failed_refunds_free_their_amount_while_others_race(merchant_keys):
     bodies = [{"amount": 4000, "metadata": fail} for _ in range(4)] + [
         {"amount": 3000} for _ in range(12)
     ]  # 16000 that fail at the operator, 36000 that would succeed
-    results = race(merchant_keys.test_key.plaintext, charge.id, bodies)
+    results = race_refunds(merchant_keys.test_key.plaintext, charge.id, bodies)
     created = check_outcome(charge, results)
     succeeded = [body for body in created if body["status"] == "succeeded"]
     assert all(body["amount"] == 3000 for body in succeeded)
