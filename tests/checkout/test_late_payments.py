@@ -1,4 +1,4 @@
-"""Checkout and late payments (contract §4a, §7): a session cannot be expired under a pending
+"""Checkout and late payments: a session cannot be expired under a pending
 attempt; a success the session cannot accept is refunded in full and never sent to success_url;
 the customer's page says the money will be returned, in French and English."""
 

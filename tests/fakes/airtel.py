@@ -1,4 +1,4 @@
-"""A faithful local Airtel Money Open API (providers.md §2)."""
+"""A faithful local Airtel Money Open API."""
 
 import base64
 import hashlib

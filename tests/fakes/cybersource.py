@@ -1,4 +1,4 @@
-"""A local CyberSource: the hosted page's signature rules (providers.md §1), the Transaction Search
+"""A local CyberSource: the hosted page's signature rules, the Transaction Search
 and the "Refund a Payment" REST APIs with their HTTP Signature authentication, recomputed on every
 call. Money rule: the refunds of a payment never exceed it (an over-refund is a violation)."""
 

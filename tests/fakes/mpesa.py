@@ -1,4 +1,4 @@
-"""A faithful local M-Pesa OpenAPI, market vodacomDRC (providers.md §3A).
+"""A faithful local M-Pesa OpenAPI, market vodacomDRC.
 
 It holds the RSA private key of the portal's public key and decrypts every Bearer: the API key for
 getSession, a live session id for every other call.

@@ -1,4 +1,4 @@
-"""A local Orange Money B2B RDC API (providers.md §4b): Basic-auth token, Bearer cashout and
+"""A local Orange Money B2B RDC API: Basic-auth token, Bearer cashout and
 cashin (the merchant pays the customer: our refunds), one status path for both, and the callback
 Orange sends once the customer has answered on the handset.
 

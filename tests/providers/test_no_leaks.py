@@ -18,7 +18,7 @@ MOBILE = {
     "orange": {"amount": 50000, "currency": "CDF", "phone": "+243851234567"},
 }
 NETWORK = {"airtel": "AIRTEL_MONEY", "mpesa": "VODACOM_MPESA", "orange": "ORANGE_MONEY"}
-# Keys of the API's charge object (contract §3 and its additions): nothing else may appear.
+# Keys of the API's charge object: nothing else may appear.
 CHARGE_KEYS = {
     "id", "object", "livemode", "amount", "currency", "payment_method", "phone", "network",
     "status", "description", "metadata", "amount_refunded", "failure_code", "failure_message",

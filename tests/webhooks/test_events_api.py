@@ -1,4 +1,4 @@
-"""GET /v1/events and GET /v1/events/{id} (contract §5, §9)."""
+"""GET /v1/events and GET /v1/events/{id}."""
 
 import pytest
 

@@ -1,5 +1,5 @@
 """/v1 answers in one language per request: English unless Accept-Language prefers French, DRF's
-own messages included; the hosted pages keep French as their default (contract §7)."""
+own messages included; the hosted pages keep French as their default."""
 
 import re
 

@@ -1,4 +1,4 @@
-"""Authentication and modes (contract §3)."""
+"""Authentication and modes."""
 
 import pytest
 from rest_framework.test import APIClient

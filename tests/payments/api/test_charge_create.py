@@ -1,4 +1,4 @@
-"""POST /v1/charges: the happy paths and the response shapes (contract §4)."""
+"""POST /v1/charges: the happy paths and the response shapes."""
 
 import pytest
 from django.conf import settings

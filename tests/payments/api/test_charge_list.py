@@ -1,4 +1,4 @@
-"""GET /v1/charges/{id}, GET /v1/transactions/{id} and GET /v1/charges (contract §3, §4, §5)."""
+"""GET /v1/charges/{id}, GET /v1/transactions/{id} and GET /v1/charges."""
 
 from datetime import UTC, datetime, timedelta
 

@@ -1,4 +1,4 @@
-"""POST /v1/charges: every validation rule and its contract code (contract §1, §2, §4)."""
+"""POST /v1/charges: every validation rule and its error code."""
 
 import pytest
 

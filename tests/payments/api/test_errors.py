@@ -1,4 +1,4 @@
-"""The error envelope (contract §2) on every error kind, and Request-Id on every response."""
+"""The error envelope on every error kind, and Request-Id on every response."""
 
 import pytest
 from django.test import override_settings

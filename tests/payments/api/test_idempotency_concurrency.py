@@ -1,4 +1,4 @@
-"""Idempotency-Key under concurrent requests (contract §8), against a live server on PostgreSQL."""
+"""Idempotency-Key under concurrent requests, against a live server on PostgreSQL."""
 
 import threading
 

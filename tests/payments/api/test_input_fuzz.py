@@ -1,4 +1,4 @@
-"""No input produces a 5xx (contract §2): random bodies and query strings through every endpoint.
+"""No input produces a 5xx: random bodies and query strings through every endpoint.
 
 The endpoints are read from the URL resolver, so a new /v1 view or provider callback is fuzzed
 without touching this file: every DRF view under /v1/ (GET and POST, with a valid test key) and

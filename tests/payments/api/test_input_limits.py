@@ -1,5 +1,5 @@
-"""Input that once made a 500 (contract §2, §11 MAX_REQUEST_BODY): deep or malformed JSON, dates
-and numbers out of range, bodies over the limit. Each is refused with the error envelope, on the
+"""Input that once made a 500: deep or malformed JSON, dates and numbers out of range, bodies
+over MAX_REQUEST_BODY. Each is refused with the error envelope, on the
 API and on the providers' callbacks, and logged as one warning line without a traceback."""
 
 import json

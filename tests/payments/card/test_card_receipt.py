@@ -1,4 +1,4 @@
-"""Our receipt page: the signed reply is a hint, the status check decides (contract §4, §10)."""
+"""Our receipt page: the signed reply is a hint, the status check decides."""
 
 from datetime import timedelta
 from urllib.parse import parse_qs, urlsplit

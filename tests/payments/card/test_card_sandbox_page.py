@@ -1,4 +1,4 @@
-"""The built-in test card provider's hosted page behaves like the real one (contract §10)."""
+"""The built-in test card provider's hosted page behaves like the real one."""
 
 import html as html_lib
 import re

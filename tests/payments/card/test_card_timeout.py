@@ -1,4 +1,4 @@
-"""A card charge nobody completes fails with `abandoned` after CARD_PAYMENT_TIMEOUT (contract §4)."""
+"""A card charge nobody completes fails with `abandoned` after CARD_PAYMENT_TIMEOUT."""
 
 from datetime import timedelta
 

@@ -1,4 +1,4 @@
-"""Status checks, backoff, timeouts and races of pending charges (contract §4, §10).
+"""Status checks, backoff, timeouts and races of pending charges.
 
 Time is moved with time-machine; nothing sleeps.
 """
@@ -155,7 +155,7 @@ def test_poll_sweep_enqueues_due_checks_and_resends_unsent_requests(merchant, ti
         assert queued_tasks() == [("payments.tasks.charge_request_payment", repr((unsent.id,)))]
     app.control.purge()
     # The re-sent request reaches the operator once, however many times it is delivered
-    # (before its deadline: contract §4a).
+    # (before its deadline).
     with time_machine.travel(T0 + timedelta(seconds=31), tick=False):
         for _ in range(2):
             tasks.charge_request_payment(unsent.id)

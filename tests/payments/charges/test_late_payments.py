@@ -1,4 +1,4 @@
-"""Late payments (contract §4a): deadlines that run from the prompt, the reconciliation window,
+"""Late payments: deadlines that run from the prompt, the reconciliation window,
 and the automatic refund of a payment made after its charge failed.
 
 Time is moved with time-machine; nothing sleeps. The sandbox operator's 005 customer approves

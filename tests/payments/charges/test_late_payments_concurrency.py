@@ -1,5 +1,5 @@
 """A late success reported several times at once (the operator's callback, our reconciliation
-check, a staff check) is refunded exactly once: the charge's row lock decides (contract §4a)."""
+check, a staff check) is refunded exactly once: the charge's row lock decides."""
 
 import pytest
 

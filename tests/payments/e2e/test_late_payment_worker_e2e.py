@@ -1,4 +1,4 @@
-"""End to end (contract §4a, §10): the sandbox's 005 customer approves after the prompt's
+"""End to end: the sandbox's 005 customer approves after the prompt's
 deadline. A real Celery worker with beat on Redis fails the charge `timeout`, asks the operator
 again, finds the payment made and gives it back; the merchant's receiver gets `charge.failed`
 then `refund.succeeded`, both signed."""

@@ -1,4 +1,4 @@
-"""A real Celery worker on Redis settles pending refunds through the sweep (contract §6)."""
+"""A real Celery worker on Redis settles pending refunds through the sweep."""
 
 import pytest
 

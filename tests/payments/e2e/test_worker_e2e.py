@@ -1,5 +1,5 @@
-"""A real Celery worker (with beat) on Redis settles every sandbox mobile money outcome
-(contract §10), including the unanswered prompt that fails after MOBILE_MONEY_PROMPT_TIMEOUT."""
+"""A real Celery worker (with beat) on Redis settles every sandbox mobile money outcome,
+including the unanswered prompt that fails after MOBILE_MONEY_PROMPT_TIMEOUT."""
 
 import pytest
 

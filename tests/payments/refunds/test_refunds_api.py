@@ -1,4 +1,4 @@
-"""POST/GET /v1/charges/{id}/refunds and /v1/refunds: the rules and error codes of contract §6."""
+"""POST/GET /v1/charges/{id}/refunds and /v1/refunds: the refund rules and their error codes."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Simultaneous refund requests never refund more than the charge (contract §6).
+"""Simultaneous refund requests never refund more than the charge.
 
 Each request runs in its own thread with its own database connection, through the whole HTTP
 stack; they are released together by a barrier so that they race for the charge's row lock.

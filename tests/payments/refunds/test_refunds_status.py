@@ -1,5 +1,5 @@
 """Refund statuses: pending refunds settled by the status check, failures that free their amount,
-and the refund.* events written with each change (contract §6, §9)."""
+and the refund.* events written with each change."""
 
 from datetime import timedelta
 
