@@ -1,5 +1,6 @@
-"""Helpers shared by the test modules (builders live in tests/factories.py): reading answers and
-pages, waiting for a worker, racing threads, an unreachable broker."""
+"""What the test modules share besides their data (built by tests/factories.py): API clients and
+error envelopes, admin and webhook settings, the card provider's hosted page, screenshots, waiting
+for a worker, racing threads, an unreachable broker."""
 
 import contextlib
 import html
