@@ -11,8 +11,8 @@ from django.urls import reverse
 from django.utils import timezone
 from standardwebhooks import Webhook, WebhookVerificationError
 
+from tests.factories import record_event, settled_charge
 from tests.helpers import admin_url, set_webhook_url, webhook_secret
-from tests.webhooks.conftest import record_event, settled_charge
 from webhooks.models import Delivery
 from webhooks.representations import event_body
 from webhooks.services import delivery_attempt, event_signed_headers

@@ -7,7 +7,7 @@ import ipaddress
 import pytest
 import requests
 
-from tests.webhooks.conftest import record_event
+from tests.factories import record_event
 from webhooks.models import DeliveryAttempt
 from webhooks.services import delivery_attempt
 from webhooks.transport import PinnedAddressAdapter, forbidden_reason
