@@ -35,7 +35,7 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 from standardwebhooks import Webhook  # noqa: E402
 
-from payments.services import merchant_create  # noqa: E402
+from payments.services.accounts import merchant_create  # noqa: E402
 from webhooks.services import delivery_attempt, event_record  # noqa: E402
 
 MAX_EVENTS = 5000

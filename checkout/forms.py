@@ -1,11 +1,10 @@
-"""The hosted page's mobile money form: the API's phone rules, messages in the customer's language."""
+"""The hosted page's mobile money form: the API's phone rules (payments.phones), messages in the
+customer's language."""
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
-from rest_framework.exceptions import ValidationError as ApiValidationError
 
 from payments import phones
-from payments.api.serializers import check_drc_phone
 from payments.models import Network
 
 AUTO = "auto"
@@ -46,25 +45,23 @@ class MobileMoneyForm(forms.Form):
         phone = phones.normalise(raw)
         chosen = data.get("network") or AUTO
         network = None if chosen == AUTO else chosen
-        try:
-            check_drc_phone(phone, network)
-        except ApiValidationError as exc:
-            code = exc.get_codes()["phone"][0]
-            if code == "phone_network_mismatch":
-                owner = NETWORK_LABELS.get(phones.network_for(phone), "")
-                self.add_error(
-                    "network",
-                    _("This number belongs to %(owner)s, not %(network)s.")
-                    % {"owner": owner, "network": NETWORK_LABELS[network]},
-                )
-            else:
-                self.add_error(
-                    "phone",
-                    _(
-                        "Enter a DR Congo mobile number: 10 digits starting with 08 or 09 "
-                        "(e.g. 0812 345 678), or +243 followed by 9 digits."
-                    ),
-                )
+        problem = phones.phone_problem(phone, network)
+        if problem == phones.PHONE_NETWORK_MISMATCH:
+            owner = NETWORK_LABELS.get(phones.network_for(phone), "")
+            self.add_error(
+                "network",
+                _("This number belongs to %(owner)s, not %(network)s.")
+                % {"owner": owner, "network": NETWORK_LABELS[network]},
+            )
+            return data
+        if problem:
+            self.add_error(
+                "phone",
+                _(
+                    "Enter a DR Congo mobile number: 10 digits starting with 08 or 09 "
+                    "(e.g. 0812 345 678), or +243 followed by 9 digits."
+                ),
+            )
             return data
         if network is None:
             network = phones.network_for(phone)

@@ -14,7 +14,6 @@ from django.utils import timezone
 from checkout import state
 from checkout.models import CheckoutSession, SessionStatus
 from payments import money
-from payments import services as payment_services
 from payments.errors import (
     CardRailDisabled,
     CheckoutSessionNotOpen,
@@ -25,6 +24,7 @@ from payments.errors import (
 from payments.links import with_query
 from payments.models import Charge, ChargeStatus, Currency, Merchant, PaymentMethod
 from payments.providers import registry
+from payments.services import charges
 
 DEFAULT_LIFETIME = 24 * 3600
 SESSION_ID_PLACEHOLDER = "{CHECKOUT_SESSION_ID}"
@@ -171,7 +171,7 @@ def session_charge_finalized(*, charge: Charge) -> None:
     if completed is None:
         session = CheckoutSession.objects.get(pk=charge.checkout_session_id)
         if session.succeeded_charge_id != charge.id:
-            payment_services.charge_late_payment(
+            charges.charge_late_payment(
                 charge_id=charge.id,
                 answer={"refused": f"checkout session {session.id} is {session.status}"},
             )
@@ -248,7 +248,7 @@ def session_attempt_create(
     pending = _pending_charge(session)
     if pending is not None:
         raise AttemptInProgress(pending)
-    return payment_services.charge_create(
+    return charges.charge_create(
         merchant=session.merchant,
         livemode=session.livemode,
         amount=session.amount,

@@ -15,11 +15,11 @@ from django.views.decorators.http import require_GET, require_POST
 from checkout import selectors, services
 from checkout.forms import MobileMoneyForm
 from checkout.models import CheckoutSession, SessionStatus
-from payments import services as payment_services
 from payments import throttles
 from payments.errors import ApiError, CheckoutSessionNotOpen
 from payments.models import Charge, ChargeStatus, PaymentMethod
 from payments.money import format_amount
+from payments.services import charges
 
 LANGUAGES = {code for code, _name in settings.LANGUAGES}
 LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
@@ -291,7 +291,7 @@ def _attempt(request, session: CheckoutSession, **kwargs):
             PaymentMethod.CARD
         ):
             # Back to the card payment page: a freshly signed attempt, never the old form.
-            return payment_services.charge_card_new_attempt(
+            return charges.charge_card_new_attempt(
                 charge_id=exc.charge.id, locale=translation.get_language()[:2]
             ), None
         return exc.charge, None

@@ -1,6 +1,6 @@
 """Merchants, API keys, charges, refunds, payouts, the ledger and idempotency records.
 
-Models hold data and constraints only; every change of money state goes through services.py.
+Models hold data and constraints only; every change of money state goes through services/.
 """
 
 import hashlib

@@ -6,6 +6,8 @@ import re
 from payments.models import Network
 
 E164_DRC_MOBILE = re.compile(r"\+243[89][0-9]{8}")
+PHONE_INVALID = "phone_invalid"
+PHONE_NETWORK_MISMATCH = "phone_network_mismatch"
 
 PREFIX_NETWORK: dict[str, str] = {
     "81": Network.VODACOM_MPESA,
@@ -34,6 +36,19 @@ def national_number(phone: str) -> str:
 def network_for(phone: str) -> str | None:
     """The operator a prefix belongs to, or None for a prefix the table does not know."""
     return PREFIX_NETWORK.get(national_number(phone)[:2])
+
+
+def phone_problem(phone: str, network: str | None = None) -> str | None:
+    """What keeps a number from being charged on `network` (None: whichever operator owns it):
+    PHONE_INVALID when it is not a DRC mobile number in E.164, PHONE_NETWORK_MISMATCH when its
+    prefix belongs to another operator, None when it will do. A prefix the table does not know
+    is no mismatch. The one phone check of the API and of the hosted page."""
+    if not is_valid_drc_mobile(phone):
+        return PHONE_INVALID
+    owner = network_for(phone)
+    if network and owner and owner != network:
+        return PHONE_NETWORK_MISMATCH
+    return None
 
 
 def normalise(raw: str) -> str:

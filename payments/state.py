@@ -2,7 +2,7 @@
 
 A charge goes pending → succeeded | failed | declined, once; a final status never changes. A
 success reported after a charge failed (or that its checkout session cannot accept) leaves the
-status as it is and is refunded in full instead (services.charge_late_payment).
+status as it is and is refunded in full instead (services.charges.charge_late_payment).
 A refund goes pending → succeeded | failed, once; so does a payout.
 """
 

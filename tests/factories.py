@@ -2,8 +2,8 @@
 
 import factory
 
-from payments import services
 from payments.models import Merchant
+from payments.services import accounts
 
 
 class MerchantFactory(factory.django.DjangoModelFactory):
@@ -17,5 +17,5 @@ class MerchantFactory(factory.django.DjangoModelFactory):
 
 def merchant_with_keys(**kwargs):
     """A merchant and the plaintext of one test and one live key."""
-    created = services.merchant_create(name=kwargs.pop("name", "Boutique Gombe"), **kwargs)
+    created = accounts.merchant_create(name=kwargs.pop("name", "Boutique Gombe"), **kwargs)
     return created

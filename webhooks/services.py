@@ -74,12 +74,16 @@ def endpoint_rotate_secret(*, merchant: Merchant, livemode: bool) -> WebhookEndp
 # --- Events and deliveries ----------------------------------------------------------------------
 
 
-def _enqueue_on_commit(delivery_id: int) -> None:
+def _enqueue(delivery_id: int, *, countdown: float | None = None) -> None:
     from webhooks import tasks
 
+    tasks.delivery_send.apply_async((delivery_id,), countdown=countdown)
+
+
+def _enqueue_on_commit(delivery_id: int) -> None:
     # robust: a broker that is down must not fail the change that was just committed; the sweep
     # sends the delivery later.
-    transaction.on_commit(lambda: tasks.delivery_send.delay(delivery_id), robust=True)
+    transaction.on_commit(lambda: _enqueue(delivery_id), robust=True)
 
 
 def _delivery_create(*, event: Event, url: str) -> Delivery:
@@ -174,6 +178,16 @@ def delivery_attempt(*, delivery_id: int) -> Delivery | None:
     return _attempt_record(delivery=delivery, answer=answer, attempted_at=attempted_at)
 
 
+def delivery_send(*, delivery_id: int) -> Delivery | None:
+    """One attempt (delivery_attempt); a failed one that may be retried is enqueued again for
+    its next attempt on WEBHOOK_RETRY_SCHEDULE."""
+    delivery = delivery_attempt(delivery_id=delivery_id)
+    if delivery and delivery.status == DeliveryStatus.PENDING and delivery.next_attempt_at:
+        wait = (delivery.next_attempt_at - timezone.now()).total_seconds()
+        _enqueue(delivery_id, countdown=max(0.0, wait))
+    return delivery
+
+
 @transaction.atomic
 def _attempt_record(*, delivery: Delivery, answer: transport.Answer, attempted_at) -> Delivery:
     DeliveryAttempt.objects.create(
@@ -234,3 +248,12 @@ def deliveries_overdue() -> list[int]:
     )
     Delivery.objects.filter(pk__in=ids, status=DeliveryStatus.PENDING).update(next_attempt_at=now)
     return ids
+
+
+def deliveries_sweep() -> int:
+    """Enqueue every delivery whose task was lost (deliveries_overdue). Nothing sent is ever
+    lost, only delayed. Returns how many were enqueued."""
+    ids = deliveries_overdue()
+    for delivery_id in ids:
+        _enqueue(delivery_id)
+    return len(ids)

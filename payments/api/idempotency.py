@@ -194,9 +194,3 @@ def _store(scope: Scope, response: HttpResponseBase) -> None:
             )
     except IntegrityError:
         raise _StoredElsewhere() from None
-
-
-def records_purge_expired(*, now=None) -> int:
-    """Delete the stored answers whose 24 h are over; returns how many."""
-    deleted, _ = IdempotencyRecord.objects.filter(expires_at__lte=now or timezone.now()).delete()
-    return deleted

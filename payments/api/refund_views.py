@@ -4,11 +4,12 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from payments import selectors, services
+from payments import selectors
 from payments.api.base import ApiView
 from payments.api.pagination import paginate
 from payments.api.serializers import PageQuery, RefundCreateIn
 from payments.representations import refund_repr
+from payments.services import refunds
 
 
 def _refunds(rows) -> list[dict]:
@@ -25,7 +26,7 @@ class ChargeRefundListCreateView(ApiView):
     def post(self, request, charge_id: str):
         charge = self._charge(charge_id)
         data = self.validated(RefundCreateIn)
-        refund = services.refund_create(charge=charge, **data)
+        refund = refunds.refund_create(charge=charge, **data)
         return Response(refund_repr(refund), status=status.HTTP_201_CREATED)
 
     @extend_schema(parameters=[PageQuery], responses={200: dict}, summary="List a charge's refunds")

@@ -41,22 +41,23 @@ def check_whole_units(amount: int, param: str = "amount") -> None:
 
 
 def check_drc_phone(phone: str, network: str | None, param: str = "phone") -> None:
-    if not phones.is_valid_drc_mobile(phone):
+    """phones.phone_problem, as the API's 400."""
+    problem = phones.phone_problem(phone, network)
+    if problem == phones.PHONE_INVALID:
         raise _error(
             param,
             _(
                 "phone must be a DRC mobile number in E.164 format: +243 then 9 digits starting "
                 "with 8 or 9 (e.g. +243812345678)."
             ),
-            "phone_invalid",
+            problem,
         )
-    owner = phones.network_for(phone)
-    if network and owner and owner != network:
+    if problem == phones.PHONE_NETWORK_MISMATCH:
         raise _error(
             param,
             _("The number %(phone)s belongs to %(owner)s, not %(network)s.")
-            % {"phone": phone, "owner": owner, "network": network},
-            "phone_network_mismatch",
+            % {"phone": phone, "owner": phones.network_for(phone), "network": network},
+            problem,
         )
 
 

@@ -4,11 +4,12 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from payments import selectors, services
+from payments import selectors
 from payments.api.base import ApiView
 from payments.api.pagination import paginate
 from payments.api.serializers import ChargeCreateIn, ChargeListQuery
 from payments.representations import charge_created_repr, charge_repr
+from payments.services import charges
 
 
 def _charges(rows) -> list[dict]:
@@ -19,7 +20,7 @@ class ChargeListCreateView(ApiView):
     @extend_schema(request=ChargeCreateIn, responses={201: dict}, summary="Create a charge")
     def post(self, request):
         data = self.validated(ChargeCreateIn)
-        charge = services.charge_create(merchant=self.merchant, livemode=self.livemode, **data)
+        charge = charges.charge_create(merchant=self.merchant, livemode=self.livemode, **data)
         return Response(charge_created_repr(charge), status=status.HTTP_201_CREATED)
 
     @extend_schema(parameters=[ChargeListQuery], responses={200: dict}, summary="List charges")

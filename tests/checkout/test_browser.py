@@ -11,8 +11,8 @@ import pytest
 from django.urls import Resolver404, resolve
 
 from checkout import services
-from payments import services as payment_services
 from payments.models import Charge
+from payments.services import charges
 from tests.checkout.helpers import make_session
 from tests.conftest import ARTIFACTS, wait_for
 
@@ -49,8 +49,8 @@ def latest_pending(session) -> Charge:
 
 def answer_prompt(charge: Charge) -> Charge:
     """What the worker does: hand the request to the sandbox operator, then ask for its status."""
-    payment_services.charge_request_payment(charge_id=charge.id)
-    return payment_services.charge_refresh(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
+    return charges.charge_refresh(charge_id=charge.id)
 
 
 def test_mobile_money_success_returns_to_success_url(page, merchant, shop):

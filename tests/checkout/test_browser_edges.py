@@ -6,8 +6,8 @@ from django.db import transaction
 
 from checkout import services
 from checkout.models import SessionStatus
-from payments import services as payment_services
 from payments.providers.base import ProviderOutcome
+from payments.services import charges
 from tests.checkout.helpers import make_session
 from tests.conftest import ARTIFACTS, wait_for
 
@@ -29,9 +29,7 @@ def test_a_payment_on_an_expired_page_says_the_money_will_be_returned(
     charge = services.session_attempt_create(session_id=session.id, **MM)
     with transaction.atomic():
         services._session_transition(session_id=session.id, to=SessionStatus.EXPIRED)
-    payment_services.charge_apply_outcome(
-        charge_id=charge.id, outcome=ProviderOutcome(status="succeeded")
-    )
+    charges.charge_apply_outcome(charge_id=charge.id, outcome=ProviderOutcome(status="succeeded"))
     page.goto(f"{public_base_url}/pay/{session.id}?attempt={charge.id}")
     notice = page.locator('[data-state="late-payment"]')
     assert notice.is_visible()
@@ -48,7 +46,7 @@ def test_too_many_attempts_keep_the_customer_on_a_page_that_says_when_to_retry(
     page.goto(f"{public_base_url}/pay/{session.id}?lang=en")
     page.locator('form[data-method="mobile_money"] [type="submit"]').click()  # counted: 1 of 1
     charge = wait_for(lambda: session.charges.filter(status="pending").first())
-    payment_services.charge_apply_outcome(
+    charges.charge_apply_outcome(
         charge_id=charge.id,
         outcome=ProviderOutcome(status="declined", failure_code="customer_rejected"),
     )

@@ -7,9 +7,9 @@ from django.db import transaction
 
 from checkout import services
 from checkout.models import SessionStatus
-from payments import services as payment_services
 from payments.models import Charge, Refund
 from payments.providers.base import ProviderOutcome
+from payments.services import charges
 from tests.checkout.helpers import make_session
 from webhooks.models import Event
 
@@ -21,7 +21,7 @@ RETURNED_EN = "Your money will be returned"
 
 
 def settle(charge, status, code=""):
-    return payment_services.charge_apply_outcome(
+    return charges.charge_apply_outcome(
         charge_id=charge.id, outcome=ProviderOutcome(status=status, failure_code=code)
     )
 
@@ -86,7 +86,7 @@ def test_a_second_success_on_a_complete_session_is_refunded(client, merchant):
     # Two attempts in flight at once (only possible around the one-attempt rule, e.g. an old
     # attempt): both are paid.
     first, second = (
-        payment_services.charge_create(
+        charges.charge_create(
             merchant=merchant,
             livemode=False,
             amount=session.amount,

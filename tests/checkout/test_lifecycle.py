@@ -11,10 +11,10 @@ from django.utils import timezone
 from checkout import services
 from checkout.models import CheckoutSession
 from checkout.tasks import sessions_expire_due
-from payments import services as payment_services
 from payments.errors import CheckoutSessionNotOpen
 from payments.models import Charge
 from payments.providers.base import ProviderOutcome
+from payments.services import charges
 from tests.checkout.helpers import make_session
 from webhooks.models import Event
 
@@ -22,7 +22,7 @@ MM = {"payment_method": "mobile_money", "phone": "+243812345678", "network": "VO
 
 
 def settle(charge, status, code=""):
-    return payment_services.charge_apply_outcome(
+    return charges.charge_apply_outcome(
         charge_id=charge.id, outcome=ProviderOutcome(status=status, failure_code=code)
     )
 

@@ -9,9 +9,9 @@ from django.contrib.staticfiles import finders
 from django.test import Client
 
 from checkout import services
-from payments import services as payment_services
 from payments.models import Charge
 from payments.providers.base import ProviderOutcome
+from payments.services import charges
 from tests.checkout.helpers import make_session
 
 pytestmark = pytest.mark.django_db
@@ -23,7 +23,7 @@ def forms(html: str) -> dict[str, str]:
 
 
 def settle(charge, status, code=""):
-    return payment_services.charge_apply_outcome(
+    return charges.charge_apply_outcome(
         charge_id=charge.id, outcome=ProviderOutcome(status=status, failure_code=code)
     )
 

@@ -2,15 +2,15 @@
 
 from django.test import override_settings
 
-from payments import services
 from payments.providers.base import ProviderOutcome
+from payments.services import charges
 
 PHONE = "+243812345678"
 
 
 def succeeded_mobile_money_charge(merchant, *, amount=10000, currency="CDF", **extra):
     """A mobile money charge paid through the sandbox operator (prompt sent, status checked)."""
-    charge = services.charge_create(
+    charge = charges.charge_create(
         merchant=merchant,
         livemode=False,
         amount=amount,
@@ -20,15 +20,15 @@ def succeeded_mobile_money_charge(merchant, *, amount=10000, currency="CDF", **e
         **extra,
     )
     with override_settings(SANDBOX_MOBILE_MONEY_DELAY=0):
-        services.charge_request_payment(charge_id=charge.id)
-        charge = services.charge_refresh(charge_id=charge.id)
+        charges.charge_request_payment(charge_id=charge.id)
+        charge = charges.charge_refresh(charge_id=charge.id)
     assert charge.status == "succeeded"
     return charge
 
 
 def succeeded_card_charge(merchant, *, amount=1999, **extra):
     """A card charge whose provider status check answered ACCEPT."""
-    charge = services.charge_create(
+    charge = charges.charge_create(
         merchant=merchant,
         livemode=False,
         amount=amount,
@@ -36,7 +36,7 @@ def succeeded_card_charge(merchant, *, amount=1999, **extra):
         payment_method="card",
         **extra,
     )
-    charge = services.charge_apply_outcome(
+    charge = charges.charge_apply_outcome(
         charge_id=charge.id,
         outcome=ProviderOutcome(status="succeeded", provider_reference="6421589017086000001"),
     )

@@ -3,8 +3,8 @@
 import pytest
 from rest_framework.test import APIClient
 
-from payments import services
 from payments.models import ApiKey, hash_api_key
+from payments.services import accounts
 from tests.factories import merchant_with_keys
 from tests.helpers import assert_error
 
@@ -49,14 +49,14 @@ def test_revoked_key_is_refused_at_once():
     created = merchant_with_keys()
     client = client_with(f"Bearer {created.test_key.plaintext}")
     assert client.get("/v1/webhook_endpoint").status_code == 200
-    services.api_key_revoke(api_key=created.test_key.api_key)
+    accounts.api_key_revoke(api_key=created.test_key.api_key)
     assert_error(client.get("/v1/webhook_endpoint"), 401, "authentication_error", "invalid_api_key")
 
 
 def test_several_keys_per_mode_and_rotation():
     created = merchant_with_keys()
-    second = services.api_key_create(merchant=created.merchant, mode="test")
-    services.api_key_revoke(api_key=created.test_key.api_key)
+    second = accounts.api_key_create(merchant=created.merchant, mode="test")
+    accounts.api_key_revoke(api_key=created.test_key.api_key)
     assert client_with(f"Bearer {second.plaintext}").get("/v1/webhook_endpoint").status_code == 200
 
 

@@ -9,8 +9,8 @@ from django.test import Client
 from django.utils import timezone
 
 from checkout.models import CheckoutSession, SessionStatus
-from payments import services
 from payments.models import Charge
+from payments.services import charges
 from tests.payments.card_helpers import create_card_charge, pay, resign
 
 pytestmark = pytest.mark.django_db
@@ -92,7 +92,7 @@ def test_checkout_session_charge_goes_back_to_the_session_page(merchant, browser
         payment_methods=["card"],
         expires_at=now + timedelta(hours=1),
     )
-    charge = services.charge_create(
+    charge = charges.charge_create(
         merchant=merchant,
         livemode=False,
         amount=2500,
@@ -162,7 +162,7 @@ def test_reply_for_a_charge_that_is_not_ours_or_not_a_card_charge_is_refused(
         settings.SANDBOX_CARD_SECRET_KEY,
     )
     assert browser_client.post(urlsplit(action).path, unknown).status_code == 400
-    mobile = services.charge_create(
+    mobile = charges.charge_create(
         merchant=merchant,
         livemode=False,
         amount=1000,

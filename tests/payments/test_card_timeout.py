@@ -7,8 +7,8 @@ import time_machine
 from django.test import Client
 from django.utils import timezone
 
-from payments import services
 from payments.models import Charge
+from payments.services import charges
 from tests.payments.card_helpers import create_card_charge, pay
 
 pytestmark = pytest.mark.django_db
@@ -24,9 +24,9 @@ def test_pending_card_charge_is_abandoned_after_the_timeout(api, settings, trave
     settings.CARD_PAYMENT_TIMEOUT = 3600
     body = create_card_charge(api)
     traveller.shift(timedelta(seconds=3599))
-    assert services.charge_refresh(charge_id=body["id"]).status == "pending"
+    assert charges.charge_refresh(charge_id=body["id"]).status == "pending"
     traveller.shift(timedelta(seconds=1))
-    services.charge_refresh(charge_id=body["id"])
+    charges.charge_refresh(charge_id=body["id"])
     got = api.get(f"/v1/charges/{body['id']}").json()
     assert got["status"] == "failed" and got["failure_code"] == "abandoned"
     assert "next_action" not in got
@@ -37,7 +37,7 @@ def test_page_opened_but_left_undecided_is_abandoned_too(api, settings, travelle
     body = create_card_charge(api)
     Client().post("/sandbox/card/pay", body["next_action"]["params"])
     traveller.shift(timedelta(seconds=601))
-    assert services.charge_refresh(charge_id=body["id"]).failure_code == "abandoned"
+    assert charges.charge_refresh(charge_id=body["id"]).failure_code == "abandoned"
 
 
 def test_a_decision_made_in_time_wins_over_the_timeout(api, settings, traveller):
@@ -45,7 +45,7 @@ def test_a_decision_made_in_time_wins_over_the_timeout(api, settings, traveller)
     body = create_card_charge(api)
     pay(Client(), body["next_action"]["params"], "accept")  # the receipt never reached us
     traveller.shift(timedelta(seconds=601))
-    services.charge_refresh(charge_id=body["id"])
+    charges.charge_refresh(charge_id=body["id"])
     assert Charge.objects.get(pk=body["id"]).status == "succeeded"
 
 
@@ -53,6 +53,6 @@ def test_charges_under_review_are_abandoned_at_the_timeout(api, settings, travel
     settings.CARD_PAYMENT_TIMEOUT = 600
     body = create_card_charge(api)
     pay(Client(), body["next_action"]["params"], "review")
-    assert services.charge_refresh(charge_id=body["id"]).status == "pending"
+    assert charges.charge_refresh(charge_id=body["id"]).status == "pending"
     traveller.shift(timedelta(seconds=600))
-    assert services.charge_refresh(charge_id=body["id"]).failure_code == "abandoned"
+    assert charges.charge_refresh(charge_id=body["id"]).failure_code == "abandoned"

@@ -7,9 +7,14 @@ import time_machine
 from django.contrib.auth.models import User
 from django.test import Client
 
-from payments import services
 from payments.models import Charge
 from payments.providers.base import ProviderOutcome
+from payments.services.charges import (
+    charge_apply_outcome,
+    charge_create,
+    charge_refresh,
+    charge_request_payment,
+)
 from tests.factories import merchant_with_keys
 from tests.helpers import admin_url
 from webhooks.models import Event
@@ -33,23 +38,23 @@ def charges(merchant, settings):
     settings.SANDBOX_MOBILE_MONEY_DELAY = 0
     mm = dict(amount=250000, currency="CDF", livemode=False)
     with time_machine.travel(T0, tick=False):
-        pending = services.charge_create(
+        pending = charge_create(
             merchant=merchant,
             phone="+243812345678",
             network="VODACOM_MPESA",
             description="Commande 42",
             **mm,
         )
-        services.charge_request_payment(charge_id=pending.id)
-        airtel = services.charge_create(
+        charge_request_payment(charge_id=pending.id)
+        airtel = charge_create(
             merchant=merchant, phone="+243971234001", network="AIRTEL_MONEY", **mm
         )
-        services.charge_request_payment(charge_id=airtel.id)
-        services.charge_refresh(charge_id=airtel.id)
-        card = services.charge_create(
+        charge_request_payment(charge_id=airtel.id)
+        charge_refresh(charge_id=airtel.id)
+        card = charge_create(
             merchant=merchant, livemode=False, amount=1999, currency="USD", payment_method="card"
         )
-        other = services.charge_create(
+        other = charge_create(
             merchant=merchant_with_keys(name="Quincaillerie Kin").merchant,
             phone="+243841234567",
             network="ORANGE_MONEY",
@@ -142,7 +147,7 @@ def test_check_status_action_reports_a_provider_that_cannot_be_reached(staff, ch
 
 def test_outcome_applied_elsewhere_is_seen_by_staff(staff, charges):
     charge = charges["card"]
-    services.charge_apply_outcome(
+    charge_apply_outcome(
         charge_id=charge.id,
         outcome=ProviderOutcome(status="declined", failure_code="card_declined"),
     )

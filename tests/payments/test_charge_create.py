@@ -3,9 +3,9 @@
 import pytest
 from django.conf import settings
 
-from payments import services
 from payments.models import SandboxTransaction
 from payments.providers import secure_acceptance
+from payments.services import charges
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
@@ -72,16 +72,16 @@ def test_card_creation_response_has_exactly_the_interface_fields(api):
 
 def test_mobile_money_charge_is_sent_once_and_settles_through_the_status_check(merchant, settings):
     settings.SANDBOX_MOBILE_MONEY_DELAY = 0
-    charge = services.charge_create(merchant=merchant, livemode=False, **MM)
-    services.charge_request_payment(charge_id=charge.id)
-    services.charge_request_payment(charge_id=charge.id)  # a duplicated task sends nothing more
+    charge = charges.charge_create(merchant=merchant, livemode=False, **MM)
+    charges.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)  # a duplicated task sends nothing more
     assert SandboxTransaction.objects.get(reference=charge.id).request_count == 1
-    services.charge_refresh(charge_id=charge.id)
+    charges.charge_refresh(charge_id=charge.id)
     charge.refresh_from_db()
     assert charge.status == "succeeded"
     assert charge.finalized_at is not None
     assert list(Event.objects.filter(merchant=merchant).values_list("type", flat=True)) == [
         "charge.succeeded"
     ]
-    services.charge_refresh(charge_id=charge.id)  # a final status never changes, no second event
+    charges.charge_refresh(charge_id=charge.id)  # a final status never changes, no second event
     assert Event.objects.filter(merchant=merchant).count() == 1

@@ -6,9 +6,10 @@ import pytest
 import time_machine
 from django.db import connection
 
-from payments import selectors, services
+from payments import selectors
 from payments.models import Charge
 from payments.providers.base import ProviderOutcome
+from payments.services import charges
 from tests.factories import merchant_with_keys
 from tests.helpers import assert_error
 
@@ -24,10 +25,10 @@ def make_charge(merchant, *, at=None, livemode=False, status=None, **fields):
         body = {k: v for k, v in body.items() if k not in ("phone", "network")}
         body["currency"] = "USD"
     with time_machine.travel(at or T0, tick=False):
-        charge = services.charge_create(merchant=merchant, livemode=livemode, **body)
+        charge = charges.charge_create(merchant=merchant, livemode=livemode, **body)
         if status and status != "pending":
             code = "" if status == "succeeded" else "provider_error"
-            services.charge_apply_outcome(
+            charges.charge_apply_outcome(
                 charge_id=charge.id, outcome=ProviderOutcome(status=status, failure_code=code)
             )
     return charge
@@ -272,7 +273,7 @@ def test_starting_after_keeps_working_when_the_cursor_left_the_filter(api, merch
     b = make_charge(merchant, at=T0 + timedelta(seconds=1))
     c = make_charge(merchant, at=T0 + timedelta(seconds=2))
     assert ids(api.get("/v1/charges?status=pending&limit=1")) == [c.id]
-    services.charge_apply_outcome(charge_id=c.id, outcome=ProviderOutcome(status="succeeded"))
+    charges.charge_apply_outcome(charge_id=c.id, outcome=ProviderOutcome(status="succeeded"))
     assert ids(api.get(f"/v1/charges?status=pending&starting_after={c.id}")) == [b.id, a.id]
 
 

@@ -11,9 +11,10 @@ import pytest
 import time_machine
 from django.db import connection
 
-from payments import services, tasks
+from payments import tasks
 from payments.models import Charge, SandboxTransaction
 from payments.providers.base import ProviderOutcome
+from payments.services import charges
 from webhooks.models import Event
 
 T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
@@ -31,8 +32,8 @@ def timeouts(settings):
 def sent_charge(merchant, phone="+243812345003"):
     """A mobile money charge created at T0 whose prompt the sandbox has received."""
     with time_machine.travel(T0, tick=False):
-        charge = services.charge_create(merchant=merchant, livemode=False, phone=phone, **MM)
-        services.charge_request_payment(charge_id=charge.id)
+        charge = charges.charge_create(merchant=merchant, livemode=False, phone=phone, **MM)
+        charges.charge_request_payment(charge_id=charge.id)
     return Charge.objects.get(pk=charge.id)
 
 
@@ -47,7 +48,7 @@ def test_unanswered_prompt_backs_off_then_fails_with_timeout(merchant, timeouts)
     waits = []
     with time_machine.travel(charge.next_check_at, tick=False) as clock:
         while True:
-            charge = services.charge_refresh(charge_id=charge.id)
+            charge = charges.charge_refresh(charge_id=charge.id)
             if charge.status != "pending":
                 break
             now = datetime.now(UTC)
@@ -68,23 +69,23 @@ def test_unanswered_prompt_backs_off_then_fails_with_timeout(merchant, timeouts)
 def test_prompt_answered_late_but_before_the_timeout_succeeds(merchant, timeouts):
     charge = sent_charge(merchant, phone="+243812345678")
     with time_machine.travel(T0 + timedelta(seconds=1), tick=False):
-        assert services.charge_refresh(charge_id=charge.id).status == "pending"
+        assert charges.charge_refresh(charge_id=charge.id).status == "pending"
     with time_machine.travel(T0 + timedelta(seconds=299), tick=False):
-        assert services.charge_refresh(charge_id=charge.id).status == "succeeded"
+        assert charges.charge_refresh(charge_id=charge.id).status == "succeeded"
 
 
 @pytest.mark.django_db
 def test_card_payment_not_completed_is_abandoned_after_its_timeout(merchant, timeouts):
     with time_machine.travel(T0, tick=False):
-        charge = services.charge_create(
+        charge = charges.charge_create(
             merchant=merchant, livemode=False, amount=1999, currency="USD", payment_method="card"
         )
     with time_machine.travel(T0 + timedelta(seconds=3599), tick=False):
-        charge = services.charge_refresh(charge_id=charge.id)
+        charge = charges.charge_refresh(charge_id=charge.id)
         assert charge.status == "pending"
         assert charge.next_check_at <= T0 + timedelta(seconds=3600)
     with time_machine.travel(T0 + timedelta(seconds=3600), tick=False):
-        charge = services.charge_refresh(charge_id=charge.id)
+        charge = charges.charge_refresh(charge_id=charge.id)
     assert charge.status == "failed" and charge.failure_code == "abandoned"
     assert charge.next_action is None
     assert events(merchant) == ["charge.failed"]
@@ -94,7 +95,7 @@ def test_card_payment_not_completed_is_abandoned_after_its_timeout(merchant, tim
 def test_a_final_status_never_changes(merchant, timeouts):
     charge = sent_charge(merchant, phone="+243812345678")
     with time_machine.travel(T0 + timedelta(seconds=3), tick=False):
-        charge = services.charge_refresh(charge_id=charge.id)
+        charge = charges.charge_refresh(charge_id=charge.id)
     assert charge.status == "succeeded"
     finalized = (charge.finalized_at, charge.updated_at, charge.check_count)
     for outcome in (
@@ -103,9 +104,9 @@ def test_a_final_status_never_changes(merchant, timeouts):
         ProviderOutcome(status="pending"),
         ProviderOutcome(status="succeeded"),
     ):
-        services.charge_apply_outcome(charge_id=charge.id, outcome=outcome)
+        charges.charge_apply_outcome(charge_id=charge.id, outcome=outcome)
     with time_machine.travel(T0 + timedelta(days=1), tick=False):
-        services.charge_refresh(charge_id=charge.id)  # past every timeout: still succeeded
+        charges.charge_refresh(charge_id=charge.id)  # past every timeout: still succeeded
     charge.refresh_from_db()
     assert charge.status == "succeeded" and charge.failure_code == ""
     assert (charge.finalized_at, charge.updated_at, charge.check_count) == finalized
@@ -133,17 +134,17 @@ def test_poll_sweep_enqueues_due_checks_and_resends_unsent_requests(merchant, ti
     due = sent_charge(merchant)
     later = sent_charge(merchant)
     with time_machine.travel(T0 + timedelta(seconds=25), tick=False):
-        later = services.charge_refresh(charge_id=later.id)  # next check at T0 + 35 s
+        later = charges.charge_refresh(charge_id=later.id)  # next check at T0 + 35 s
     final = sent_charge(merchant, phone="+243812345678")
     with time_machine.travel(T0 + timedelta(seconds=3), tick=False):
-        assert services.charge_refresh(charge_id=final.id).status == "succeeded"
+        assert charges.charge_refresh(charge_id=final.id).status == "succeeded"
     with time_machine.travel(T0, tick=False):
         # Created, but the task that hands it to the operator was lost.
-        unsent = services.charge_create(
+        unsent = charges.charge_create(
             merchant=merchant, livemode=False, phone="+243812345678", **MM
         )
     with time_machine.travel(T0 + timedelta(seconds=25), tick=False):
-        fresh = services.charge_create(
+        fresh = charges.charge_create(
             merchant=merchant, livemode=False, phone="+243812345678", **MM
         )
     app.control.purge()
@@ -200,14 +201,14 @@ def run_together(*calls):
 @pytest.mark.parametrize("attempt", range(3))
 def test_concurrent_status_checks_settle_once(merchant, settings, attempt):
     settings.SANDBOX_MOBILE_MONEY_DELAY = 0
-    charge = services.charge_create(
+    charge = charges.charge_create(
         merchant=merchant,
         livemode=False,
         phone="+243971234001",
         **{**MM, "network": "AIRTEL_MONEY"},
     )
-    services.charge_request_payment(charge_id=charge.id)
-    run_together(*[lambda: services.charge_refresh(charge_id=charge.id)] * 4)
+    charges.charge_request_payment(charge_id=charge.id)
+    run_together(*[lambda: charges.charge_refresh(charge_id=charge.id)] * 4)
     charge.refresh_from_db()
     assert charge.status == "declined" and charge.failure_code == "insufficient_funds"
     assert events(merchant) == ["charge.declined"]
@@ -217,7 +218,7 @@ def test_concurrent_status_checks_settle_once(merchant, settings, attempt):
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("attempt", range(3))
 def test_concurrent_outcomes_give_one_final_status_and_one_event(merchant, attempt):
-    charge = services.charge_create(merchant=merchant, livemode=False, phone="+243812345678", **MM)
+    charge = charges.charge_create(merchant=merchant, livemode=False, phone="+243812345678", **MM)
     outcomes = [
         ProviderOutcome(status="succeeded"),
         ProviderOutcome(status="failed", failure_code="provider_error"),
@@ -225,10 +226,10 @@ def test_concurrent_outcomes_give_one_final_status_and_one_event(merchant, attem
     ]
     run_together(
         *[
-            lambda o=o: services.charge_apply_outcome(charge_id=charge.id, outcome=o)
+            lambda o=o: charges.charge_apply_outcome(charge_id=charge.id, outcome=o)
             for o in outcomes
         ],
-        lambda: services.charge_refresh(charge_id=charge.id),
+        lambda: charges.charge_refresh(charge_id=charge.id),
     )
     charge.refresh_from_db()
     assert charge.status in ("succeeded", "failed", "declined")

@@ -11,11 +11,12 @@ from django.utils import timezone
 from rest_framework.response import Response
 from rest_framework.test import APIClient
 
-from payments import services, tasks
+from payments import tasks
 from payments.api import idempotency
 from payments.api.base import ApiView
 from payments.errors import ProviderUnavailable
 from payments.models import Charge, IdempotencyRecord, SandboxTransaction
+from payments.services import charges
 from tests.factories import merchant_with_keys
 from tests.helpers import assert_error
 
@@ -28,7 +29,7 @@ class ChargeThenFail(ApiView):
     """Writes a charge, then fails: by raising, or by answering an error without raising."""
 
     def post(self, request):
-        services.charge_create(merchant=self.merchant, livemode=self.livemode, **MM)
+        charges.charge_create(merchant=self.merchant, livemode=self.livemode, **MM)
         if request.data.get("raise"):
             raise ProviderUnavailable()
         return Response({"error": "refused"}, status=422)
@@ -95,7 +96,7 @@ def test_a_replay_asks_the_provider_nothing_more(api, django_capture_on_commit_c
     assert replay_callbacks == []
 
     charge_id = first.json()["id"]
-    services.charge_request_payment(charge_id=charge_id)
+    charges.charge_request_payment(charge_id=charge_id)
     assert Charge.objects.count() == 1
     assert SandboxTransaction.objects.get(reference=charge_id).request_count == 1
 

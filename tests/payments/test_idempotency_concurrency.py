@@ -9,10 +9,10 @@ from django.urls import include, path
 from rest_framework.response import Response
 
 from config.celery import app as celery_app
-from payments import services
 from payments.api import idempotency
 from payments.api.base import ApiView
 from payments.models import Charge, IdempotencyRecord, SandboxTransaction
+from payments.services import charges
 from webhooks.services import endpoint_set_url
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -165,7 +165,7 @@ def test_simultaneous_requests_with_one_key_make_one_charge_and_one_prompt(
         f"{live_server.url}/v1/charges", json=MM, headers=headers(merchant_keys, "race-1")
     )
     assert replay.content == original.content and replay.headers["Idempotent-Replayed"] == "true"
-    services.charge_request_payment(charge_id=charge_id)
+    charges.charge_request_payment(charge_id=charge_id)
     assert SandboxTransaction.objects.get(reference=charge_id).request_count == 1
     assert Charge.objects.count() == 1
 

@@ -10,10 +10,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import time_machine
 
-from payments import services, tasks
+from payments import tasks
 from payments.errors import InvalidRequest
 from payments.models import Charge, Refund, SandboxTransaction
 from payments.providers.base import ProviderOutcome
+from payments.services import charges, refunds
 from tests.helpers import admin_url
 from webhooks.models import Event
 
@@ -37,12 +38,12 @@ def timeouts(settings):
 
 def new_charge(merchant, phone=LATE, at=T0):
     with time_machine.travel(at, tick=False):
-        return services.charge_create(merchant=merchant, livemode=False, phone=phone, **MM)
+        return charges.charge_create(merchant=merchant, livemode=False, phone=phone, **MM)
 
 
 def send(charge, at):
     with time_machine.travel(at, tick=False):
-        services.charge_request_payment(charge_id=charge.id)
+        charges.charge_request_payment(charge_id=charge.id)
     return Charge.objects.get(pk=charge.id)
 
 
@@ -50,7 +51,7 @@ def timed_out_charge(merchant, phone=LATE):
     """Created and sent at T0; the status check at the deadline hears nothing: failed timeout."""
     charge = send(new_charge(merchant, phone), T0)
     with time_machine.travel(T0 + timedelta(seconds=300), tick=False):
-        charge = services.charge_refresh(charge_id=charge.id)
+        charge = charges.charge_refresh(charge_id=charge.id)
     assert (charge.status, charge.failure_code) == ("failed", "timeout")
     return charge
 
@@ -68,12 +69,12 @@ def test_the_deadline_runs_from_the_prompt_not_from_creation(merchant, timeouts)
     # A broker backlog: the prompt leaves 200 s after the charge was created.
     charge = send(new_charge(merchant, SILENT), T0 + timedelta(seconds=200))
     with time_machine.travel(T0 + timedelta(seconds=301), tick=False):
-        charge = services.charge_refresh(charge_id=charge.id)
+        charge = charges.charge_refresh(charge_id=charge.id)
         assert charge.status == "pending"  # 101 s after the prompt: the customer still has time
         # …and the next check is never later than the prompt's own deadline.
         assert charge.next_check_at <= T0 + timedelta(seconds=500)
     with time_machine.travel(T0 + timedelta(seconds=500), tick=False):
-        charge = services.charge_refresh(charge_id=charge.id)
+        charge = charges.charge_refresh(charge_id=charge.id)
     assert (charge.status, charge.failure_code) == ("failed", "timeout")
     assert charge.finalized_at == T0 + timedelta(seconds=500)
 
@@ -131,7 +132,7 @@ def test_a_timed_out_charge_is_asked_about_with_growing_waits_for_the_window(mer
         while charge.reconcile_next_at is not None:
             now = charge.reconcile_next_at
             clock.move_to(now)
-            charge = services.charge_reconcile(charge_id=charge.id)
+            charge = charges.charge_reconcile(charge_id=charge.id)
             if charge.reconcile_next_at is not None:
                 waits.append((charge.reconcile_next_at - now).total_seconds())
     assert waits[:5] == [60, 300, 900, 3600, 10800]
@@ -166,7 +167,7 @@ def test_a_late_payment_keeps_the_charge_failed_and_is_refunded_in_full(
         time_machine.travel(charge.reconcile_next_at, tick=False),
         django_capture_on_commit_callbacks(execute=True),
     ):
-        charge = services.charge_reconcile(charge_id=charge.id)
+        charge = charges.charge_reconcile(charge_id=charge.id)
         late_at = datetime.now(UTC)
 
     assert (charge.status, charge.failure_code) == ("failed", "timeout")  # never changes
@@ -196,7 +197,7 @@ def test_a_lost_send_task_of_a_late_refund_is_made_good_by_the_poller(
 ):
     charge = timed_out_charge(merchant, LATE)
     with time_machine.travel(charge.reconcile_next_at, tick=False):
-        charge = services.charge_apply_outcome(
+        charge = charges.charge_apply_outcome(
             charge_id=charge.id, outcome=ProviderOutcome(status="succeeded")
         )  # no commit in this test: the send task is never published
     [refund] = Refund.objects.filter(charge=charge)
@@ -211,7 +212,7 @@ def test_a_lost_send_task_of_a_late_refund_is_made_good_by_the_poller(
 def test_a_late_success_reported_twice_is_refunded_once(merchant, timeouts):
     charge = timed_out_charge(merchant, LATE)
     for _ in range(3):
-        services.charge_apply_outcome(
+        charges.charge_apply_outcome(
             charge_id=charge.id, outcome=ProviderOutcome(status="succeeded", raw={"n": 1})
         )
     charge.refresh_from_db()
@@ -221,11 +222,11 @@ def test_a_late_success_reported_twice_is_refunded_once(merchant, timeouts):
 
 def test_a_declined_charge_later_reported_paid_is_refunded_too(merchant, timeouts):
     charge = send(new_charge(merchant, "+243812345001"), T0)
-    charge = services.charge_apply_outcome(
+    charge = charges.charge_apply_outcome(
         charge_id=charge.id, outcome=ProviderOutcome(status="declined", failure_code="x")
     )
     assert charge.reconcile_next_at is None  # the operator's own answer is not reconciled
-    charge = services.charge_apply_outcome(
+    charge = charges.charge_apply_outcome(
         charge_id=charge.id, outcome=ProviderOutcome(status="succeeded")
     )
     assert charge.status == "declined"
@@ -236,7 +237,7 @@ def test_a_declined_charge_later_reported_paid_is_refunded_too(merchant, timeout
 
 def test_an_operator_failure_ends_the_reconciliation(merchant, timeouts):
     charge = timed_out_charge(merchant, SILENT)
-    charge = services.charge_apply_outcome(
+    charge = charges.charge_apply_outcome(
         charge_id=charge.id, outcome=ProviderOutcome(status="failed", failure_code="expired")
     )
     assert charge.reconcile_next_at is None
@@ -254,16 +255,16 @@ def test_an_unreachable_operator_never_fails_a_charge_and_is_asked_again(merchan
     }
     charge = send(new_charge(merchant, SILENT), T0)
     with time_machine.travel(T0 + timedelta(seconds=299), tick=False):
-        charge = services.charge_refresh(charge_id=charge.id)
+        charge = charges.charge_refresh(charge_id=charge.id)
     assert charge.status == "pending"  # a 503 says nothing: still pending
     assert "503" in charge.provider_raw[-1]["error"]
     with time_machine.travel(T0 + timedelta(seconds=300), tick=False):
-        charge = services.charge_refresh(charge_id=charge.id)
+        charge = charges.charge_refresh(charge_id=charge.id)
     # Failed by our own clock, and asked about again (its checks never reached the operator).
     assert (charge.status, charge.failure_code) == ("failed", "timeout")
     due = charge.reconcile_next_at
     with time_machine.travel(due, tick=False):
-        charge = services.charge_reconcile(charge_id=charge.id)
+        charge = charges.charge_reconcile(charge_id=charge.id)
     assert charge.reconcile_next_at == due + timedelta(seconds=300)
     assert charge.status == "failed" and charge.late_payment_at is None
 
@@ -274,7 +275,7 @@ def test_an_unreachable_operator_never_fails_a_charge_and_is_asked_again(merchan
 def test_merchants_cannot_give_the_late_payment_reason(api, merchant, timeouts):
     charge = send(new_charge(merchant, "+243812345678"), T0)
     with time_machine.travel(T0 + timedelta(seconds=3), tick=False):
-        charge = services.charge_refresh(charge_id=charge.id)
+        charge = charges.charge_refresh(charge_id=charge.id)
     assert charge.status == "succeeded"
     response = api.post(
         f"/v1/charges/{charge.id}/refunds", {"reason": "late_payment"}, format="json"
@@ -287,7 +288,7 @@ def test_merchants_cannot_give_the_late_payment_reason(api, merchant, timeouts):
         "reason",
     )
     with pytest.raises(InvalidRequest):
-        services.refund_create(charge=charge, reason="late_payment")
+        refunds.refund_create(charge=charge, reason="late_payment")
     assert not Refund.objects.exists()
     ok = api.post(f"/v1/charges/{charge.id}/refunds", {"reason": "duplicate"}, format="json")
     assert ok.status_code == 201
@@ -297,7 +298,7 @@ def test_merchants_still_cannot_refund_a_failed_charge(api, merchant, timeouts):
     charge = timed_out_charge(merchant, LATE)
     response = api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json")
     assert response.json()["error"]["code"] == "charge_not_refundable"
-    services.charge_apply_outcome(charge_id=charge.id, outcome=ProviderOutcome(status="succeeded"))
+    charges.charge_apply_outcome(charge_id=charge.id, outcome=ProviderOutcome(status="succeeded"))
     response = api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json")
     assert response.json()["error"]["code"] == "charge_not_refundable"
     assert Refund.objects.filter(charge=charge).count() == 1
@@ -318,7 +319,7 @@ def staff():
 
 def test_staff_find_late_payments_with_the_operators_answers(staff, merchant, timeouts):
     late = timed_out_charge(merchant, LATE)
-    services.charge_apply_outcome(
+    charges.charge_apply_outcome(
         charge_id=late.id, outcome=ProviderOutcome(status="succeeded", raw={"op": "PAID-LATE"})
     )
     other = timed_out_charge(merchant, SILENT)
@@ -351,6 +352,6 @@ def test_an_operator_no_longer_connected_says_nothing(merchant, timeouts):
     assert "not available" in charge.provider_raw[-1]["error"]
     due = timed_out.reconcile_next_at
     with time_machine.travel(due, tick=False):
-        charge = services.charge_reconcile(charge_id=timed_out.id)
+        charge = charges.charge_reconcile(charge_id=timed_out.id)
     assert charge.status == "failed" and charge.late_payment_at is None
     assert charge.reconcile_next_at == due + timedelta(seconds=300)

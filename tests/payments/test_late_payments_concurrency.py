@@ -3,9 +3,9 @@ check, a staff check) is refunded exactly once: the charge's row lock decides (c
 
 import pytest
 
-from payments import services
 from payments.models import Charge, Refund
 from payments.providers.base import ProviderOutcome
+from payments.services import charges
 from tests.checkout.test_lifecycle import _race as race
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -14,7 +14,7 @@ RACERS = 6
 
 
 def timed_out_charge(merchant) -> Charge:
-    charge = services.charge_create(
+    charge = charges.charge_create(
         merchant=merchant,
         livemode=False,
         amount=5000,
@@ -22,7 +22,7 @@ def timed_out_charge(merchant) -> Charge:
         phone="+243812345005",
         network="VODACOM_MPESA",
     )
-    return services.charge_apply_outcome(
+    return charges.charge_apply_outcome(
         charge_id=charge.id, outcome=ProviderOutcome(status="failed", failure_code="timeout")
     )
 
@@ -30,7 +30,7 @@ def timed_out_charge(merchant) -> Charge:
 def test_concurrent_late_successes_create_one_refund(merchant):
     charge = timed_out_charge(merchant)
     results = race(
-        lambda: services.charge_apply_outcome(
+        lambda: charges.charge_apply_outcome(
             charge_id=charge.id, outcome=ProviderOutcome(status="succeeded", raw={"at": "once"})
         ),
         RACERS,
@@ -45,7 +45,7 @@ def test_concurrent_late_successes_create_one_refund(merchant):
 
 def test_concurrent_late_payment_calls_create_one_refund(merchant):
     charge = timed_out_charge(merchant)
-    results = race(lambda: services.charge_late_payment(charge_id=charge.id, answer={}), RACERS)
+    results = race(lambda: charges.charge_late_payment(charge_id=charge.id, answer={}), RACERS)
     made = [r for r in results if isinstance(r, Refund)]
     assert len(made) == 1 and results.count(None) == RACERS - 1, results
     assert Refund.objects.filter(charge=charge).count() == 1

@@ -12,6 +12,7 @@ from kombu.exceptions import OperationalError
 from config.celery import app
 from payments import tasks
 from payments.models import Charge
+from payments.services import charges, queues
 from tests.conftest import broker_down
 
 
@@ -41,7 +42,7 @@ def published_on(queue_name: str) -> list[str]:
     ],
 )
 def test_only_live_mpesa_payment_calls_go_to_the_long_queue(livemode, network, queue):
-    assert tasks.payment_request_queue(livemode=livemode, network=network) == queue
+    assert queues.payment_request_queue(livemode=livemode, network=network) == queue
 
 
 def test_the_long_queue_really_carries_live_mpesa_requests(settings):
@@ -49,8 +50,8 @@ def test_the_long_queue_really_carries_live_mpesa_requests(settings):
     published_on("payments-long-test")  # start from an empty queue
     live = Charge(id="ch_livempesa00000000000001", livemode=True, network="VODACOM_MPESA")
     test = Charge(id="ch_testmpesa00000000000001", livemode=False, network="VODACOM_MPESA")
-    tasks.enqueue_payment_request(live)
-    tasks.enqueue_payment_request(test)
+    queues.charge_request_payment_enqueue(charge=live)
+    queues.charge_request_payment_enqueue(charge=test)
     assert published_on("payments-long-test") == [live.id]
 
 
@@ -74,7 +75,7 @@ def test_a_charge_made_while_the_broker_is_down_stands_and_is_sent_later(
     assert isinstance(failed.exc_info[1], (OperationalError, ConnectionError, OSError))
 
     # The broker is back: the sweep finds the charge no task has sent and sends its prompt.
-    with time_machine.travel(timezone.now() + timedelta(seconds=tasks.UNSENT_GRACE + 1)):
+    with time_machine.travel(timezone.now() + timedelta(seconds=charges.UNSENT_GRACE + 1)):
         tasks.charges_poll_due()
     charge.refresh_from_db()
     assert charge.provider_requested_at is not None

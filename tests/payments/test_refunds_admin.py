@@ -2,7 +2,7 @@
 
 import pytest
 
-from payments import services
+from payments.services.refunds import refund_create
 from tests.helpers import admin_url
 from tests.payments.refund_helpers import succeeded_card_charge, succeeded_mobile_money_charge
 
@@ -23,11 +23,9 @@ def refunds(merchant):
     card = succeeded_card_charge(merchant, amount=1999)
     mobile = succeeded_mobile_money_charge(merchant, amount=250000)
     return {
-        "card": services.refund_create(charge=card, amount=550, reason="duplicate"),
-        "failed": services.refund_create(
-            charge=mobile, amount=1000, metadata={"sandbox_refund": "fail"}
-        ),
-        "pending": services.refund_create(
+        "card": refund_create(charge=card, amount=550, reason="duplicate"),
+        "failed": refund_create(charge=mobile, amount=1000, metadata={"sandbox_refund": "fail"}),
+        "pending": refund_create(
             charge=mobile, amount=2000, metadata={"sandbox_refund": "pending"}
         ),
     }
@@ -132,9 +130,7 @@ def test_confirmed_payback_and_who_may_record_it(staff, refunds, client, django_
     from webhooks.models import Event
 
     charge = refunds["pending"].charge
-    second = services.refund_create(
-        charge=charge, amount=3000, metadata={"sandbox_refund": "pending"}
-    )
+    second = refund_create(charge=charge, amount=3000, metadata={"sandbox_refund": "pending"})
     viewer = django_user_model.objects.create_user("viewer", password="pw-123-long", is_staff=True)
     viewer.user_permissions.add(Permission.objects.get(codename="view_refund"))
     client.force_login(viewer)

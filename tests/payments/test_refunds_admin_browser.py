@@ -2,8 +2,8 @@
 
 import pytest
 
-from payments import services
 from payments.models import Refund
+from payments.services import refunds
 from tests.conftest import ARTIFACTS
 from tests.payments.refund_helpers import succeeded_mobile_money_charge
 
@@ -15,7 +15,7 @@ def test_staff_mark_a_pending_refund_failed_after_confirming(
 ):
     django_user_model.objects.create_superuser("staff", "staff@example.cd", "pw-123-long")
     charge = succeeded_mobile_money_charge(merchant, amount=250000)
-    refund = services.refund_create(
+    refund = refunds.refund_create(
         charge=charge, amount=20000, metadata={"sandbox_refund": "pending"}
     )
     page.set_viewport_size({"width": 1280, "height": 800})

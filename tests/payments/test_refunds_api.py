@@ -2,9 +2,9 @@
 
 import pytest
 
-from payments import services
 from payments.models import Charge, Refund, SandboxTransaction
 from payments.providers.base import ProviderOutcome
+from payments.services import charges
 from tests.factories import merchant_with_keys
 from tests.payments.refund_helpers import succeeded_card_charge, succeeded_mobile_money_charge
 
@@ -96,7 +96,7 @@ def test_amount_above_what_remains_is_refused_and_leaves_nothing(api, merchant):
 
 
 def test_only_succeeded_charges_can_be_refunded(api, merchant):
-    pending = services.charge_create(
+    pending = charges.charge_create(
         merchant=merchant,
         livemode=False,
         amount=5000,
@@ -108,10 +108,10 @@ def test_only_succeeded_charges_can_be_refunded(api, merchant):
     assert "pending" in error["message"]
 
     for status, code in (("failed", "provider_error"), ("declined", "insufficient_funds")):
-        charge = services.charge_create(
+        charge = charges.charge_create(
             merchant=merchant, livemode=False, amount=2000, currency="USD", payment_method="card"
         )
-        services.charge_apply_outcome(
+        charges.charge_apply_outcome(
             charge_id=charge.id, outcome=ProviderOutcome(status=status, failure_code=code)
         )
         assert_error(refund(api, charge.id, {"amount": 1000}), 400, "charge_not_refundable")

@@ -2,9 +2,10 @@
 
 import pytest
 
-from payments import services
 from payments.models import Refund, SandboxTransaction
 from payments.providers.base import ProviderOutcome
+from payments.services import charges
+from payments.services.refunds import refund_create, refund_refresh, refund_send
 
 pytestmark = pytest.mark.django_db
 
@@ -22,11 +23,11 @@ def live_charge(merchant, settings):
     merchant.live_approved = True
     merchant.save()
     settings.PAYMENT_PROVIDERS = SANDBOX_AS_LIVE
-    charge = services.charge_create(
+    charge = charges.charge_create(
         merchant=merchant, livemode=True, amount=10000, currency="USD",
         phone="+243812345678", network="VODACOM_MPESA",
     )  # fmt: skip
-    return services.charge_apply_outcome(
+    return charges.charge_apply_outcome(
         charge_id=charge.id, outcome=ProviderOutcome(status="succeeded", provider_reference="MP1")
     )
 
@@ -47,14 +48,14 @@ def test_live_refund_answers_pending_and_is_sent_once_after_commit(
     live_charge.refresh_from_db()
     assert live_charge.amount_refunded == 4000  # reserved already
 
-    refund = services.refund_send(refund_id=body["id"])
-    services.refund_send(refund_id=body["id"])  # a duplicated task asks nothing more
+    refund = refund_send(refund_id=body["id"])
+    refund_send(refund_id=body["id"])  # a duplicated task asks nothing more
     assert refund.status == "succeeded"
     assert refunds.count() == 1 and refunds.get().request_count == 1
 
 
 def test_a_live_refund_whose_task_was_lost_is_sent_by_the_status_check(live_charge):
-    refund = services.refund_create(charge=live_charge, amount=10000)
+    refund = refund_create(charge=live_charge, amount=10000)
     assert refund.status == "pending" and refund.provider_requested_at is None
-    services.refund_refresh(refund_id=refund.id)
+    refund_refresh(refund_id=refund.id)
     assert Refund.objects.get(pk=refund.id).status == "succeeded"

@@ -7,10 +7,11 @@ import pytest
 import time_machine
 from django.utils import timezone
 
-from payments import services, tasks
+from payments import tasks
 from payments.models import Charge, Refund, SandboxTransaction
 from payments.providers.base import ProviderOutcome, RefundRequest
 from payments.representations import refund_repr
+from payments.services import provider_calls, refunds
 from tests.helpers import set_webhook_url
 from tests.payments.refund_helpers import succeeded_card_charge, succeeded_mobile_money_charge
 from webhooks.models import Event
@@ -50,7 +51,7 @@ def test_failed_sandbox_refund_frees_its_amount(api, merchant):
 def test_succeeded_refund_event_goes_to_the_charge_callback_url(merchant):
     set_webhook_url(merchant, "https://shop.example.cd/hooks")
     charge = succeeded_card_charge(merchant, callback_url="https://shop.example.cd/order/7")
-    refund = services.refund_create(charge=charge, amount=999, reason="fraudulent")
+    refund = refunds.refund_create(charge=charge, amount=999, reason="fraudulent")
     (event,) = refund_events()
     assert event.type == "refund.succeeded"
     assert event.merchant_id == merchant.id and event.livemode is False
@@ -61,7 +62,7 @@ def test_succeeded_refund_event_goes_to_the_charge_callback_url(merchant):
 def test_refund_event_goes_to_the_merchant_default_without_callback_url(merchant):
     set_webhook_url(merchant, "https://shop.example.cd/hooks")
     charge = succeeded_mobile_money_charge(merchant)
-    services.refund_create(charge=charge)
+    refunds.refund_create(charge=charge)
     (event,) = refund_events()
     assert event.destination_url == "https://shop.example.cd/hooks"
 
@@ -82,16 +83,16 @@ def test_pending_refund_reserves_its_amount_and_succeeds_at_the_status_check(api
         assert too_much.json()["error"]["code"] == "amount_exceeds_refundable"
 
         # Asked too early, the operator has not answered yet.
-        assert services.refund_refresh(refund_id=body["id"]).status == "pending"
+        assert refunds.refund_refresh(refund_id=body["id"]).status == "pending"
         clock.shift(timedelta(seconds=5))
-        refund = services.refund_refresh(refund_id=body["id"])
+        refund = refunds.refund_refresh(refund_id=body["id"])
     assert refund.status == "succeeded"
     assert api.get(f"/v1/refunds/{body['id']}").json()["status"] == "succeeded"
     assert Charge.objects.get(pk=charge.id).amount_refunded == 6000
     (event,) = refund_events(body["id"])
     assert event.type == "refund.succeeded" and event.data["object"]["status"] == "succeeded"
     # A later answer changes nothing and writes no second event.
-    services.refund_refresh(refund_id=body["id"])
+    refunds.refund_refresh(refund_id=body["id"])
     assert len(refund_events(body["id"])) == 1
 
 
@@ -109,7 +110,7 @@ def test_pending_refund_that_fails_later_frees_its_amount(api, merchant, setting
         == "charge_not_refundable"
     )
 
-    refund = services.refund_refresh(refund_id=body["id"])
+    refund = refunds.refund_refresh(refund_id=body["id"])
     assert refund.status == "failed" and refund.failure_code == "provider_error"
     assert Charge.objects.get(pk=charge.id).amount_refunded == 0
     assert [e.type for e in refund_events(body["id"])] == ["refund.failed"]
@@ -120,10 +121,10 @@ def test_pending_refund_that_fails_later_frees_its_amount(api, merchant, setting
 def test_the_sweep_checks_due_pending_refunds(merchant, eager_tasks):
     charge = succeeded_mobile_money_charge(merchant, amount=10000)
     with time_machine.travel(timezone.now(), tick=False) as clock:
-        waiting = services.refund_create(
+        waiting = refunds.refund_create(
             charge=charge, amount=2000, metadata={"sandbox_refund": "pending"}
         )
-        failing = services.refund_create(
+        failing = refunds.refund_create(
             charge=charge, amount=3000, metadata={"sandbox_refund": "pending_fail"}
         )
         assert tasks.refunds_poll_due() == 0  # not due yet
@@ -141,11 +142,11 @@ def test_a_refund_never_handed_to_the_provider_fails_at_its_check(merchant, eage
     """The request died after reserving: the poller asks the operator, who has no record of it."""
     charge = succeeded_mobile_money_charge(merchant, amount=10000)
     with time_machine.travel(timezone.now(), tick=False) as clock:
-        reserved = services._refund_reserve(
+        reserved = refunds._refund_reserve(
             charge_id=charge.id, amount=10000, reason="", metadata={}
         )
         assert Charge.objects.get(pk=charge.id).amount_refunded == 10000
-        clock.shift(timedelta(seconds=services.REFUND_CHECK_GRACE - 1))
+        clock.shift(timedelta(seconds=refunds.REFUND_CHECK_GRACE - 1))
         assert tasks.refunds_poll_due() == 0  # its request may still be under way
         clock.shift(timedelta(seconds=2))
         assert tasks.refunds_poll_due() == 1
@@ -173,7 +174,7 @@ def test_unreachable_provider_keeps_the_refund_pending_until_the_check(api, merc
     assert refund.next_check_at > timezone.now()
     assert Charge.objects.get(pk=charge.id).amount_refunded == 5000
     # The operator never got it, so its status check answers that it has no such refund.
-    refund = services.refund_refresh(refund_id=body["id"])
+    refund = refunds.refund_refresh(refund_id=body["id"])
     assert refund.status == "failed"
     assert refund.failure_message == "The operator has no record of this refund."
     assert Charge.objects.get(pk=charge.id).amount_refunded == 0
@@ -181,16 +182,16 @@ def test_unreachable_provider_keeps_the_refund_pending_until_the_check(api, merc
 
 def test_outcome_rules_of_the_state_machine(merchant):
     charge = succeeded_card_charge(merchant, amount=5000)
-    refund = services.refund_create(
+    refund = refunds.refund_create(
         charge=charge, amount=1000, metadata={"sandbox_refund": "pending"}
     )
     # A provider's "declined" is a failed refund; a failure with no code still says what happened.
-    declined = services.refund_apply_outcome(
+    declined = refunds.refund_apply_outcome(
         refund_id=refund.id, outcome=ProviderOutcome(status="declined")
     )
     assert declined.status == "failed" and declined.failure_code == "provider_error"
     # Final: a contradicting later answer is kept for staff but changes nothing.
-    after = services.refund_apply_outcome(
+    after = refunds.refund_apply_outcome(
         refund_id=refund.id,
         outcome=ProviderOutcome(status="succeeded", raw={"late": "SUCCESS"}),
     )
@@ -201,8 +202,8 @@ def test_outcome_rules_of_the_state_machine(merchant):
 
 def test_repeated_request_for_one_refund_is_not_paid_twice(merchant):
     charge = succeeded_card_charge(merchant, amount=5000)
-    refund = services.refund_create(charge=charge, amount=1000)
-    provider = services._provider_for(charge)
+    refund = refunds.refund_create(charge=charge, amount=1000)
+    provider = provider_calls.provider_for(charge)
     again = provider.refund(
         RefundRequest(
             refund_id=refund.id,

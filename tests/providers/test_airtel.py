@@ -4,11 +4,11 @@ import json
 
 import pytest
 
-from payments import services
 from payments.models import Charge, Refund
 from payments.providers import airtel as airtel_module
 from payments.providers.airtel import AirtelMoney
 from payments.providers.base import RefundRequest
+from payments.services import charges, refunds
 
 pytestmark = pytest.mark.django_db
 
@@ -45,14 +45,14 @@ def test_prompt_callback_enquiry_and_full_refund(
 ):
     settings.AIRTEL_CALLBACK_HASH_KEY = "airtel-callback-private-key"
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
     sent = airtel.transactions[charge.id]
     assert sent["msisdn"] == "971234567" and sent["amount"] == 2500 and sent["currency"] == "CDF"
     charge.refresh_from_db()
     assert charge.status == "pending" and charge.provider == "airtel_money"
     assert charge.provider_raw[-1]["status"]["response_code"] == "DP00800001006"
 
-    services.charge_refresh(charge_id=charge.id)  # first enquiry: still TIP
+    charges.charge_refresh(charge_id=charge.id)  # first enquiry: still TIP
     charge.refresh_from_db()
     assert charge.status == "pending"
 
@@ -80,7 +80,7 @@ def test_callback_body_alone_never_settles_the_charge(
 ):
     airtel.enquiries_before_answer = 99  # Airtel's own enquiry still says TIP
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(
             CALLBACK, airtel.callback_body(charge.id, "TS"), content_type="application/json"
@@ -96,7 +96,7 @@ def test_callback_with_a_wrong_hash_is_refused_and_asks_nothing(
 ):
     settings.AIRTEL_CALLBACK_HASH_KEY = "airtel-callback-private-key"
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
     with django_capture_on_commit_callbacks() as queued:
         for body in (
             airtel.callback_body(charge.id, "TS", hash_key="another-key"),
@@ -138,7 +138,7 @@ def test_callback_for_an_unknown_or_test_charge_is_acknowledged_and_ignored(
 def test_immediate_refusals(airtel, live_api, code, status, failure_code):
     airtel.immediate["971234567"] = code
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
     body = live_api.get(f"/v1/charges/{charge.id}").json()
     assert (body["status"], body["failure_code"]) == (status, failure_code)
 
@@ -156,24 +156,24 @@ def test_enquiry_outcomes(airtel, live_api, final, status, failure_code):
     airtel.outcomes["971234567"] = final
     airtel.enquiries_before_answer = 0
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
-    services.charge_refresh(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
+    charges.charge_refresh(charge_id=charge.id)
     body = live_api.get(f"/v1/charges/{charge.id}").json()
     assert (body["status"], body["failure_code"]) == (status, failure_code)
 
 
 def test_prompt_is_sent_once_and_the_token_is_reused_then_renewed(airtel, live_api):
     first = create(live_api)
-    services.charge_request_payment(charge_id=first.id)
-    services.charge_request_payment(charge_id=first.id)  # a duplicated task sends nothing
+    charges.charge_request_payment(charge_id=first.id)
+    charges.charge_request_payment(charge_id=first.id)  # a duplicated task sends nothing
     second = create(live_api, amount=500, currency="USD", phone="+243991234567")
-    services.charge_request_payment(charge_id=second.id)
+    charges.charge_request_payment(charge_id=second.id)
     assert len(airtel.transactions) == 2 and airtel.token_requests == 1
     assert airtel.transactions[second.id]["amount"] == 5
     assert airtel.transactions[second.id]["currency"] == "USD"
 
     airtel.expire_tokens()  # Airtel forgets our token before we expected: 401, renew, retry
-    services.charge_refresh(charge_id=second.id)
+    charges.charge_refresh(charge_id=second.id)
     assert airtel.token_requests == 2
     assert enquiries(airtel, second.id) == 2
 
@@ -181,7 +181,7 @@ def test_prompt_is_sent_once_and_the_token_is_reused_then_renewed(airtel, live_a
 def test_unreachable_airtel_keeps_the_charge_pending(airtel, live_api, settings):
     charge = create(live_api)
     settings.AIRTEL_BASE_URL = "http://127.0.0.1:9"  # nothing listens there
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
     charge.refresh_from_db()
     assert charge.status == "pending" and "error" in charge.provider_raw[-1]
 
@@ -222,9 +222,9 @@ def test_refunds_through_the_api_reach_airtel_once_committed(
     airtel, live_api, client, settings, eager_tasks, django_capture_on_commit_callbacks
 ):
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
     airtel_id = airtel.transactions[charge.id]["airtel_money_id"]
-    services.charge_refresh(charge_id=charge.id)  # still in progress at Airtel
+    charges.charge_refresh(charge_id=charge.id)  # still in progress at Airtel
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(
             CALLBACK, airtel.callback_body(charge.id, "TS"), content_type="application/json"
@@ -248,8 +248,8 @@ def test_refunds_through_the_api_reach_airtel_once_committed(
 
     full = live_api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json")
     assert full.status_code == 201 and full.json()["amount"] == 250000
-    services.refund_send(refund_id=full.json()["id"])
-    services.refund_send(refund_id=full.json()["id"])  # a duplicated task asks nothing more
+    refunds.refund_send(refund_id=full.json()["id"])
+    refunds.refund_send(refund_id=full.json()["id"])  # a duplicated task asks nothing more
     body = live_api.get(f"/v1/refunds/{full.json()['id']}").json()
     assert body["status"] == "succeeded"
     assert airtel.refunds == [{"airtel_money_id": airtel_id, "amount": 2500}]
@@ -259,7 +259,7 @@ def test_refunds_through_the_api_reach_airtel_once_committed(
 def test_a_wrong_client_secret_never_reaches_the_payment(airtel, live_api, settings):
     charge = create(live_api)
     settings.AIRTEL_CLIENT_SECRET = "not-the-secret"
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
     charge.refresh_from_db()
     assert charge.status == "pending" and airtel.transactions == {}
     assert set(airtel.violations) == {"token: wrong client credentials"}

@@ -9,8 +9,9 @@ import pytest
 import time_machine
 from django.utils import timezone
 
-from payments import services, tasks
+from payments import tasks
 from payments.models import Charge
+from payments.services import charges
 from tests.conftest import broker_down
 
 pytestmark = pytest.mark.django_db
@@ -27,7 +28,7 @@ def live_charge(live_api, phone: str, network: str) -> Charge:
     )
     assert response.status_code == 201, response.content
     charge = Charge.objects.get(pk=response.json()["id"])
-    services.charge_request_payment(charge_id=charge.id)  # the prompt, as the task sends it
+    charges.charge_request_payment(charge_id=charge.id)  # the prompt, as the task sends it
     return charge
 
 
@@ -62,7 +63,7 @@ def test_a_queued_check_of_a_charge_settled_meanwhile_asks_nothing(
     charge = live_charge(live_api, "+243971234567", "AIRTEL_MONEY")
     with django_capture_on_commit_callbacks() as queued:
         assert post_airtel(client, airtel, charge.id).status_code == 200
-    services.charge_refresh(charge_id=charge.id)  # the poller got there first
+    charges.charge_refresh(charge_id=charge.id)  # the poller got there first
     assert Charge.objects.get(pk=charge.id).status == "succeeded"
     [publish] = queued
     publish()  # the task runs: the charge is final, Airtel is not asked again
@@ -74,7 +75,7 @@ def test_callbacks_for_charges_not_waiting_for_one_queue_nothing(
 ):
     airtel.enquiries_before_answer = 0
     settled = live_charge(live_api, "+243971234567", "AIRTEL_MONEY")
-    services.charge_refresh(charge_id=settled.id)
+    charges.charge_refresh(charge_id=settled.id)
     assert Charge.objects.get(pk=settled.id).status == "succeeded"
     orange_charge = live_charge(live_api, "+243851234567", "ORANGE_MONEY")
     airtel_pending = live_charge(live_api, "+243991234567", "AIRTEL_MONEY")
@@ -121,7 +122,7 @@ def test_a_callback_for_a_charge_failed_by_our_clock_queues_its_reconciliation(
     with time_machine.travel(
         timezone.now() + timedelta(seconds=settings.MOBILE_MONEY_PROMPT_TIMEOUT + 1)
     ):
-        services.charge_refresh(charge_id=charge.id)
+        charges.charge_refresh(charge_id=charge.id)
         charge.refresh_from_db()
         assert (charge.status, charge.failure_code) == ("failed", "timeout")
         assert charge.reconcile_next_at is not None

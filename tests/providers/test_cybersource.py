@@ -5,10 +5,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from payments import services
 from payments.models import Charge, Refund
 from payments.providers.base import InvalidSignature
 from payments.providers.cybersource import CyberSourceCard
+from payments.services import charges, refunds
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
@@ -39,9 +39,9 @@ def test_hosted_page_reply_and_status_search(cybersource, live_api):
     with pytest.raises(InvalidSignature):
         CyberSourceCard().verify_reply({**reply, "req_amount": "0.01"})
 
-    services.charge_refresh(charge_id=body["id"])
+    charges.charge_refresh(charge_id=body["id"])
     assert Charge.objects.get(pk=body["id"]).status == "pending"  # not in the search yet
-    services.charge_refresh(charge_id=body["id"])
+    charges.charge_refresh(charge_id=body["id"])
     charge = Charge.objects.get(pk=body["id"])
     assert charge.status == "succeeded"
     assert charge.provider_reference == reply["transaction_id"]
@@ -56,7 +56,7 @@ def test_declines_and_errors_found_by_the_search(
 ):
     body = create(live_api)
     cybersource.pay(body["next_action"]["params"], outcome)
-    services.charge_refresh(charge_id=body["id"])
+    charges.charge_refresh(charge_id=body["id"])
     answer = live_api.get(f"/v1/charges/{body['id']}").json()
     assert (answer["status"], answer["failure_code"]) == (status, failure_code)
 
@@ -65,7 +65,7 @@ def test_a_wrong_shared_secret_fails_the_http_signature(cybersource, live_api, s
     body = create(live_api)
     cybersource.pay(body["next_action"]["params"], "accept")
     settings.CARD_REST_SHARED_SECRET = "d3JvbmctbGl2ZS1zZWNyZXQtMDEyMzQ1Njc4OWFiY2RlZg=="
-    services.charge_refresh(charge_id=body["id"])
+    charges.charge_refresh(charge_id=body["id"])
     charge = Charge.objects.get(pk=body["id"])
     assert charge.status == "pending" and "HTTP 401" in charge.provider_raw[-1]["error"]
     assert set(cybersource.violations) == {"HTTP Signature does not verify"}
@@ -77,14 +77,14 @@ def test_a_found_payment_of_another_amount_is_not_taken_as_ours(cybersource, liv
     params = dict(body["next_action"]["params"])
     cybersource.pay(params, "accept")
     cybersource.transactions[0]["orderInformation"]["amountDetails"]["totalAmount"] = "0.01"
-    services.charge_refresh(charge_id=body["id"])
+    charges.charge_refresh(charge_id=body["id"])
     assert Charge.objects.get(pk=body["id"]).status == "pending"
 
 
 def paid(cybersource, live_api) -> Charge:
     body = create(live_api)
     cybersource.pay(body["next_action"]["params"], "accept")
-    charge = services.charge_refresh(charge_id=body["id"])
+    charge = charges.charge_refresh(charge_id=body["id"])
     assert charge.status == "succeeded"
     return charge
 
@@ -103,8 +103,8 @@ def refund(live_api, charge: Charge, amount: int | None = None) -> dict:
 def test_partial_and_final_refunds_reach_cybersource_once(cybersource, live_api):
     charge = paid(cybersource, live_api)
     first = refund(live_api, charge, 500)
-    sent = services.refund_send(refund_id=first["id"])
-    services.refund_send(refund_id=first["id"])  # a duplicated task sends nothing more
+    sent = refunds.refund_send(refund_id=first["id"])
+    refunds.refund_send(refund_id=first["id"])  # a duplicated task sends nothing more
     assert sent.status == "succeeded"
     credits = cybersource.refunds_of(charge.provider_reference)
     assert [c["orderInformation"]["amountDetails"] for c in credits] == [
@@ -114,7 +114,7 @@ def test_partial_and_final_refunds_reach_cybersource_once(cybersource, live_api)
     assert sent.provider_reference == credits[0]["id"]
 
     rest = refund(live_api, charge)  # what remains: 14.99
-    services.refund_send(refund_id=rest["id"])
+    refunds.refund_send(refund_id=rest["id"])
     assert live_api.get(f"/v1/refunds/{rest['id']}").json()["status"] == "succeeded"
     assert live_api.get(f"/v1/charges/{charge.id}").json()["amount_refunded"] == 1999
     assert len(cybersource.refunds_of(charge.provider_reference)) == 2
@@ -126,7 +126,7 @@ def test_partial_and_final_refunds_reach_cybersource_once(cybersource, live_api)
 def test_a_refused_credit_fails_the_refund_and_frees_its_amount(cybersource, live_api):
     charge = paid(cybersource, live_api)
     cybersource.refund_mode = "refuse"
-    refused = services.refund_send(refund_id=refund(live_api, charge)["id"])
+    refused = refunds.refund_send(refund_id=refund(live_api, charge)["id"])
     assert (refused.status, refused.failure_code) == ("failed", "provider_error")
     assert "does not accept refunds" in refused.failure_message
     assert refused.provider_raw[-1]["reason"] == "ACCOUNT_NOT_ALLOWED_CREDIT"  # kept for staff
@@ -135,7 +135,7 @@ def test_a_refused_credit_fails_the_refund_and_frees_its_amount(cybersource, liv
     assert live_api.get(f"/v1/charges/{charge.id}").json()["amount_refunded"] == 0
 
     cybersource.refund_mode = "accept"
-    again = services.refund_send(refund_id=refund(live_api, charge)["id"])
+    again = refunds.refund_send(refund_id=refund(live_api, charge)["id"])
     assert again.status == "succeeded" and again.amount == 1999
 
 
@@ -146,14 +146,14 @@ def test_a_lost_answer_stays_pending_until_the_search_finds_the_credit(
     charge = paid(cybersource, live_api)
     cybersource.refund_mode = mode
     settings.PROVIDER_HTTP_TIMEOUT = 1
-    lost = services.refund_send(refund_id=refund(live_api, charge, 700)["id"])
+    lost = refunds.refund_send(refund_id=refund(live_api, charge, 700)["id"])
     cybersource.released.set()
     assert lost.status == "pending" and lost.provider_requested_at is not None
     assert len(cybersource.refunds_of(charge.provider_reference)) == 1  # it did reach CyberSource
 
     cybersource.search_lag = cybersource.searches + 1  # the search lags behind the credit
-    assert services.refund_refresh(refund_id=lost.id).status == "pending"
-    found = services.refund_refresh(refund_id=lost.id)
+    assert refunds.refund_refresh(refund_id=lost.id).status == "pending"
+    found = refunds.refund_refresh(refund_id=lost.id)
     assert found.status == "succeeded"
     assert found.provider_reference == cybersource.refunds_of(charge.provider_reference)[0]["id"]
     assert len(cybersource.refunds_of(charge.provider_reference)) == 1  # never sent again
@@ -163,10 +163,10 @@ def test_a_refund_cybersource_never_saw_is_not_failed_by_guesswork(cybersource, 
     charge = paid(cybersource, live_api)
     rest_url = settings.CARD_REST_BASE_URL
     settings.CARD_REST_BASE_URL = "http://127.0.0.1:9"  # unreachable while sending
-    unsent = services.refund_send(refund_id=refund(live_api, charge)["id"])
+    unsent = refunds.refund_send(refund_id=refund(live_api, charge)["id"])
     assert unsent.status == "pending"
     settings.CARD_REST_BASE_URL = rest_url
-    checked = services.refund_refresh(refund_id=unsent.id)
+    checked = refunds.refund_refresh(refund_id=unsent.id)
     assert checked.status == "pending" and checked.next_check_at is not None
     assert "Business Center" in checked.provider_raw[-1]["refund"]
     assert cybersource.refunds_of(charge.provider_reference) == []
@@ -178,7 +178,7 @@ def test_a_wrong_shared_secret_leaves_the_refund_pending_and_sends_it_once(
 ):
     charge = paid(cybersource, live_api)
     settings.CARD_REST_SHARED_SECRET = "d3JvbmctbGl2ZS1zZWNyZXQtMDEyMzQ1Njc4OWFiY2RlZg=="
-    pending = services.refund_send(refund_id=refund(live_api, charge)["id"])
+    pending = refunds.refund_send(refund_id=refund(live_api, charge)["id"])
     # A 401 says nothing we may act on alone: pending for the search or staff, never failed.
     assert (pending.status, pending.failure_code) == ("pending", "")
     assert cybersource.refunds_of(charge.provider_reference) == []
@@ -241,7 +241,7 @@ def test_only_the_whole_amount_approved_is_a_success(
     found = cybersource.transactions[0]
     found["applicationInformation"]["reasonCode"] = reason
     found["orderInformation"]["amountDetails"] = {"currency": "USD", **amounts}
-    charge = services.charge_refresh(charge_id=body["id"])
+    charge = charges.charge_refresh(charge_id=body["id"])
     assert (charge.status, charge.failure_code) == (status, failure_code)
     if status != "pending":
         assert charge.provider_reference == found["id"]  # staff find what was taken

@@ -63,13 +63,13 @@ def test_a_network_without_credentials_answers_provider_unavailable(airtel, live
 
 
 def test_test_mode_never_reaches_the_live_adapters(airtel, api):
-    from payments import services
+    from payments.services import charges
 
     response = api.post(
         "/v1/charges",
         {"amount": 1000, "currency": "CDF", "phone": "+243971234567", "network": "AIRTEL_MONEY"},
         format="json",
     )
-    services.charge_request_payment(charge_id=response.json()["id"])
-    services.charge_refresh(charge_id=response.json()["id"])
+    charges.charge_request_payment(charge_id=response.json()["id"])
+    charges.charge_refresh(charge_id=response.json()["id"])
     assert airtel.log == []

@@ -6,12 +6,12 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from payments import services
 from payments.models import Charge
 from payments.providers import http
 from payments.providers import mpesa as mpesa_module
 from payments.providers.base import RefundRequest
 from payments.providers.mpesa import VodacomMpesa
+from payments.services import charges, refunds
 from tests.conftest import wait_for
 from tests.providers.fakes.base import Response
 from tests.providers.fakes.mpesa import PREFIX
@@ -41,7 +41,7 @@ def refund_of(charge: Charge, amount: int, refund_id: str) -> RefundRequest:
 
 def test_pin_entered_during_the_call_settles_at_once_then_reversals(mpesa, live_api):
     charge = create(live_api, description="Commande 42")
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
     charge.refresh_from_db()
     record = mpesa.transactions[charge.id]
     assert record["msisdn"] == "243812345678" and record["amount"] == 10
@@ -72,7 +72,7 @@ def test_pin_entered_during_the_call_settles_at_once_then_reversals(mpesa, live_
 def test_refusals_map_to_our_codes(mpesa, live_api, code, status, failure_code):
     mpesa.pin_entry["243812345678"] = code
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
     body = live_api.get(f"/v1/charges/{charge.id}").json()
     assert (body["status"], body["failure_code"]) == (status, failure_code)
 
@@ -81,17 +81,17 @@ def test_no_answer_in_time_is_pending_then_the_query_settles_it(mpesa, live_api,
     settings.MPESA_TIMEOUT = 0.5
     mpesa.pin_entry["243812345678"] = "hold"  # the customer takes longer than our timeout
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
     charge.refresh_from_db()
     assert charge.status == "pending" and charge.provider_raw[-1]["c2b"] == "timeout"
 
-    services.charge_refresh(charge_id=charge.id)  # M-Pesa still waits for the PIN
+    charges.charge_refresh(charge_id=charge.id)  # M-Pesa still waits for the PIN
     charge.refresh_from_db()
     assert charge.status == "pending"
 
     mpesa.released.set()  # the PIN is entered
     wait_for(lambda: mpesa.transactions[charge.id]["status"] == "Completed", timeout=5)
-    services.charge_refresh(charge_id=charge.id)
+    charges.charge_refresh(charge_id=charge.id)
     charge.refresh_from_db()
     assert charge.status == "succeeded"
     assert charge.provider_reference == mpesa.transactions[charge.id]["transaction_id"]
@@ -101,7 +101,7 @@ def test_no_answer_in_time_is_pending_then_the_query_settles_it(mpesa, live_api,
 
 def test_the_first_payment_waits_for_its_new_session_instead_of_opening_another(mpesa, live_api):
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)  # the first call of a fresh process
+    charges.charge_request_payment(charge_id=charge.id)  # the first call of a fresh process
 
     charge.refresh_from_db()
     assert charge.status == "succeeded"
@@ -116,12 +116,12 @@ def test_the_first_payment_waits_for_its_new_session_instead_of_opening_another(
 
 def test_an_expired_session_is_renewed_and_the_new_one_waited_for(mpesa, live_api):
     first = create(live_api)
-    services.charge_request_payment(charge_id=first.id)
+    charges.charge_request_payment(charge_id=first.id)
     [old] = set(mpesa.sessions_used(C2B))
     mpesa.drop_sessions()  # M-Pesa expires our session (older than its activation delay) early
 
     second = create(live_api, phone="+243821234567")
-    services.charge_request_payment(charge_id=second.id)
+    charges.charge_request_payment(charge_id=second.id)
     assert Charge.objects.get(pk=second.id).status == "succeeded"
     assert mpesa.session_requests == 2
     refused, new, again = mpesa.sessions_used(C2B)[2:]
@@ -134,7 +134,7 @@ def test_a_session_that_never_becomes_active_is_given_up_on(mpesa, live_api, set
     mpesa.activation_delay = 60  # far longer than we are willing to wait
     settings.MPESA_SESSION_ACTIVATION = 0.3
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
 
     charge.refresh_from_db()
     # An authentication refusal says nothing about the payment: pending, never failed.
@@ -150,14 +150,14 @@ def test_the_status_query_after_a_restart_waits_for_the_new_session(mpesa, live_
     settings.MPESA_TIMEOUT = 0.5
     mpesa.pin_entry["243812345678"] = "hold"
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
     charge.refresh_from_db()
     assert charge.status == "pending"
     mpesa.released.set()
     wait_for(lambda: mpesa.transactions[charge.id]["status"] == "Completed", timeout=5)
 
     http.tokens.clear()  # the worker restarts: its first call opens a new session
-    services.charge_refresh(charge_id=charge.id)
+    charges.charge_refresh(charge_id=charge.id)
     charge.refresh_from_db()
     assert charge.status == "succeeded"
     assert mpesa.session_requests == 2
@@ -168,12 +168,12 @@ def test_the_status_query_after_a_restart_waits_for_the_new_session(mpesa, live_
 
 def test_a_reversal_after_a_restart_waits_for_the_new_session(mpesa, live_api):
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
     http.tokens.clear()  # the worker restarts
 
     refund = live_api.post(f"/v1/charges/{charge.id}/refunds", {"amount": 400}, format="json")
     assert refund.status_code == 201, refund.content
-    assert services.refund_send(refund_id=refund.json()["id"]).status == "succeeded"
+    assert refunds.refund_send(refund_id=refund.json()["id"]).status == "succeeded"
     assert mpesa.session_requests == 2
     assert mpesa.inactive_refusals == [f"{PREFIX}/{C2B}/", f"{PREFIX}/{REVERSAL}/"]
     refused, again = mpesa.sessions_used(REVERSAL)
@@ -187,7 +187,7 @@ def test_a_wrong_public_key_is_refused_and_the_charge_stays_pending(mpesa, live_
         other.public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
     ).decode()
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
     charge.refresh_from_db()
     assert charge.status == "pending" and "mpesa session" in charge.provider_raw[-1]["error"]
     assert mpesa.transactions == {}
@@ -208,17 +208,17 @@ def test_query_status_words():
 
 def test_refunds_through_the_api_become_reversals(mpesa, live_api):
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
     assert live_api.get(f"/v1/charges/{charge.id}").json()["status"] == "succeeded"
 
     first = live_api.post(f"/v1/charges/{charge.id}/refunds", {"amount": 400}, format="json")
     assert first.status_code == 201 and first.json()["status"] == "pending"
-    assert services.refund_send(refund_id=first.json()["id"]).status == "succeeded"
+    assert refunds.refund_send(refund_id=first.json()["id"]).status == "succeeded"
     too_much = live_api.post(f"/v1/charges/{charge.id}/refunds", {"amount": 700}, format="json")
     assert too_much.json()["error"]["code"] == "amount_exceeds_refundable"
     rest = live_api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json")
     assert rest.json()["amount"] == 600
-    assert services.refund_send(refund_id=rest.json()["id"]).status == "succeeded"
+    assert refunds.refund_send(refund_id=rest.json()["id"]).status == "succeeded"
     assert [r["amount"] for r in mpesa.reversals] == [4, 6]
     assert live_api.get(f"/v1/charges/{charge.id}").json()["amount_refunded"] == 1000
 
@@ -231,7 +231,7 @@ def pay_answered(mpesa, live_api, code: str) -> Charge:
     """A C2B the customer's PIN entry ends with `code`, as the charge then stands."""
     mpesa.pin_entry["243812345678"] = code
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
     charge.refresh_from_db()
     return charge
 
@@ -254,11 +254,11 @@ def test_a_401_ins5_is_the_customers_refusal_and_the_c2b_is_sent_once(
 
 def test_a_401_ins6_reversal_is_sent_once_and_fails(mpesa, live_api, active_session):
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
     mpesa.reversal_answer = "INS-6"
 
     response = live_api.post(f"/v1/charges/{charge.id}/refunds", {"amount": 400}, format="json")
-    refund = services.refund_send(refund_id=response.json()["id"])
+    refund = refunds.refund_send(refund_id=response.json()["id"])
     assert (refund.status, refund.failure_code) == ("failed", "provider_error")
     assert len(mpesa.requests_to("PUT", f"{PREFIX}/{REVERSAL}/")) == 1
     assert mpesa.session_requests == 1 and mpesa.reversals == []
@@ -269,13 +269,13 @@ def test_a_bare_401_on_the_c2b_is_not_repeated_and_leaves_the_charge_pending(
 ):
     mpesa.answer_next("POST", f"{PREFIX}/{C2B}/", Response(401, {"error": "Unauthorized"}))
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
 
     charge.refresh_from_db()
     assert charge.status == "pending"
     assert len(mpesa.requests_to("POST", f"{PREFIX}/{C2B}/")) == 1
     # The session is dropped all the same: the next call opens a new one.
-    services.charge_refresh(charge_id=charge.id)
+    charges.charge_refresh(charge_id=charge.id)
     assert mpesa.session_requests == 2
 
 
@@ -285,7 +285,7 @@ def test_a_request_timeout_ins9_is_pending_and_the_query_settles_it(
     charge = pay_answered(mpesa, live_api, "INS-9")
     assert charge.status == "pending"  # HTTP 408 "request timeout": the query decides
 
-    services.charge_refresh(charge_id=charge.id)
+    charges.charge_refresh(charge_id=charge.id)
     charge.refresh_from_db()
     assert (charge.status, charge.failure_code) == ("failed", "timeout")
     assert charge.provider_reference == mpesa.transactions[charge.id]["transaction_id"]

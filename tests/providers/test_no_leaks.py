@@ -6,8 +6,8 @@ import logging
 
 import pytest
 
-from payments import services
 from payments.models import Charge, Refund
+from payments.services import charges, refunds
 
 pytestmark = pytest.mark.django_db
 
@@ -46,13 +46,13 @@ def paid_charge(name: str, fake, live_api) -> Charge:
             format="json",
         ).json()  # fmt: skip
         fake.pay(body["next_action"]["params"], "accept")
-        return services.charge_refresh(charge_id=body["id"])
+        return charges.charge_refresh(charge_id=body["id"])
     body = live_api.post(
         "/v1/charges", {**MOBILE[name], "network": NETWORK[name]}, format="json"
     ).json()
-    services.charge_request_payment(charge_id=body["id"])
+    charges.charge_request_payment(charge_id=body["id"])
     for _ in range(5):
-        charge = services.charge_refresh(charge_id=body["id"])
+        charge = charges.charge_refresh(charge_id=body["id"])
         if charge.status != "pending":
             break
     return charge
@@ -65,7 +65,7 @@ def test_logs_name_the_payment_and_never_a_secret(name, request, live_api, setti
     charge = paid_charge(name, fake, live_api)
     assert charge.status == "succeeded", charge.provider_raw
     refund = live_api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json").json()
-    services.refund_send(refund_id=refund["id"])
+    refunds.refund_send(refund_id=refund["id"])
 
     text = "\n".join(
         f"{r.name} {r.getMessage()} {r.exc_text or ''} {getattr(r, 'args', '')}"

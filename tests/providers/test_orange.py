@@ -8,11 +8,11 @@ import pytest
 import requests
 from django.utils import timezone
 
-from payments import services
 from payments.models import Charge, Refund
 from payments.providers import http
 from payments.providers.base import RefundRequest
 from payments.providers.orange import OrangeMoney
+from payments.services import charges, refunds
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
@@ -40,7 +40,7 @@ def test_cashout_callback_and_confirming_status(
 ):
     orange.queries_before_answer = 99  # only the customer's answer settles it
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
     record = orange.transactions[charge.id]
     assert record["peerId"] == "851234567" and record["amount"] == 500
     charge.refresh_from_db()
@@ -64,7 +64,7 @@ def test_callback_with_a_wrong_token_is_ignored(
     orange, live_api, client, django_capture_on_commit_callbacks
 ):
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
     body = orange.answer(charge.id)
     with django_capture_on_commit_callbacks() as queued:
         for url, payload in (
@@ -89,10 +89,10 @@ def test_failed_cashout_found_by_the_poller(orange, live_api):
     orange.outcomes["851234567"] = ("FAILED", "E-INSUFFICIENT")
     orange.queries_before_answer = 1
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
-    services.charge_refresh(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
+    charges.charge_refresh(charge_id=charge.id)
     assert Charge.objects.get(pk=charge.id).status == "pending"  # first query: still PENDING
-    services.charge_refresh(charge_id=charge.id)
+    charges.charge_refresh(charge_id=charge.id)
     body = live_api.get(f"/v1/charges/{charge.id}").json()
     assert (body["status"], body["failure_code"]) == ("failed", "provider_error")
     assert "E-INSUFFICIENT" in body["failure_message"]
@@ -101,7 +101,7 @@ def test_failed_cashout_found_by_the_poller(orange, live_api):
 def test_wrong_client_secret_never_reaches_the_cashout(orange, live_api, settings):
     settings.ORANGE_CLIENT_SECRET = "wrong"
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
     assert Charge.objects.get(pk=charge.id).status == "pending"
     assert orange.transactions == {}
     assert set(orange.violations) == {"token: Basic auth with client id and secret expected"}
@@ -116,7 +116,7 @@ PEER = "851234567"
 def paid_charge(orange, live_api, client, settings) -> Charge:
     """A live charge the customer confirmed on the handset (callback, then Orange's status)."""
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
     body = orange.answer(charge.id)
     response = client.post(
         f"{CALLBACK}?notif_token={settings.ORANGE_NOTIF_TOKEN}",
@@ -124,7 +124,7 @@ def paid_charge(orange, live_api, client, settings) -> Charge:
         content_type="application/json",
     )
     assert response.status_code == 200
-    services.charge_refresh(charge_id=charge.id)  # the status check the callback queued
+    charges.charge_refresh(charge_id=charge.id)  # the status check the callback queued
     assert live_api.get(f"/v1/charges/{charge.id}").json()["status"] == "succeeded"
     return charge
 
@@ -161,17 +161,17 @@ def test_partial_then_remaining_refund_become_cashins_to_the_payer(
     assert refund.status == "pending" and refund.provider_reference == cashin["transactionId"]
     assert refunded(live_api, charge) == 20000
 
-    services.refund_send(refund_id=first)  # a duplicated task sends nothing more
-    assert services.refund_refresh(refund_id=first).status == "pending"  # Orange: PENDING
-    assert services.refund_refresh(refund_id=first).status == "succeeded"
+    refunds.refund_send(refund_id=first)  # a duplicated task sends nothing more
+    assert refunds.refund_refresh(refund_id=first).status == "pending"  # Orange: PENDING
+    assert refunds.refund_refresh(refund_id=first).status == "succeeded"
     assert status_queries(orange, first) == 2
 
     too_much = live_api.post(f"/v1/charges/{charge.id}/refunds", {"amount": 40000}, format="json")
     assert too_much.json()["error"]["code"] == "amount_exceeds_refundable"
     rest = ask_refund(live_api, charge)
-    assert services.refund_send(refund_id=rest).amount == 30000
-    services.refund_refresh(refund_id=rest)
-    services.refund_refresh(refund_id=rest)
+    assert refunds.refund_send(refund_id=rest).amount == 30000
+    refunds.refund_refresh(refund_id=rest)
+    refunds.refund_refresh(refund_id=rest)
     body = live_api.get(f"/v1/refunds/{rest}").json()
     assert (body["status"], body["amount"], body["failure_code"]) == ("succeeded", 30000, None)
     assert refunded(live_api, charge) == 50000
@@ -194,7 +194,7 @@ def test_a_refused_cashin_fails_the_refund_and_frees_its_amount(orange, live_api
     orange.cashin_enabled = False  # the merchant account may not pay customers
 
     refund_id = ask_refund(live_api, charge)
-    services.refund_send(refund_id=refund_id)
+    refunds.refund_send(refund_id=refund_id)
     body = live_api.get(f"/v1/refunds/{refund_id}").json()
     assert (body["status"], body["failure_code"]) == ("failed", "provider_error")
     assert "refused the refund" in body["failure_message"]
@@ -208,9 +208,9 @@ def test_a_refused_cashin_fails_the_refund_and_frees_its_amount(orange, live_api
 
     orange.cashin_enabled = True  # enabled by Orange: the merchant tries again
     again = ask_refund(live_api, charge)
-    services.refund_send(refund_id=again)
-    services.refund_refresh(refund_id=again)
-    assert services.refund_refresh(refund_id=again).status == "succeeded"
+    refunds.refund_send(refund_id=again)
+    refunds.refund_refresh(refund_id=again)
+    assert refunds.refund_refresh(refund_id=again).status == "succeeded"
     assert refunded(live_api, charge) == 50000
     assert orange.refunded(PEER, "CDF") == 500
 
@@ -220,8 +220,8 @@ def test_a_cashin_orange_reports_failed_frees_the_amount(orange, live_api, clien
     orange.cashin_outcome = ("FAILED", "E-CASHIN")
     orange.queries_before_answer = 0
     refund_id = ask_refund(live_api, charge, 10000)
-    assert services.refund_send(refund_id=refund_id).status == "pending"
-    refund = services.refund_refresh(refund_id=refund_id)
+    assert refunds.refund_send(refund_id=refund_id).status == "pending"
+    refund = refunds.refund_refresh(refund_id=refund_id)
     assert (refund.status, refund.failure_code) == ("failed", "provider_error")
     assert refund.failure_message == "Orange Money did not complete the refund (E-CASHIN)."
     assert refunded(live_api, charge) == 0
@@ -239,7 +239,7 @@ def test_a_cashin_without_a_clear_answer_stays_pending_until_the_status_query(
     else:
         orange.cashin_gateway_error = 504  # Orange takes the cashin, its gateway times out
     refund_id = ask_refund(live_api, charge)
-    refund = services.refund_send(refund_id=refund_id)
+    refund = refunds.refund_send(refund_id=refund_id)
     assert refund.status == "pending"
     if answer == "no answer in time":
         assert refund.provider_raw[-1]["cashin"] == "timeout"
@@ -249,9 +249,9 @@ def test_a_cashin_without_a_clear_answer_stays_pending_until_the_status_query(
     assert [r.path for r in orange.log].count(http_path("cashin")) == 1  # sent once
     assert refunded(live_api, charge) == 50000
 
-    assert services.refund_refresh(refund_id=refund_id).status == "pending"
+    assert refunds.refund_refresh(refund_id=refund_id).status == "pending"
     orange.released.set()
-    assert services.refund_refresh(refund_id=refund_id).status == "succeeded"
+    assert refunds.refund_refresh(refund_id=refund_id).status == "succeeded"
     assert refunded(live_api, charge) == 50000
     assert refund_events(refund_id) == ["refund.succeeded"]
 
@@ -260,9 +260,9 @@ def test_a_refund_unknown_to_the_status_path_is_never_failed(orange, live_api, c
     charge = paid_charge(orange, live_api, client, settings)
     orange.cashins_in_status = False  # the status path we assume does not cover cashins
     refund_id = ask_refund(live_api, charge, 30000)
-    services.refund_send(refund_id=refund_id)
+    refunds.refund_send(refund_id=refund_id)
     for _ in range(2):
-        refund = services.refund_refresh(refund_id=refund_id)
+        refund = refunds.refund_refresh(refund_id=refund_id)
         assert refund.status == "pending"
     assert "confirm with Orange" in refund.provider_raw[-1]["refund"]
     assert refund.next_check_at > timezone.now() + timedelta(minutes=30)  # asked again hourly
@@ -275,7 +275,7 @@ def test_no_token_means_no_cashin_and_a_failed_refund(orange, live_api, client, 
     http.tokens.clear()
     settings.ORANGE_CLIENT_SECRET = "wrong"
     refund_id = ask_refund(live_api, charge)
-    refund = services.refund_send(refund_id=refund_id)
+    refund = refunds.refund_send(refund_id=refund_id)
     assert (refund.status, refund.failure_code) == ("failed", "provider_error")
     assert "not sent" in refund.failure_message
     assert refund_id not in orange.transactions
@@ -290,7 +290,7 @@ def test_a_cashin_that_breaks_orange_rules_is_refused_and_recorded(
     charge = paid_charge(orange, live_api, client, settings)
     settings.ORANGE_POS_ID = "ANOTHER-POS"
     refund_id = ask_refund(live_api, charge)
-    refund = services.refund_send(refund_id=refund_id)
+    refund = refunds.refund_send(refund_id=refund_id)
     assert refund.status == "failed" and refunded(live_api, charge) == 0
     assert orange.violations == ["cashin: posId"]
     orange.violations.clear()
@@ -350,7 +350,7 @@ def test_orange_calling_back_for_a_cashin_queues_the_refund_status_check(
     orange.queries_before_answer = 99  # only the callback's check can settle it
     charge = paid_charge(orange, live_api, client, settings)
     refund_id = ask_refund(live_api, charge)
-    assert services.refund_send(refund_id=refund_id).status == "pending"
+    assert refunds.refund_send(refund_id=refund_id).status == "pending"
     url = f"{CALLBACK}?notif_token={settings.ORANGE_NOTIF_TOKEN}"
 
     body = orange.answer(refund_id)  # Orange completes the cashin and calls back
@@ -375,11 +375,11 @@ def test_orange_calling_back_for_a_cashin_queues_the_refund_status_check(
 def test_a_payment_settled_by_the_status_query_keeps_orange_s_transaction_id(orange, live_api):
     orange.queries_before_answer = 0
     charge = create(live_api)
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
     # The cashout's answer was lost (as after a timeout): we never learnt Orange's id from it.
     Charge.objects.filter(pk=charge.id).update(provider_reference="")
 
-    services.charge_refresh(charge_id=charge.id)
+    charges.charge_refresh(charge_id=charge.id)
     charge.refresh_from_db()
     assert charge.status == "succeeded"
     assert charge.provider_reference == orange.transactions[charge.id]["transactionId"]

@@ -5,9 +5,9 @@ not paid back" action settles it."""
 
 import pytest
 
-from payments import services
 from payments.models import Charge
 from payments.providers.base import STAFF_REASON, ProviderOutcome
+from payments.services import charges, refunds
 from tests.helpers import admin_url
 
 pytestmark = pytest.mark.django_db
@@ -35,14 +35,14 @@ def test_the_refund_waits_for_staff(request, adapter, succeeded, live_api, staff
     response = live_api.post("/v1/charges", CHARGES[adapter], format="json")
     charge = Charge.objects.get(pk=response.json()["id"])
     # Settled without an operator id (e.g. by staff, or a status answer that carried none).
-    services.charge_apply_outcome(charge_id=charge.id, outcome=ProviderOutcome(status="succeeded"))
+    charges.charge_apply_outcome(charge_id=charge.id, outcome=ProviderOutcome(status="succeeded"))
     refund_id = live_api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json").json()["id"]
     calls_before = len(fake.log)
 
-    refund = services.refund_send(refund_id=refund_id)
+    refund = refunds.refund_send(refund_id=refund_id)
     assert (refund.status, refund.failure_code) == ("pending", "")
     assert "unknown" in refund.provider_raw[-1][STAFF_REASON]
-    refund = services.refund_refresh(refund_id=refund_id)  # the poller: nothing to ask
+    refund = refunds.refund_refresh(refund_id=refund_id)  # the poller: nothing to ask
     assert refund.status == "pending" and refund.next_check_at is not None
     assert len(fake.log) == calls_before  # nothing was sent or asked
     assert refund.charge.amount_refunded == charge.amount
@@ -51,7 +51,7 @@ def test_the_refund_waits_for_staff(request, adapter, succeeded, live_api, staff
     assert "Waiting for staff because" in page
     assert "the refund was not sent" in page
 
-    settled = services.refund_resolve(refund_id=refund_id, succeeded=succeeded, staff="staff")
+    settled = refunds.refund_resolve(refund_id=refund_id, succeeded=succeeded, staff="staff")
     assert settled.status == ("succeeded" if succeeded else "failed")
     settled.charge.refresh_from_db()
     assert settled.charge.amount_refunded == (charge.amount if succeeded else 0)

@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from payments import services
 from payments.models import Charge, Refund
 from payments.providers.base import ProviderOutcome
+from payments.services import charges, refunds
 from tests.providers.fakes.base import Response, Silence
 from tests.providers.fakes.mpesa import PREFIX as MPESA
 
@@ -109,7 +109,7 @@ def test_the_payment_call(live, kind, live_api):
     route = ADAPTERS[adapter][1]
     fake.answer_next(*route, scripted(kind, "payment", adapter))
     charge = create(live_api, adapter)
-    services.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
 
     charge.refresh_from_db()
     assert (charge.status, charge.failure_code) == ("pending", "")
@@ -123,7 +123,7 @@ def test_the_status_query(live, kind, live_api):
     route = ADAPTERS[adapter][2]
     fake.answer_next(*route, scripted(kind, "query", adapter), times=4)  # retries included
     charge = create(live_api, adapter)
-    services.charge_refresh(charge_id=charge.id)
+    charges.charge_refresh(charge_id=charge.id)
 
     charge.refresh_from_db()
     assert (charge.status, charge.failure_code) == ("pending", "")
@@ -138,14 +138,14 @@ def test_the_refund_call(live, kind, live_api):
     adapter, fake = live
     route = ADAPTERS[adapter][3]
     charge = create(live_api, adapter)
-    services.charge_apply_outcome(
+    charges.charge_apply_outcome(
         charge_id=charge.id,
         outcome=ProviderOutcome(status="succeeded", provider_reference=REFERENCE),
     )
     response = live_api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json")
     assert response.status_code == 201, response.content
     fake.answer_next(*route, scripted(kind, "refund", adapter))
-    refund = services.refund_send(refund_id=response.json()["id"])
+    refund = refunds.refund_send(refund_id=response.json()["id"])
 
     assert (refund.status, refund.failure_code) == ("pending", "")
     assert calls(fake, route) == 1  # one refund, never a second

@@ -12,8 +12,8 @@ import pytest
 from django.db import transaction
 from standardwebhooks import Webhook
 
-from payments import services as payments_services
 from payments.providers.base import ProviderOutcome
+from payments.services import charges
 from tests.helpers import webhook_secret
 
 
@@ -102,7 +102,7 @@ def receiver(merchant):
 
 def settled_charge(merchant, *, status="succeeded", callback_url="", livemode=False, **kwargs):
     """A test-mode mobile money charge that reached `status` through the one state machine."""
-    charge = payments_services.charge_create(
+    charge = charges.charge_create(
         merchant=merchant,
         livemode=livemode,
         amount=5000,
@@ -113,7 +113,7 @@ def settled_charge(merchant, *, status="succeeded", callback_url="", livemode=Fa
         **kwargs,
     )
     failure = {} if status == "succeeded" else {"failure_code": "provider_error"}
-    return payments_services.charge_apply_outcome(
+    return charges.charge_apply_outcome(
         charge_id=charge.id, outcome=ProviderOutcome(status=status, **failure)
     )
 

@@ -6,7 +6,7 @@ from django.db import transaction
 
 from payments.models import Charge
 from payments.providers.base import ProviderOutcome
-from payments.services import charge_apply_outcome, charge_create
+from payments.services.charges import charge_apply_outcome, charge_create
 from tests.webhooks.conftest import record_event
 from webhooks.models import Delivery, Event
 from webhooks.services import delivery_attempt, endpoint_get, event_record

@@ -4,8 +4,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from payments import services
 from payments.models import Merchant, Mode
+from payments.services import accounts
 
 
 class Command(BaseCommand):
@@ -21,7 +21,7 @@ class Command(BaseCommand):
             owner = Merchant.objects.get(pk=merchant)
         except Merchant.DoesNotExist as exc:
             raise CommandError(f"No such merchant: {merchant}") from exc
-        issued = services.api_key_create(merchant=owner, mode=mode)
+        issued = accounts.api_key_create(merchant=owner, mode=mode)
         if as_json:
             self.stdout.write(
                 json.dumps({"id": issued.api_key.pk, "mode": mode, "secret_key": issued.plaintext})

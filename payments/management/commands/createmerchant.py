@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.core.validators import URLValidator
 
-from payments import services
+from payments.services import accounts
 from webhooks.transport import url_refusal
 
 
@@ -36,7 +36,7 @@ class Command(BaseCommand):
             )
             if refusal:
                 raise CommandError(f"--webhook-url cannot receive webhooks: {refusal}")
-        created = services.merchant_create(
+        created = accounts.merchant_create(
             name=name.strip(),
             webhook_url=webhook_url,
             live_approved=live_approved,

@@ -10,8 +10,8 @@ import os
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from payments import services
 from payments.models import ApiKey, Merchant, hash_api_key
+from payments.services import accounts
 
 DEMO_NAME = "Demo Boutique Kinshasa"
 
@@ -23,7 +23,7 @@ class Command(BaseCommand):
         path = settings.VAR_DIR / "demo-merchant.json"
         demo = self._load(path)
         if demo is None:
-            created = services.merchant_create(name=DEMO_NAME)
+            created = accounts.merchant_create(name=DEMO_NAME)
             demo = {
                 "id": created.merchant.id,
                 "name": created.merchant.name,

@@ -2,8 +2,8 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from payments import services
 from payments.models import ApiKey, hash_api_key
+from payments.services import accounts
 
 
 class Command(BaseCommand):
@@ -20,5 +20,5 @@ class Command(BaseCommand):
             api_key = ApiKey.objects.get(**lookup)
         except ApiKey.DoesNotExist as exc:
             raise CommandError("No such API key.") from exc
-        services.api_key_revoke(api_key=api_key)
+        accounts.api_key_revoke(api_key=api_key)
         self.stdout.write(f"Revoked {api_key.prefix} of {api_key.merchant_id}.")

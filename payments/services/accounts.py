@@ -1,0 +1,70 @@
+"""Merchants and their API keys: creating a merchant (with its keys and webhook endpoints),
+issuing and revoking keys. A key's plaintext is shown once and never stored."""
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from payments import ids
+from payments.models import ApiKey, Merchant, Mode, hash_api_key
+
+
+@dataclass(frozen=True)
+class IssuedKey:
+    api_key: ApiKey
+    plaintext: str  # shown once, never stored
+
+
+@transaction.atomic
+def api_key_create(*, merchant: Merchant, mode: str) -> IssuedKey:
+    if mode not in Mode.values:
+        raise ValueError(f"mode must be one of {Mode.values}")
+    plaintext = f"sk_{mode}_{ids.random_token(32)}"
+    key = ApiKey.objects.create(
+        merchant=merchant,
+        mode=mode,
+        prefix=f"{plaintext[:12]}…{plaintext[-4:]}",
+        key_hash=hash_api_key(plaintext),
+    )
+    return IssuedKey(api_key=key, plaintext=plaintext)
+
+
+@transaction.atomic
+def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
+    if api_key.revoked_at is None:
+        api_key.revoked_at = timezone.now()
+        api_key.save(update_fields=["revoked_at"])
+    return api_key
+
+
+@dataclass(frozen=True)
+class NewMerchant:
+    merchant: Merchant
+    test_key: IssuedKey
+    live_key: IssuedKey
+    test_webhook_secret: str
+    live_webhook_secret: str
+
+
+@transaction.atomic
+def merchant_create(
+    *,
+    name: str,
+    webhook_url: str = "",
+    live_approved: bool = False,
+    card_rail_enabled: bool = True,
+) -> NewMerchant:
+    from webhooks.services import endpoints_create
+
+    merchant = Merchant.objects.create(
+        name=name, live_approved=live_approved, card_rail_enabled=card_rail_enabled
+    )
+    test_endpoint, live_endpoint = endpoints_create(merchant=merchant, url=webhook_url)
+    return NewMerchant(
+        merchant=merchant,
+        test_key=api_key_create(merchant=merchant, mode=Mode.TEST),
+        live_key=api_key_create(merchant=merchant, mode=Mode.LIVE),
+        test_webhook_secret=test_endpoint.secret,
+        live_webhook_secret=live_endpoint.secret,
+    )

@@ -1,0 +1,506 @@
+"""Charges: creating them, asking their provider, the status checks and their sweeps,
+reconciliation of charges failed by our clock, late payments. The one place a charge's status
+changes is charge_apply_outcome.
+
+A mobile money charge's prompt is sent by a task once the charge is committed; a card charge's
+signed form is made at once. Until a charge is final its provider is asked where it stands, with
+growing waits (POLL_BACKOFF), never past its deadline.
+"""
+
+import logging
+from dataclasses import replace
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from payments import money, state
+from payments.errors import (
+    CardRailDisabled,
+    CardReplyRejected,
+    LiveModeNotApproved,
+    ProviderUnavailable,
+)
+from payments.links import public_url
+from payments.models import Charge, ChargeStatus, Merchant, PaymentMethod, Refund
+from payments.providers import registry
+from payments.providers.base import (
+    CardPayment,
+    InvalidSignature,
+    MobileMoneyPayment,
+    PaymentQuery,
+    ProviderOutcome,
+)
+from payments.providers.secure_acceptance import attempt_issued
+from payments.representations import charge_repr
+from payments.services import queues, refunds
+from payments.services.provider_calls import answer_record, provider_ask, provider_for
+
+logger = logging.getLogger("payments.services")
+
+
+def card_receipt_url() -> str:
+    return public_url("card-receipt")
+
+
+def card_notify_url() -> str:
+    return public_url("card-notify")
+
+
+def _check_access(*, merchant: Merchant, livemode: bool, payment_method: str) -> None:
+    if livemode and not merchant.live_approved:
+        raise LiveModeNotApproved()
+    if payment_method == PaymentMethod.CARD and not merchant.card_rail_enabled:
+        raise CardRailDisabled()
+
+
+@transaction.atomic
+def charge_create(
+    *,
+    merchant: Merchant,
+    livemode: bool,
+    amount: int,
+    currency: str,
+    payment_method: str = PaymentMethod.MOBILE_MONEY,
+    phone: str = "",
+    network: str = "",
+    description: str = "",
+    metadata: dict | None = None,
+    callback_url: str = "",
+    return_url: str = "",
+    checkout_session=None,
+    locale: str = "fr",
+) -> Charge:
+    """Create a pending charge. Mobile money: the prompt is sent by a task once this commits.
+    Card: the signed form for the hosted page is made now and kept as next_action."""
+    _check_access(merchant=merchant, livemode=livemode, payment_method=payment_method)
+    now = timezone.now()
+    charge = Charge(
+        merchant=merchant,
+        livemode=livemode,
+        amount=amount,
+        currency=currency,
+        payment_method=payment_method,
+        description=description,
+        metadata=metadata or {},
+        callback_url=callback_url,
+        checkout_session=checkout_session,
+        created_at=now,
+        updated_at=now,
+    )
+    if payment_method == PaymentMethod.CARD:
+        provider = _card_attempt(charge, locale)
+        charge.return_url = return_url
+        charge.provider = provider.name
+        charge.provider_requested_at = now
+        charge.next_check_at = now + timedelta(seconds=CARD_FIRST_CHECK)
+        charge.save(force_insert=True)
+    else:
+        provider = registry.mobile_money(livemode=livemode, network=network)
+        charge.phone = phone
+        charge.network = network
+        charge.provider = provider.name
+        charge.save(force_insert=True)
+        # robust: with the broker down the charge still stands (201); the unsent-charge sweep
+        # of charges_poll_due sends its prompt once the broker is back.
+        transaction.on_commit(
+            lambda: queues.charge_request_payment_enqueue(charge=charge), robust=True
+        )
+    return charge
+
+
+def _card_attempt(charge: Charge, locale: str):
+    """Sign a fresh attempt (new transaction_uuid and signed_date_time) of a card charge: it
+    becomes the charge's provider_attempt and next_action. Signing calls no provider."""
+    provider = registry.card(livemode=charge.livemode)
+    redirect = provider.start_payment(
+        CardPayment(
+            charge_id=charge.id,
+            amount=charge.amount,
+            currency=charge.currency,
+            receipt_url=card_receipt_url(),
+            cancel_url=card_receipt_url(),
+            locale=locale,
+            notify_url=card_notify_url() if charge.livemode else "",
+        )
+    )
+    charge.provider_attempt = redirect.attempt
+    charge.next_action = {
+        "type": "provider_redirect",
+        "payment_url": redirect.payment_url,
+        "params": redirect.params,
+    }
+    return provider
+
+
+@transaction.atomic
+def charge_card_new_attempt(*, charge_id: str, locale: str = "fr") -> Charge:
+    """The customer goes back to the card payment page: a pending card charge gets a freshly
+    signed attempt (the old form would be refused: used transaction_uuid, stale signed time). A
+    late reply to the old attempt still verifies and triggers the status check, which decides."""
+    charge = Charge.objects.select_for_update().get(pk=charge_id)
+    if charge.status != ChargeStatus.PENDING or charge.payment_method != PaymentMethod.CARD:
+        return charge
+    _card_attempt(charge, locale)
+    charge.save(update_fields=["provider_attempt", "next_action"])
+    return charge
+
+
+CARD_FIRST_CHECK = 60  # the receipt usually arrives first and triggers a check at once
+POLL_BACKOFF = (5, 10, 20, 30, 60, 120, 300)
+
+
+def _backoff(check_count: int) -> float:
+    return POLL_BACKOFF[min(check_count, len(POLL_BACKOFF) - 1)]
+
+
+def charge_request_payment(*, charge_id: str) -> None:
+    """Hand a mobile money charge to its operator (sends the prompt), at most once, and only
+    before its deadline (counted from creation while unsent): the claim itself
+    requires it, so a prompt that comes too late is never sent and the charge fails `timeout`."""
+    now = timezone.now()
+    claimed = Charge.objects.filter(
+        pk=charge_id,
+        status=ChargeStatus.PENDING,
+        provider_requested_at__isnull=True,
+        created_at__gt=now - timedelta(seconds=settings.MOBILE_MONEY_PROMPT_TIMEOUT),
+    ).update(provider_requested_at=now)
+    if not claimed:
+        charge_fail_unsent(charge_id=charge_id)
+        return
+    charge = Charge.objects.get(pk=charge_id)
+    payment = MobileMoneyPayment(
+        charge_id=charge.id,
+        amount=charge.amount,
+        currency=charge.currency,
+        phone=charge.phone,
+        network=charge.network,
+        description=charge.description,
+        callback_url=f"{settings.PUBLIC_BASE_URL}/providers/{charge.network.lower()}/callback",
+    )
+    # Unknown whether the operator got it: keep it pending and ask for its status later.
+    outcome = provider_ask(
+        lambda: provider_for(charge).request_payment(payment),
+        action="payment request",
+        about=charge.id,
+        unavailable_pending=True,
+    )
+    charge_apply_outcome(charge_id=charge.id, outcome=outcome)
+
+
+def _query(charge: Charge) -> PaymentQuery:
+    return PaymentQuery(
+        charge_id=charge.id,
+        amount=charge.amount,
+        currency=charge.currency,
+        provider_reference=charge.provider_reference,
+        requested_at=charge.provider_requested_at or charge.created_at,
+        phone=charge.phone,
+        network=charge.network,
+        attempt=charge.provider_attempt,
+    )
+
+
+def _seconds_left(charge: Charge, now: datetime | None = None) -> float:
+    """Seconds until a pending charge's time is up: negative once it is.
+    A mobile money deadline runs from the moment the prompt was handed to the operator; while
+    the prompt is unsent, from creation."""
+    if charge.payment_method == PaymentMethod.CARD:
+        limit, start = settings.CARD_PAYMENT_TIMEOUT, charge.created_at
+    else:
+        limit = settings.MOBILE_MONEY_PROMPT_TIMEOUT
+        start = charge.provider_requested_at or charge.created_at
+    return limit - ((now or timezone.now()) - start).total_seconds()
+
+
+def _deadline_outcome(charge: Charge, now: datetime | None = None) -> ProviderOutcome | None:
+    """The failure a pending charge gets once its time is up, else None."""
+    if _seconds_left(charge, now) > 0:
+        return None
+    if charge.payment_method == PaymentMethod.CARD:
+        return ProviderOutcome(
+            status=ChargeStatus.FAILED,
+            failure_code="abandoned",
+            failure_message="The card payment was not completed in time.",
+        )
+    return ProviderOutcome(
+        status=ChargeStatus.FAILED,
+        failure_code="timeout",
+        failure_message="The customer did not answer the payment prompt in time.",
+    )
+
+
+def charge_card_return(*, fields: dict[str, str]) -> Charge:
+    """The card provider's reply, posted back through the customer's browser to our receipt page.
+
+    Only a hint: once it verifies and matches the charge, the status check decides. Raises
+    CardReplyRejected (charge untouched) otherwise. Not atomic on purpose: the status check may
+    call the provider, which must not happen inside an open transaction."""
+    reference = fields.get("req_reference_number", "")
+    charge = Charge.objects.filter(pk=reference, payment_method=PaymentMethod.CARD).first()
+    if charge is None:
+        raise CardReplyRejected(f"no card charge {reference!r}")
+    try:
+        reply = registry.card(livemode=charge.livemode).verify_reply(fields)
+    except (InvalidSignature, ProviderUnavailable) as exc:
+        raise CardReplyRejected(f"reply for {charge.id} does not verify: {exc}") from exc
+    expected = {
+        "req_reference_number": (reply.reference_number, charge.id),
+        "req_amount": (reply.amount, money.major_units(charge.amount)),
+        "req_currency": (reply.currency, charge.currency),
+    }
+    if not attempt_issued(charge.id, reply.attempt) and reply.attempt != charge.provider_attempt:
+        expected["req_transaction_uuid"] = (reply.attempt, charge.provider_attempt)
+    wrong = [name for name, (got, want) in expected.items() if got != want]
+    if wrong:
+        raise CardReplyRejected(f"reply for {charge.id} differs in {', '.join(wrong)}")
+    return charge_refresh(charge_id=charge.id)
+
+
+def charge_refresh(*, charge_id: str) -> Charge:
+    """Ask the provider where a pending charge stands and apply the answer (the status check).
+
+    Safe to run twice at once: the outcome is applied under a row lock, and a final status never
+    changes."""
+    charge = Charge.objects.get(pk=charge_id)
+    if charge.status in state.CHARGE_FINAL:
+        return charge
+    Charge.objects.filter(pk=charge_id).update(check_count=charge.check_count + 1)
+    return charge_apply_outcome(charge_id=charge_id, outcome=_ask_status(charge))
+
+
+def _ask_status(charge: Charge, *, unavailable_pending: bool = False) -> ProviderOutcome:
+    """The provider's status check. An answer that says nothing (unreachable, 5xx) is `pending`,
+    never a failure. A provider no longer connected raises ProviderUnavailable, unless
+    unavailable_pending."""
+    return provider_ask(
+        lambda: provider_for(charge).check_status(_query(charge)),
+        action="status check",
+        about=charge.id,
+        unavailable_pending=unavailable_pending,
+    )
+
+
+@transaction.atomic
+def charge_fail_unsent(*, charge_id: str) -> Charge:
+    """A mobile money charge whose prompt was not handed to its operator before its deadline
+    (counted from creation) fails `timeout` without ever being sent. Checked under
+    the row lock; a charge that was sent, is final or still has time is left as it is."""
+    charge = Charge.objects.select_for_update().get(pk=charge_id)
+    if (
+        charge.status != ChargeStatus.PENDING
+        or charge.payment_method != PaymentMethod.MOBILE_MONEY
+        or charge.provider_requested_at is not None
+    ):
+        return charge
+    outcome = _deadline_outcome(charge)
+    if outcome is None:
+        return charge
+    return charge_apply_outcome(
+        charge_id=charge_id,
+        outcome=replace(outcome, raw={"unsent": "the prompt was not sent before its deadline"}),
+    )
+
+
+# --- What the workers run -------------------------------------------------------------------
+
+UNSENT_GRACE = 30  # a mobile money charge not handed to its operator after this is re-sent
+
+
+def charge_request_payment_and_check(*, charge_id: str) -> None:
+    """Send a mobile money charge's prompt (charge_request_payment), then enqueue its first
+    status check for when it is due."""
+    charge_request_payment(charge_id=charge_id)
+    charge = Charge.objects.filter(pk=charge_id).values("next_check_at", "status").first()
+    if charge and charge["status"] == ChargeStatus.PENDING and charge["next_check_at"]:
+        queues.charge_refresh_enqueue(charge_id=charge_id, eta=charge["next_check_at"])
+
+
+def charges_poll_due() -> int:
+    """Enqueue a status check for every pending charge whose next check is due, and re-send
+    mobile money requests a lost task never delivered — unless their deadline (counted from
+    creation while unsent) has passed: those fail `timeout` here, never sent. Returns how many
+    checks were enqueued."""
+    now = timezone.now()
+    due = queues.due_claim(Charge.objects.filter(status=ChargeStatus.PENDING), now=now)
+    for charge_id in due:
+        queues.charge_refresh_enqueue(charge_id=charge_id)
+    _charges_unsent_sweep(now=now)
+    return len(due)
+
+
+def _charges_unsent_sweep(*, now: datetime) -> None:
+    """Mobile money charges whose prompt no task has sent (the broker was down, a worker died):
+    sent again, or failed `timeout` once too late to send."""
+    too_late = now - timedelta(seconds=settings.MOBILE_MONEY_PROMPT_TIMEOUT)
+    unsent = (
+        Charge.objects.filter(
+            status=ChargeStatus.PENDING,
+            payment_method=PaymentMethod.MOBILE_MONEY,
+            provider_requested_at__isnull=True,
+            created_at__lte=now - timedelta(seconds=UNSENT_GRACE),
+        )
+        .order_by("created_at")
+        .only("id", "livemode", "network", "created_at")[: queues.POLL_BATCH]
+    )
+    for charge in unsent:
+        if charge.created_at <= too_late:
+            charge_fail_unsent(charge_id=charge.id)
+        else:
+            queues.charge_request_payment_enqueue(charge=charge)
+
+
+def charges_reconcile_due() -> int:
+    """Enqueue the reconciliation check of every charge whose next one is due."""
+    due = queues.due_claim(
+        Charge.objects.all(), now=timezone.now(), field="reconcile_next_at", push=300
+    )
+    for charge_id in due:
+        queues.charge_reconcile_enqueue(charge_id=charge_id)
+    return len(due)
+
+
+# --- Reconciliation and late payments ---------------------------------------------
+#
+# A mobile money charge we failed by our own clock (`timeout`) after its prompt was handed to the
+# operator may still be paid: the customer can approve late, or our status checks may not have
+# reached the operator. Such a charge is asked about again for RECONCILIATION_WINDOW, with the
+# growing waits of RECONCILIATION_BACKOFF (charge_reconcile, swept by charges_reconcile_due).
+# If the operator then reports the payment as made, the charge keeps its status and the money is
+# given back automatically: a full refund with reason `late_payment`, through the one refund path.
+# The same is done with any success that cannot be accepted (checkout: a session already complete
+# or expired), via charge_late_payment.
+
+
+def _reconciles(charge: Charge) -> bool:
+    """Whether a final charge is asked about again: failed by the clock after being sent."""
+    return (
+        charge.status == ChargeStatus.FAILED
+        and charge.failure_code == "timeout"
+        and charge.payment_method == PaymentMethod.MOBILE_MONEY
+        and charge.provider_requested_at is not None
+    )
+
+
+def _next_reconcile_at(charge: Charge, now: datetime) -> datetime | None:
+    """When to ask again (never after the window), or None once the window is over."""
+    if charge.reconcile_until is None or now >= charge.reconcile_until:
+        return None
+    schedule = settings.RECONCILIATION_BACKOFF or [3600]
+    wait = schedule[min(charge.reconcile_count, len(schedule) - 1)]
+    return min(now + timedelta(seconds=wait), charge.reconcile_until)
+
+
+def charge_reconcile(*, charge_id: str) -> Charge:
+    """Ask the operator again where a charge failed by our clock stands, and apply the answer
+    (charge_apply_outcome: a success becomes a late payment; a pending or unreachable answer
+    asks again later within the window; a failure or decline ends the reconciliation)."""
+    charge = Charge.objects.get(pk=charge_id)
+    if charge.reconcile_next_at is None:
+        return charge
+    Charge.objects.filter(pk=charge_id).update(reconcile_count=F("reconcile_count") + 1)
+    # Its adapter removed: still nothing known, ask again.
+    outcome = _ask_status(charge, unavailable_pending=True)
+    return charge_apply_outcome(charge_id=charge_id, outcome=outcome)
+
+
+@transaction.atomic
+def charge_late_payment(*, charge_id: str, answer: dict) -> Refund | None:
+    """A payment the operator reports as made that cannot be accepted: on a charge already failed
+    or declined, or (checkout) on a session already complete or expired. The charge's status does
+    not change; the late payment is recorded for staff (late_payment_at, the operator's answer)
+    and the full amount is refunded with reason `late_payment`, once per charge (row lock), and
+    sent to the operator by a task once this commits."""
+    charge = Charge.objects.select_for_update().get(pk=charge_id)
+    if charge.late_payment_at is not None:
+        return None
+    now = timezone.now()
+    charge.late_payment_at = now
+    charge.reconcile_next_at = None
+    fields = answer_record(
+        charge, raw={"late_payment": answer or {"status": ChargeStatus.SUCCEEDED}}, at=now
+    )
+    charge.save(update_fields=["late_payment_at", "reconcile_next_at", *fields])
+    logger.warning("late payment on %s charge %s: refunding it in full", charge.status, charge.id)
+    return refunds.refund_create_for_late_payment(charge_id=charge.id)
+
+
+@transaction.atomic
+def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
+    """The one place a charge's status changes: locked, checked, evented, in one transaction.
+
+    A pending answer once the charge's time is up becomes its deadline failure (decided here,
+    under the lock, from the charge as it stands). A final status never changes: a success
+    reported afterwards on a charge that did not succeed is a late payment (refunded)."""
+    charge = Charge.objects.select_for_update().get(pk=charge_id)
+    now = timezone.now()
+    fields = answer_record(
+        charge, raw=outcome.raw, provider_reference=outcome.provider_reference, at=now
+    )
+    if charge.status in state.CHARGE_FINAL:
+        late = outcome.status == ChargeStatus.SUCCEEDED and charge.status != ChargeStatus.SUCCEEDED
+        if charge.reconcile_next_at is not None and not late:
+            # Pending or unreachable: ask again later; the operator's failure ends it.
+            charge.reconcile_next_at = (
+                _next_reconcile_at(charge, now) if outcome.status == ChargeStatus.PENDING else None
+            )
+            fields.append("reconcile_next_at")
+        charge.save(update_fields=fields)
+        if late:
+            charge_late_payment(charge_id=charge.id, answer=outcome.raw)
+            charge.refresh_from_db()
+        return charge
+    if outcome.status == ChargeStatus.PENDING:
+        outcome = _deadline_outcome(charge, now) or outcome
+    if outcome.status == ChargeStatus.PENDING:
+        wait = (
+            outcome.check_after if outcome.check_after is not None else _backoff(charge.check_count)
+        )
+        # Never check later than the deadline, so that a timeout is applied on time.
+        wait = max(0.0, min(wait, _seconds_left(charge, now)))
+        charge.next_check_at = now + timedelta(seconds=wait)
+        charge.save(update_fields=[*fields, "next_check_at"])
+        return charge
+    state.check_charge_transition(charge.status, outcome.status)
+    charge.status = outcome.status
+    charge.failure_code = outcome.failure_code if outcome.status != ChargeStatus.SUCCEEDED else ""
+    charge.failure_message = (
+        outcome.failure_message if outcome.status != ChargeStatus.SUCCEEDED else ""
+    )
+    charge.next_check_at = None
+    charge.next_action = None
+    charge.finalized_at = now
+    charge.updated_at = now
+    if _reconciles(charge):
+        charge.reconcile_until = now + timedelta(seconds=settings.RECONCILIATION_WINDOW)
+        charge.reconcile_next_at = _next_reconcile_at(charge, now)
+        fields += ["reconcile_until", "reconcile_next_at"]
+    charge.save(
+        update_fields=[
+            *fields,
+            "status",
+            "failure_code",
+            "failure_message",
+            "next_check_at",
+            "next_action",
+            "finalized_at",
+            "updated_at",
+        ]
+    )
+    from webhooks.services import event_record
+
+    event_record(
+        merchant=charge.merchant,
+        livemode=charge.livemode,
+        type=f"charge.{charge.status}",
+        data=charge_repr(charge),
+        destination_url=charge.callback_url,
+    )
+    if charge.checkout_session_id:
+        from checkout.services import session_charge_finalized
+
+        session_charge_finalized(charge=charge)
+        charge.refresh_from_db()  # a success the session refused is being refunded
+    return charge

@@ -1,0 +1,72 @@
+"""What goes on the broker's queues, and on which: the one module that enqueues payments tasks.
+
+A live payment call that blocks until the customer has answered on the phone goes to its own
+queue (PAYMENTS_LONG_QUEUE), so a few slow customers never hold the workers that poll and send
+webhooks; everything else goes to the default queue. The periodic sweeps claim what is due here
+before enqueueing it, so the next sweep does not enqueue it again.
+"""
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db.models import QuerySet
+
+from payments.models import Charge, Network
+
+POLL_BATCH = 200  # rows one sweep enqueues at most
+# Operators whose live payment call blocks until the customer has answered on the phone.
+BLOCKING_NETWORKS = {Network.VODACOM_MPESA}
+
+
+def payment_request_queue(*, livemode: bool, network: str) -> str | None:
+    """The queue of a charge's payment request: blocking live calls go to PAYMENTS_LONG_QUEUE,
+    the rest to the default queue (None)."""
+    if livemode and network in BLOCKING_NETWORKS:
+        return settings.PAYMENTS_LONG_QUEUE
+    return None
+
+
+def charge_request_payment_enqueue(*, charge: Charge) -> None:
+    from payments import tasks
+
+    tasks.charge_request_payment.apply_async(
+        (charge.id,), queue=payment_request_queue(livemode=charge.livemode, network=charge.network)
+    )
+
+
+def charge_refresh_enqueue(*, charge_id: str, eta: datetime | None = None) -> None:
+    from payments import tasks
+
+    tasks.charge_refresh.apply_async((charge_id,), eta=eta)
+
+
+def charge_reconcile_enqueue(*, charge_id: str) -> None:
+    from payments import tasks
+
+    tasks.charge_reconcile.delay(charge_id)
+
+
+def refund_send_enqueue(*, refund_id: str) -> None:
+    from payments import tasks
+
+    tasks.refund_send.delay(refund_id)
+
+
+def refund_refresh_enqueue(*, refund_id: str) -> None:
+    from payments import tasks
+
+    tasks.refund_refresh.delay(refund_id)
+
+
+def due_claim(
+    queryset: QuerySet, *, now: datetime, field: str = "next_check_at", push: float = 60
+) -> list[str]:
+    """Ids of the rows of queryset whose `field` (a due time) has come (oldest first, one batch),
+    with it pushed out so the next sweep does not enqueue them again. A row whose due time was
+    cleared meanwhile is left cleared."""
+    due_now = {f"{field}__lte": now}
+    due = list(queryset.filter(**due_now).order_by(field).values_list("id", flat=True)[:POLL_BATCH])
+    queryset.model.objects.filter(pk__in=due, **due_now).update(
+        **{field: now + timedelta(seconds=push)}
+    )
+    return due

@@ -1,0 +1,333 @@
+"""Refunds: reserving, sending to the provider, checking, settling. The one place a refund's
+status changes is refund_apply_outcome.
+
+A refund is made in three steps, so that neither a lock nor a transaction is held while the
+provider is asked, and no refund is ever paid without a record of it:
+  1. _refund_reserve: under the charge's row lock, check the rules and write the refund as
+     `pending`, adding its amount to charge.amount_refunded. Concurrent requests queue on the
+     lock, each sees what the others reserved, so the refunds never exceed the charge.
+  2. ask the provider (outside any transaction; the reservation is committed first). In live
+     mode a task does it once the reservation is committed, so the API answers `pending`;
+  3. refund_apply_outcome: settle the refund; a failed refund frees its amount again.
+If the request dies between 1 and 3, the refund stays pending and the poller asks the provider
+about it after REFUND_CHECK_GRACE; a provider with no record of it answers `failed`.
+"""
+
+import logging
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from payments import money, state
+from payments.errors import (
+    AmountExceedsRefundable,
+    ChargeNotRefundable,
+    InvalidRequest,
+    ProviderUnavailable,
+)
+from payments.models import (
+    MERCHANT_REFUND_REASONS,
+    Charge,
+    ChargeStatus,
+    PaymentMethod,
+    Refund,
+    RefundReason,
+    RefundStatus,
+)
+from payments.providers.base import STAFF_REASON, ProviderOutcome, RefundQuery, RefundRequest
+from payments.representations import refund_repr
+from payments.services import queues
+from payments.services.provider_calls import answer_record, provider_ask, provider_for
+
+logger = logging.getLogger("payments.services")
+
+REFUND_CHECK_GRACE = 300  # longer than any provider call may take
+REFUND_POLL_INTERVAL = 30  # between status checks of a pending refund, unless the provider says
+
+
+def _refunds_partially(charge: Charge) -> bool:
+    """Whether the charge's provider takes partial refunds (Airtel refunds whole payments only).
+    A provider no longer configured is asked nothing here: sending the refund will tell."""
+    try:
+        return getattr(provider_for(charge), "partial_refunds", True)
+    except ProviderUnavailable:
+        return True
+
+
+@transaction.atomic
+def _refund_reserve(
+    *,
+    charge_id: str,
+    amount: int | None,
+    reason: str,
+    metadata: dict,
+    late_payment: bool = False,
+) -> Refund | None:
+    """late_payment: the service's own full refund of a payment it could not accept, whatever
+    the charge's status; None when nothing remains to give back. Merchants' refunds (late_payment
+    False) keep every rule: succeeded charges only, never more than what remains refundable."""
+    charge = Charge.objects.select_for_update().get(pk=charge_id)
+    remaining = charge.amount - charge.amount_refunded
+    if late_payment:
+        if remaining <= 0:
+            return None
+        amount, reason = remaining, RefundReason.LATE_PAYMENT
+    elif charge.status != ChargeStatus.SUCCEEDED:
+        raise ChargeNotRefundable(
+            f"Only succeeded charges can be refunded; charge {charge.id} is {charge.status}."
+        )
+    if remaining <= 0:
+        raise ChargeNotRefundable(f"Charge {charge.id} has already been refunded in full.")
+    if amount is None:
+        amount = remaining
+    if type(amount) is not int or amount < 1:
+        raise InvalidRequest(
+            "amount must be a positive integer in the smallest currency unit.",
+            code="amount_invalid",
+            param="amount",
+        )
+    if charge.payment_method == PaymentMethod.MOBILE_MONEY and not money.is_whole(amount):
+        raise InvalidRequest(
+            "Mobile money takes whole units only: a refund of a mobile money charge must be a "
+            "multiple of 100 (e.g. 2500 = 25.00).",
+            code="amount_invalid",
+            param="amount",
+        )
+    if amount > remaining:
+        raise AmountExceedsRefundable(
+            f"amount ({amount}) is greater than what remains refundable on charge {charge.id} "
+            f"({remaining}).",
+            param="amount",
+        )
+    if amount != charge.amount and not _refunds_partially(charge):
+        raise InvalidRequest(
+            f"The provider of charge {charge.id} refunds whole payments only: omit amount to "
+            f"refund it in full ({charge.amount}).",
+            code="partial_refund_not_supported",
+            param="amount",
+        )
+    now = timezone.now()
+    refund = Refund.objects.create(
+        charge=charge,
+        merchant_id=charge.merchant_id,
+        livemode=charge.livemode,
+        amount=amount,
+        currency=charge.currency,
+        status=RefundStatus.PENDING,
+        reason=reason,
+        metadata=metadata,
+        next_check_at=now + timedelta(seconds=REFUND_CHECK_GRACE),
+        created_at=now,
+        updated_at=now,
+    )
+    charge.amount_refunded += amount
+    charge.updated_at = now
+    charge.save(update_fields=["amount_refunded", "updated_at"])
+    return refund
+
+
+def refund_create(
+    *,
+    charge: Charge,
+    amount: int | None = None,
+    reason: str = "",
+    metadata: dict | None = None,
+) -> Refund:
+    """Refund a succeeded charge in full (amount omitted) or in part.
+
+    Not one transaction on purpose: see the steps above. A rule that refuses the refund leaves
+    nothing behind."""
+    reason = reason or ""
+    if reason not in ("", *MERCHANT_REFUND_REASONS):
+        raise InvalidRequest(
+            f"reason must be one of {', '.join(MERCHANT_REFUND_REASONS)}.", param="reason"
+        )
+    provider_for(charge)  # provider_unavailable before anything is reserved
+    refund = _refund_reserve(
+        charge_id=charge.pk, amount=amount, reason=reason, metadata=metadata or {}
+    )
+    if refund.livemode:
+        # Real money: the provider is asked only once this reservation is committed (by a task),
+        # so a request that is rolled back (an idempotent retry, a crash) can never have paid.
+        _send_on_commit(refund)
+        return refund
+    return refund_send(refund_id=refund.id)
+
+
+@transaction.atomic
+def refund_create_for_late_payment(*, charge_id: str) -> Refund | None:
+    """The service's own full refund (reason `late_payment`) of a payment it could not accept,
+    whatever the charge's status, sent to the provider by a task once the caller's transaction
+    commits. None when nothing remains to give back."""
+    refund = _refund_reserve(
+        charge_id=charge_id,
+        amount=None,
+        reason=RefundReason.LATE_PAYMENT,
+        metadata={},
+        late_payment=True,
+    )
+    if refund is not None:
+        _send_on_commit(refund)
+    return refund
+
+
+def _send_on_commit(refund: Refund) -> None:
+    # robust: with the broker down the refund still stands; the refund poller sends it.
+    transaction.on_commit(lambda: queues.refund_send_enqueue(refund_id=refund.id), robust=True)
+
+
+def refund_send(*, refund_id: str) -> Refund:
+    """Hand a reserved refund to its provider, at most once, and apply the answer."""
+    claimed = Refund.objects.filter(
+        pk=refund_id, status=RefundStatus.PENDING, provider_requested_at__isnull=True
+    ).update(provider_requested_at=timezone.now())
+    refund = Refund.objects.select_related("charge").get(pk=refund_id)
+    if not claimed:
+        return refund
+    charge = refund.charge
+    request = RefundRequest(
+        refund_id=refund.id,
+        charge_id=charge.id,
+        amount=refund.amount,
+        charge_amount=charge.amount,
+        currency=refund.currency,
+        provider_reference=charge.provider_reference,
+        phone=charge.phone,
+        network=charge.network,
+        metadata=refund.metadata,
+    )
+    outcome = provider_ask(
+        lambda: provider_for(charge).refund(request),
+        action="refund request",
+        about=refund.id,
+        check_after=REFUND_POLL_INTERVAL,
+    )
+    return refund_apply_outcome(refund_id=refund.id, outcome=outcome)
+
+
+def refund_refresh(*, refund_id: str) -> Refund:
+    """Ask the provider where a pending refund stands and apply the answer (the status check)."""
+    refund = Refund.objects.select_related("charge").get(pk=refund_id)
+    if refund.status in state.REFUND_FINAL:
+        return refund
+    if refund.provider_requested_at is None and (
+        refund.livemode or refund.reason == RefundReason.LATE_PAYMENT
+    ):
+        # A refund promised to be sent by a task (live, or a late payment's): the task was lost,
+        # send it now.
+        return refund_send(refund_id=refund_id)
+    if any(STAFF_REASON in answer for answer in refund.provider_raw):
+        # Never sent (see payment_reference_unknown): there is nothing to ask, only staff settle it.
+        return refund_apply_outcome(
+            refund_id=refund.id,
+            outcome=ProviderOutcome(status=RefundStatus.PENDING, check_after=3600),
+        )
+    charge = refund.charge
+    query = RefundQuery(
+        refund_id=refund.id,
+        charge_id=charge.id,
+        amount=refund.amount,
+        currency=refund.currency,
+        provider_reference=refund.provider_reference,
+        requested_at=refund.created_at,
+        network=charge.network,
+    )
+    outcome = provider_ask(
+        lambda: provider_for(charge).check_refund(query), action="status check", about=refund.id
+    )
+    return refund_apply_outcome(refund_id=refund.id, outcome=outcome)
+
+
+def refund_resolve(*, refund_id: str, succeeded: bool, staff: str) -> Refund | None:
+    """Staff settle a refund left pending after confirming with the provider (operators that
+    publish no refund enquiry). Only a refund already sent to its provider can be settled this
+    way; it goes through refund_apply_outcome like any answer: one event, and a failed refund
+    gives its amount back to the charge. None when the refund was not waiting for this."""
+    refund = Refund.objects.get(pk=refund_id)
+    if refund.status != RefundStatus.PENDING or refund.provider_requested_at is None:
+        return None
+    decision = RefundStatus.SUCCEEDED if succeeded else RefundStatus.FAILED
+    logger.warning("refund %s marked %s by staff %s", refund_id, decision, staff)
+    outcome = ProviderOutcome(
+        status=decision,
+        failure_code="" if succeeded else "provider_error",
+        failure_message="" if succeeded else "The provider did not complete the refund.",
+        raw={"staff": staff, "decision": decision},
+    )
+    return refund_apply_outcome(refund_id=refund_id, outcome=outcome)
+
+
+@transaction.atomic
+def refund_apply_outcome(*, refund_id: str, outcome: ProviderOutcome) -> Refund:
+    """The one place a refund's status changes: locked, checked, evented, in one transaction.
+
+    Locks the charge before the refund (the order _refund_reserve takes), because a failed refund
+    gives its amount back to the charge."""
+    charge_id = Refund.objects.values_list("charge_id", flat=True).get(pk=refund_id)
+    charge = Charge.objects.select_for_update().get(pk=charge_id)
+    refund = Refund.objects.select_for_update().get(pk=refund_id)
+    now = timezone.now()
+    fields = answer_record(
+        refund, raw=outcome.raw, provider_reference=outcome.provider_reference, at=now
+    )
+    if refund.status in state.REFUND_FINAL:
+        if outcome.status != RefundStatus.PENDING and outcome.status != refund.status:
+            logger.error(
+                "refund %s is %s but the provider now answers %s",
+                refund.id,
+                refund.status,
+                outcome.status,
+            )
+        refund.save(update_fields=fields)
+        return refund
+    if outcome.status == RefundStatus.PENDING:
+        wait = outcome.check_after if outcome.check_after is not None else REFUND_POLL_INTERVAL
+        refund.next_check_at = now + timedelta(seconds=wait)
+        refund.save(update_fields=[*fields, "next_check_at"])
+        return refund
+    # A provider's "declined" refund is a failed one: refunds have no declined status.
+    new_status = (
+        RefundStatus.SUCCEEDED if outcome.status == RefundStatus.SUCCEEDED else RefundStatus.FAILED
+    )
+    state.check_refund_transition(refund.status, new_status)
+    refund.status = new_status
+    failed = new_status == RefundStatus.FAILED
+    refund.failure_code = (outcome.failure_code or "provider_error") if failed else ""
+    refund.failure_message = (
+        (outcome.failure_message or "The provider could not complete the refund.") if failed else ""
+    )
+    refund.next_check_at = None
+    refund.updated_at = now
+    refund.save(
+        update_fields=[
+            *fields,
+            "status",
+            "failure_code",
+            "failure_message",
+            "next_check_at",
+            "updated_at",
+        ]
+    )
+    if failed:
+        charge.amount_refunded -= refund.amount
+        charge.updated_at = now
+        charge.save(update_fields=["amount_refunded", "updated_at"])
+    from webhooks.services import event_record
+
+    event_record(
+        merchant=charge.merchant,
+        livemode=refund.livemode,
+        type=f"refund.{refund.status}",
+        data=refund_repr(refund),
+        destination_url=charge.callback_url,
+    )
+    return refund
+
+
+def refunds_poll_due() -> int:
+    """Enqueue a status check for every pending refund whose next check is due."""
+    due = queues.due_claim(Refund.objects.filter(status=RefundStatus.PENDING), now=timezone.now())
+    for refund_id in due:
+        queues.refund_refresh_enqueue(refund_id=refund_id)
+    return len(due)
