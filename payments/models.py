@@ -364,9 +364,7 @@ class LedgerEntry(models.Model):
             models.Index(
                 fields=["merchant", "livemode", "-created_at", "-id"], name="ledger_list_idx"
             ),
-            models.Index(
-                fields=["merchant", "livemode", "currency"], name="ledger_balance_idx"
-            ),
+            models.Index(fields=["merchant", "livemode", "currency"], name="ledger_balance_idx"),
         ]
         constraints = [
             models.UniqueConstraint(fields=["type", "source"], name="ledger_once_per_source"),

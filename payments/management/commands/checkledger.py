@@ -15,9 +15,11 @@ class Command(BaseCommand):
         problems = ledger_check()
         for problem in problems:
             mode = "live" if problem.livemode else "test"
-            self.stderr.write(
-                f"{problem.merchant_id} {mode} {problem.currency}: {problem.problem}"
-            )
+            self.stderr.write(f"{problem.merchant_id} {mode} {problem.currency}: {problem.problem}")
         if problems:
-            raise CommandError(f"{len(problems)} disagreement(s) between the ledger and its sources")
-        self.stdout.write(f"The ledger agrees with its sources ({LedgerEntry.objects.count()} rows).")
+            raise CommandError(
+                f"{len(problems)} disagreement(s) between the ledger and its sources"
+            )
+        self.stdout.write(
+            f"The ledger agrees with its sources ({LedgerEntry.objects.count()} rows)."
+        )

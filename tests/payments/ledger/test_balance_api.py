@@ -60,9 +60,9 @@ def test_balance_transactions_list_filters_and_pages(api, live_api, merchant):
         "source": refund.id,
         "created_at": "2026-11-22T09:00:00.000000Z",
     }
-    assert [r["source"] for r in api.get("/v1/balance_transactions?currency=USD").json()["data"]] == [
-        card.id
-    ]
+    assert [
+        r["source"] for r in api.get("/v1/balance_transactions?currency=USD").json()["data"]
+    ] == [card.id]
     assert [r["type"] for r in api.get("/v1/balance_transactions?type=refund").json()["data"]] == [
         "refund"
     ]
@@ -125,7 +125,9 @@ def test_the_export_of_a_day_is_a_csv_with_the_operator_reference_and_phone(api,
     response = api.get("/v1/balance_transactions/export?date_from=2026-11-21&date_to=2026-11-21")
     assert response.status_code == 200
     assert response["Content-Type"] == "text/csv; charset=utf-8"
-    assert response["Content-Disposition"].startswith('attachment; filename="balance-transactions-test-')
+    assert response["Content-Disposition"].startswith(
+        'attachment; filename="balance-transactions-test-'
+    )
     lines = _csv(response)
     assert lines[0] == [
         "id",
@@ -139,7 +141,9 @@ def test_the_export_of_a_day_is_a_csv_with_the_operator_reference_and_phone(api,
         "phone",
         "operator_reference",
     ]
-    entries = list(LedgerEntry.objects.filter(source__in=[charge.id, refund.id]).order_by("created_at"))
+    entries = list(
+        LedgerEntry.objects.filter(source__in=[charge.id, refund.id]).order_by("created_at")
+    )
     assert lines[1:] == [
         [
             entries[0].id,

@@ -32,9 +32,7 @@ def test_a_succeeded_charge_writes_one_row_and_a_repeated_answer_none(merchant):
     entry = LedgerEntry.objects.get(source=charge.id)
     assert (entry.merchant_id, entry.livemode, entry.currency) == (merchant.id, False, "USD")
     assert entry.charge_id == charge.id and entry.id.startswith("txn_") and len(entry.id) == 28
-    services.charge_apply_outcome(
-        charge_id=charge.id, outcome=ProviderOutcome(status="succeeded")
-    )
+    services.charge_apply_outcome(charge_id=charge.id, outcome=ProviderOutcome(status="succeeded"))
     assert rows(charge.id) == [("charge", 1999)]
     assert ledger_check() == []
 
@@ -62,15 +60,11 @@ def test_a_refund_writes_its_row_when_reserved_and_gives_it_back_when_it_fails(m
     ok = services.refund_create(charge=charge, amount=3000)
     assert ok.status == "succeeded"
     assert rows(ok.id) == [("refund", -3000)]
-    failed = services.refund_create(
-        charge=charge, amount=2000, metadata={"sandbox_refund": "fail"}
-    )
+    failed = services.refund_create(charge=charge, amount=2000, metadata={"sandbox_refund": "fail"})
     assert failed.status == "failed"
     assert rows(failed.id) == [("refund", -2000), ("refund_failure", 2000)]
     # The failed refund's answer again: nothing more.
-    services.refund_apply_outcome(
-        refund_id=failed.id, outcome=ProviderOutcome(status="failed")
-    )
+    services.refund_apply_outcome(refund_id=failed.id, outcome=ProviderOutcome(status="failed"))
     assert rows(failed.id) == [("refund", -2000), ("refund_failure", 2000)]
     balance = sum(LedgerEntry.objects.values_list("amount", flat=True))
     assert balance == 10000 - 3000

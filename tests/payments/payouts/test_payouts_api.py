@@ -41,9 +41,9 @@ def test_a_payout_is_created_pending_and_its_amount_reserved(api, funded):
     )
     assert (body["description"], body["metadata"]) == ("Commission", {"agent": "A-7"})
     assert (body["failure_code"], body["failure_message"]) == (None, None)
-    assert list(
-        LedgerEntry.objects.filter(source=body["id"]).values_list("type", "amount")
-    ) == [("payout", -5000)]
+    assert list(LedgerEntry.objects.filter(source=body["id"]).values_list("type", "amount")) == [
+        ("payout", -5000)
+    ]
     assert api.get("/v1/balance").json()["available"][0] == {"currency": "CDF", "amount": 15000}
     assert api.get(f"/v1/payouts/{body['id']}").json() == body
 
@@ -135,4 +135,6 @@ def test_payouts_list_filters_and_scoping(api, live_api, funded):
     assert [p["id"] for p in nxt["data"]] == ids[1::-1]
     assert api.get("/v1/payouts?status=done").status_code == 400
     assert live_api.get("/v1/payouts").json()["data"] == []
-    assert_error(live_api.get(f"/v1/payouts/{ids[0]}"), 404, "invalid_request_error", "resource_missing")
+    assert_error(
+        live_api.get(f"/v1/payouts/{ids[0]}"), 404, "invalid_request_error", "resource_missing"
+    )

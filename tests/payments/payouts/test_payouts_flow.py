@@ -50,9 +50,7 @@ def ledger(payout: Payout) -> list[tuple[str, int]]:
 
 
 def events(payout: Payout) -> list[str]:
-    return list(
-        Event.objects.filter(data__object__id=payout.id).values_list("type", flat=True)
-    )
+    return list(Event.objects.filter(data__object__id=payout.id).values_list("type", flat=True))
 
 
 @pytest.mark.parametrize(
