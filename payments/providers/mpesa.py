@@ -35,15 +35,11 @@ and whether reversals accept partial amounts.
 Many DRC integrations use Vodacom's SOAP IPG instead; this adapter does not.
 """
 
-import base64
 import logging
 import secrets
 import time
-from functools import cache
 
 import requests
-from cryptography.hazmat.primitives.asymmetric import padding
-from cryptography.hazmat.primitives.serialization import load_der_public_key, load_pem_public_key
 from django.conf import settings
 
 from payments import money
@@ -59,6 +55,7 @@ from payments.providers.base import (
     refund_unconfirmed,
     whole_units_only,
 )
+from payments.providers.rsa import encrypt
 
 logger = logging.getLogger("payments.providers.mpesa")
 
@@ -116,20 +113,6 @@ def outcome_for_code(code: str, raw: dict, reference: str = "") -> ProviderOutco
         provider_reference=reference,
         raw=raw,
     )
-
-
-@cache
-def _public_key(text: str):
-    text = text.strip()
-    if text.startswith("-----BEGIN"):
-        return load_pem_public_key(text.encode())
-    return load_der_public_key(base64.b64decode(text))
-
-
-def encrypt(value: str, public_key: str) -> str:
-    """base64(RSA PKCS#1 v1.5(public key, value)), the M-Pesa Bearer."""
-    key = _public_key(public_key)
-    return base64.b64encode(key.encrypt(value.encode(), padding.PKCS1v15())).decode()
 
 
 def msisdn(phone: str) -> str:
