@@ -311,6 +311,8 @@ MPESA_PATH_PREFIX = env.str("MPESA_PATH_PREFIX", default="/openapi/ipg/v2/vodaco
 MPESA_API_KEY = env.str("MPESA_API_KEY", default="")
 MPESA_PUBLIC_KEY = env.str("MPESA_PUBLIC_KEY", default="")
 MPESA_SERVICE_PROVIDER_CODE = env.str("MPESA_SERVICE_PROVIDER_CODE", default="")
+# Payouts (B2C): the shortcode they are paid from.
+MPESA_B2C_SERVICE_PROVIDER_CODE = env.str("MPESA_B2C_SERVICE_PROVIDER_CODE", default="")
 MPESA_ORIGIN = env.str("MPESA_ORIGIN", default="*")
 MPESA_TIMEOUT = env.float("MPESA_TIMEOUT", default=120)
 MPESA_SESSION_LIFETIME = env.float("MPESA_SESSION_LIFETIME", default=3600)
