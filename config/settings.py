@@ -325,6 +325,8 @@ ORANGE_CLIENT_ID = env.str("ORANGE_CLIENT_ID", default="")
 ORANGE_CLIENT_SECRET = env.str("ORANGE_CLIENT_SECRET", default="")
 ORANGE_POS_ID = env.str("ORANGE_POS_ID", default="")
 ORANGE_NOTIF_TOKEN = env.str("ORANGE_NOTIF_TOKEN", default="")
+# Payouts are cashins, which Orange enables per merchant account: off until it has.
+ORANGE_PAYOUTS_ENABLED = env.bool("ORANGE_PAYOUTS_ENABLED", default=False)
 
 CARD_LIVE_ACCESS_KEY = env.str("CARD_LIVE_ACCESS_KEY", default="")
 CARD_LIVE_PROFILE_ID = env.str("CARD_LIVE_PROFILE_ID", default="")
