@@ -5,7 +5,7 @@ more. Rows are never updated or deleted."""
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection, transaction
-from django.db.utils import IntegrityError, InternalError
+from django.db.utils import DatabaseError, IntegrityError
 
 from payments import services
 from payments.models import LedgerEntry
@@ -133,6 +133,7 @@ def test_rows_are_never_updated_or_deleted(merchant):
     assert LedgerEntry.objects.get(pk=entry.pk).amount == charge.amount
 
 
+@pytest.mark.django_db(transaction=True)
 def test_a_row_is_written_only_inside_a_state_change(merchant):
     charge = succeeded_card_charge(merchant)
     with pytest.raises(RuntimeError):
@@ -153,7 +154,7 @@ def test_postgresql_refuses_updates_and_deletes_of_ledger_rows(merchant):
         "UPDATE payments_ledgerentry SET amount = 1 WHERE id = %s",
         "DELETE FROM payments_ledgerentry WHERE id = %s",
     ):
-        with pytest.raises(InternalError, match="never updated or deleted"), transaction.atomic():
+        with pytest.raises(DatabaseError, match="never updated or deleted"), transaction.atomic():
             with connection.cursor() as cursor:
                 cursor.execute(sql, [entry.id])
     assert LedgerEntry.objects.get(pk=entry.pk).amount == charge.amount
