@@ -8,11 +8,7 @@ from payments import phones
 from payments.models import Network
 
 AUTO = "auto"
-NETWORK_LABELS = {
-    Network.AIRTEL_MONEY: "Airtel Money",
-    Network.VODACOM_MPESA: "Vodacom M-Pesa",
-    Network.ORANGE_MONEY: "Orange Money",
-}
+NETWORK_LABELS = dict(Network.choices)  # the display names the networks' adapters declare
 
 
 class MobileMoneyForm(forms.Form):

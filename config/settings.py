@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.module_loading import import_string
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(environ.Env().str("VAR_DIR", default=str(BASE_DIR / "var")))
@@ -50,6 +51,7 @@ INSTALLED_APPS = [
     "payments",
     "checkout",
     "webhooks",
+    "sandbox",
 ]
 
 MIDDLEWARE = [
@@ -279,18 +281,6 @@ LOGGING = {
     "loggers": {"django.request": {"level": "ERROR"}},
 }
 
-# Adapters per mode and rail (network or "card"); see payments/providers/registry.py.
-_SANDBOX_MM = "payments.providers.sandbox.SandboxMobileMoney"
-PAYMENT_PROVIDERS = {
-    "test": {
-        "AIRTEL_MONEY": _SANDBOX_MM,
-        "VODACOM_MPESA": _SANDBOX_MM,
-        "ORANGE_MONEY": _SANDBOX_MM,
-        **({"card": "payments.providers.sandbox.SandboxCard"} if SANDBOX_CARD_ENABLED else {}),
-    },
-    "live": {},
-}
-
 # --- Live providers -------------------------------------------------------------------------
 # A live network is offered only when its credentials are set; otherwise live charges on it answer
 # 503 provider_unavailable (payouts also need their own settings, below). Test mode never uses
@@ -338,31 +328,27 @@ CARD_MERCHANT_ID = env.str("CARD_MERCHANT_ID", default="")
 CARD_REST_KEY_ID = env.str("CARD_REST_KEY_ID", default="")
 CARD_REST_SHARED_SECRET = env.str("CARD_REST_SHARED_SECRET", default="")
 
-_LIVE_ADAPTERS = {
-    "AIRTEL_MONEY": (
-        "payments.providers.airtel.AirtelMoney",
-        [AIRTEL_CLIENT_ID, AIRTEL_CLIENT_SECRET],
-    ),
-    "VODACOM_MPESA": (
-        "payments.providers.mpesa.VodacomMpesa",
-        [MPESA_API_KEY, MPESA_PUBLIC_KEY, MPESA_SERVICE_PROVIDER_CODE],
-    ),
-    "ORANGE_MONEY": (
-        "payments.providers.orange.OrangeMoney",
-        [ORANGE_CLIENT_ID, ORANGE_CLIENT_SECRET, ORANGE_POS_ID],
-    ),
-    "card": (
-        "payments.providers.cybersource.CyberSourceCard",
-        [
-            CARD_LIVE_ACCESS_KEY,
-            CARD_LIVE_PROFILE_ID,
-            CARD_LIVE_SECRET_KEY,
-            CARD_MERCHANT_ID,
-            CARD_REST_KEY_ID,
-            CARD_REST_SHARED_SECRET,
-        ],
-    ),
+# --- Adapters -------------------------------------------------------------------------------
+# The adapter of each rail (a network, or "card") in live mode: one line per provider. A rail is
+# offered live only when every setting its adapter requires (its `required_settings`) is set.
+# Test mode uses the sandbox adapters on every rail. See payments/providers/registry.py.
+LIVE_PAYMENT_ADAPTERS = {
+    "AIRTEL_MONEY": "payments.providers.airtel.AirtelMoney",
+    "VODACOM_MPESA": "payments.providers.mpesa.VodacomMpesa",
+    "ORANGE_MONEY": "payments.providers.orange.OrangeMoney",
+    "card": "payments.providers.cybersource.CyberSourceCard",
 }
-PAYMENT_PROVIDERS["live"] = {
-    rail: path for rail, (path, credentials) in _LIVE_ADAPTERS.items() if all(credentials)
+_SANDBOX_MM = "payments.providers.sandbox.SandboxMobileMoney"
+
+
+def _configured(adapter_path: str) -> bool:
+    return all(globals()[name] for name in import_string(adapter_path).required_settings)
+
+
+PAYMENT_PROVIDERS = {
+    "test": {
+        **{rail: _SANDBOX_MM for rail in LIVE_PAYMENT_ADAPTERS if rail != "card"},
+        **({"card": "payments.providers.sandbox.SandboxCard"} if SANDBOX_CARD_ENABLED else {}),
+    },
+    "live": {rail: path for rail, path in LIVE_PAYMENT_ADAPTERS.items() if _configured(path)},
 }

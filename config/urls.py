@@ -1,10 +1,11 @@
-"""Top-level routes: the /v1 API, hosted checkout pages, the sandbox card provider, admin, health."""
+"""Top-level routes: the /v1 API, hosted checkout pages, what the providers call, the sandbox
+card provider, admin, health."""
 
 from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularJSONAPIView
 
-from payments.admin_login import admin_login
+from payments.admin.login import admin_login
 from payments.api import errors as api_errors
 from payments.api.docs import ApiDocsView
 from payments.views import healthz
@@ -15,13 +16,13 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("v1/openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
     path("v1/docs", ApiDocsView.as_view(url_name="openapi"), name="api-docs"),
-    path("providers/", include("payments.provider_urls")),
     path("v1/", include("payments.api.urls")),
-    path("v1/", include("checkout.api_urls")),
-    path("v1/", include("webhooks.api_urls")),
+    path("v1/", include("checkout.api.urls")),
+    path("v1/", include("webhooks.api.urls")),
     re_path(r"^v1(?:/.*)?$", api_errors.not_found_view),
+    path("", include("payments.callbacks.urls")),
     path("", include("checkout.urls")),
-    path("", include("payments.urls")),
+    path("sandbox/", include("sandbox.urls")),
 ]
 
 handler404 = "payments.api.errors.handler404"

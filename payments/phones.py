@@ -4,6 +4,7 @@ prefix table (the DRC has no number portability). The one place that knows the p
 import re
 
 from payments.models import Network
+from payments.providers.base import national_number
 
 E164_DRC_MOBILE = re.compile(r"\+243[89][0-9]{8}")
 PHONE_INVALID = "phone_invalid"
@@ -26,11 +27,6 @@ PREFIX_NETWORK: dict[str, str] = {
 
 def is_valid_drc_mobile(phone: str) -> bool:
     return isinstance(phone, str) and E164_DRC_MOBILE.fullmatch(phone) is not None
-
-
-def national_number(phone: str) -> str:
-    """The 9-digit national significant number of a +243 number."""
-    return phone[4:]
 
 
 def network_for(phone: str) -> str | None:

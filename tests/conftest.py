@@ -4,7 +4,6 @@ Tests that need PostgreSQL, Redis or Chromium skip when those are absent on a de
 but in CI (CI=true or REQUIRE_REAL_SERVICES=1) a missing one fails the run instead.
 """
 
-import contextlib
 import os
 import shutil
 
@@ -13,7 +12,9 @@ from django.conf import settings
 from django.db import connection
 from rest_framework.test import APIClient
 
-from tests.factories import merchant_with_keys
+from tests.factories import merchant_with_keys, staff_client
+from tests.fakes import merchant as merchant_site
+from tests.helpers import api_client, database_url_for_subprocess, screenshot, webhook_secret
 
 STRICT = (
     os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -46,7 +47,7 @@ def _webhooks_to_loopback(settings):
 @pytest.fixture(autouse=True)
 def _throttles_out_of_the_way(settings):
     """Every test client calls from 127.0.0.1 and the cache outlives a test: the per-address
-    throttles are set out of reach here; tests/test_throttles.py sets them low on purpose."""
+    throttles are set out of reach here; tests/payments/api/test_throttles.py sets them low on purpose."""
     for name in (
         "THROTTLE_AUTH_FAILURES",
         "THROTTLE_CHECKOUT_ATTEMPTS_SESSION",
@@ -75,21 +76,30 @@ def merchant(merchant_keys):
 @pytest.fixture
 def api(merchant_keys) -> APIClient:
     """A client authenticated with the merchant's test key."""
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {merchant_keys.test_key.plaintext}")
-    return client
+    return api_client(merchant_keys.test_key.plaintext)
 
 
 @pytest.fixture
 def live_api(merchant_keys) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {merchant_keys.live_key.plaintext}")
-    return client
+    return api_client(merchant_keys.live_key.plaintext)
 
 
 @pytest.fixture
 def anon() -> APIClient:
     return APIClient()
+
+
+@pytest.fixture
+def staff(db):
+    """A browser logged in to the admin as the superuser `staff`."""
+    return staff_client()
+
+
+@pytest.fixture
+def receiver(merchant):
+    """The merchant's live webhook receiver, knowing the merchant's test mode signing secret."""
+    with merchant_site.serving(webhook_secret(merchant)) as state:
+        yield state
 
 
 # --- Real browser -----------------------------------------------------------------------------
@@ -98,7 +108,6 @@ def anon() -> APIClient:
 # are still synchronous.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-ARTIFACTS = settings.BASE_DIR / "tests" / "artifacts"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -128,13 +137,14 @@ def browser():
 @pytest.fixture
 def page(browser, request):
     """A fresh browser page; a screenshot of its last state is kept in tests/artifacts/."""
+    from playwright.sync_api import Error as PlaywrightError
+
     context = browser.new_context(locale="fr-FR", viewport={"width": 390, "height": 844})
     page = context.new_page()
     yield page
-    ARTIFACTS.mkdir(exist_ok=True)
     try:
-        page.screenshot(path=str(ARTIFACTS / f"{request.node.name}-final.png"), full_page=True)
-    except Exception:
+        screenshot(page, f"{request.node.name}-final")
+    except PlaywrightError:  # a page that crashed or was closed has no last state to keep
         pass
     context.close()
 
@@ -160,15 +170,6 @@ def eager_tasks():
 
 
 # --- Real Celery worker -----------------------------------------------------------------------
-
-
-def database_url_for_subprocess() -> str:
-    db = settings.DATABASES["default"]
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    user = db.get("USER") or "postgres"
-    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    return f"postgres://{user}{password}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
 
 
 @pytest.fixture
@@ -224,43 +225,3 @@ def celery_worker_process(transactional_db, tmp_path):
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
-
-
-def wait_for(predicate, timeout: float = 20, interval: float = 0.2):
-    """Poll until predicate() is truthy (for end-to-end tests); returns its value."""
-    import time
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"condition not met within {timeout}s")
-
-
-@contextlib.contextmanager
-def broker_down():
-    """Broker and cache unreachable: the real Celery app and Django cache, pointed at an address
-    where nothing listens (the discard port)."""
-    from django.test import override_settings
-
-    from config.celery import app
-
-    nobody = "redis://127.0.0.1:9/0"
-    url, eager = app.conf.broker_url, app.conf.task_always_eager
-    cache = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": nobody}
-
-    def reconnect(broker_url: str) -> None:
-        app.conf.broker_url = broker_url
-        app._pool = None  # what Celery does after a fork: new pools for the new URL
-        app.amqp._producer_pool = None
-
-    reconnect(nobody)
-    app.conf.task_always_eager = False
-    try:
-        with override_settings(CACHES={"default": cache}):
-            yield
-    finally:
-        app.conf.task_always_eager = eager
-        reconnect(url)

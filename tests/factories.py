@@ -1,9 +1,32 @@
-"""Test data, built through the same services the service itself uses."""
+"""Test data, built through the same services and API the service itself uses: merchants and their
+keys, staff users, charges in any state, refunds, checkout sessions and events.
+
+Every builder of the suite lives here; a test module only says what it needs of the data."""
+
+import contextlib
+import json
+from datetime import datetime, timedelta
 
 import factory
+import time_machine
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.test import Client, override_settings
 
-from payments.models import Merchant
-from payments.services import accounts
+from checkout import services as checkout_services
+from payments.models import Charge, Merchant
+from payments.providers.base import ProviderOutcome, RefundRequest
+from payments.services import accounts, charges
+
+PHONE = "+243812345678"
+# What a charge is made of unless a test says otherwise.
+MOBILE_MONEY = {"amount": 5000, "currency": "CDF", "phone": PHONE, "network": "VODACOM_MPESA"}
+CARD = {"amount": 1999, "currency": "USD", "payment_method": "card"}
+CARD_REFERENCE = "6421589017086000001"
+
+
+# --- Merchants, keys, staff --------------------------------------------------------------------
 
 
 class MerchantFactory(factory.django.DjangoModelFactory):
@@ -19,3 +42,240 @@ def merchant_with_keys(**kwargs):
     """A merchant and the plaintext of one test and one live key."""
     created = accounts.merchant_create(name=kwargs.pop("name", "Boutique Gombe"), **kwargs)
     return created
+
+
+def staff_user(username: str = "staff", password: str = "pw-123-long"):
+    """A superuser of the admin."""
+    return get_user_model().objects.create_superuser(username, f"{username}@example.cd", password)
+
+
+def staff_client(username: str = "staff") -> Client:
+    """A browser logged in to the admin as a superuser."""
+    client = Client()
+    client.force_login(staff_user(username))
+    return client
+
+
+# --- Charges, through the services -------------------------------------------------------------
+
+
+def _at(moment: datetime | None):
+    """Time frozen at `moment`, or left alone."""
+    return time_machine.travel(moment, tick=False) if moment else contextlib.nullcontext()
+
+
+def make_charge(
+    merchant,
+    *,
+    livemode: bool = False,
+    at: datetime | None = None,
+    status: str = "pending",
+    failure_code: str | None = None,
+    **fields,
+) -> Charge:
+    """A charge created by the service: 5000 CDF by VODACOM_MPESA, or with payment_method="card"
+    1999 USD by card, unless `fields` say otherwise. Created at `at` if given. A status other
+    than pending is reached through the state machine, failing with `provider_error` unless
+    `failure_code` says otherwise."""
+    values = {**(CARD if fields.get("payment_method") == "card" else MOBILE_MONEY), **fields}
+    with _at(at):
+        created = charges.charge_create(merchant=merchant, livemode=livemode, **values)
+        if status == "pending":
+            return created
+        if failure_code is None:
+            failure_code = "" if status == "succeeded" else "provider_error"
+        return settle(created, status, failure_code)
+
+
+def settle(charge: Charge, status: str, failure_code: str = "", **outcome) -> Charge:
+    """The charge as a provider's answer (`status`, `failure_code`, `outcome`) leaves it."""
+    return charges.charge_apply_outcome(
+        charge_id=charge.id,
+        outcome=ProviderOutcome(status=status, failure_code=failure_code, **outcome),
+    )
+
+
+def settled_charge(merchant, *, status: str = "succeeded", **fields) -> Charge:
+    """A mobile money charge that reached `status` through the state machine."""
+    return make_charge(merchant, status=status, **fields)
+
+
+def prompt_sent(charge: Charge, *, at: datetime | None = None) -> Charge:
+    """The charge once its payment request reached the provider (the request task's work), as
+    it then stands."""
+    with _at(at):
+        charges.charge_request_payment(charge_id=charge.id)
+    return Charge.objects.get(pk=charge.id)
+
+
+def sent_charge(merchant, *, at: datetime | None = None, **fields) -> Charge:
+    """A mobile money charge created at `at` whose prompt the provider received then."""
+    return prompt_sent(make_charge(merchant, at=at, **fields), at=at)
+
+
+def timed_out_charge(merchant, *, at: datetime, **fields) -> Charge:
+    """Created and sent at `at`; the status check at the prompt's deadline hears nothing from the
+    customer, so the charge fails with `timeout`."""
+    sent = sent_charge(merchant, at=at, **fields)
+    deadline = at + timedelta(seconds=settings.MOBILE_MONEY_PROMPT_TIMEOUT)
+    with _at(deadline):
+        failed = charges.charge_refresh(charge_id=sent.id)
+    assert (failed.status, failed.failure_code) == ("failed", "timeout")
+    return failed
+
+
+def succeeded_mobile_money_charge(
+    merchant, *, amount: int = 10000, currency: str = "CDF", **fields
+):
+    """A test mode mobile money charge paid through the sandbox operator (prompt sent, status
+    checked)."""
+    created = make_charge(merchant, amount=amount, currency=currency, **fields)
+    with override_settings(SANDBOX_MOBILE_MONEY_DELAY=0):
+        charges.charge_request_payment(charge_id=created.id)
+        paid = charges.charge_refresh(charge_id=created.id)
+    assert paid.status == "succeeded"
+    return paid
+
+
+def succeeded_card_charge(merchant, *, amount: int = 1999, **fields) -> Charge:
+    """A test mode card charge whose provider status check answered ACCEPT."""
+    created = make_charge(merchant, payment_method="card", amount=amount, **fields)
+    paid = settle(created, "succeeded", provider_reference=CARD_REFERENCE)
+    assert paid.status == "succeeded"
+    return paid
+
+
+# --- Charges, through the API ------------------------------------------------------------------
+
+
+def _charge_answer(client, body: dict) -> dict:
+    """POST /v1/charges: the 201 answer, in the mode of the client's key."""
+    response = client.post("/v1/charges", body, format="json")
+    assert response.status_code == 201, response.content
+    live_key = "Bearer sk_live_" in client._credentials.get("HTTP_AUTHORIZATION", "")
+    assert response.json()["livemode"] is live_key
+    return response.json()
+
+
+def charge_via_api(client, **body) -> Charge:
+    """A charge made by POST /v1/charges with `body`, as stored."""
+    return Charge.objects.get(pk=_charge_answer(client, body)["id"])
+
+
+def card_charge_via_api(client, *, amount: int = 1999, **extra) -> dict:
+    """A card charge made by POST /v1/charges: the API's answer, whose next_action is the form
+    the merchant's page posts to the card provider."""
+    return _charge_answer(client, {**CARD, "amount": amount, **extra})
+
+
+def pending_refund_via_api(client, charge: Charge, amount: int | None = None) -> dict:
+    """A refund asked by POST /v1/charges/{id}/refunds that the provider has not answered yet
+    (a live provider answers after the request's commit): the API's answer."""
+    body = {} if amount is None else {"amount": amount}
+    response = client.post(f"/v1/charges/{charge.id}/refunds", body, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["status"] == "pending"
+    return response.json()
+
+
+# --- Live charges paid at a local fake provider ------------------------------------------------
+
+
+def paid_live_card_charge(cybersource, client) -> Charge:
+    """A live card charge the customer paid on the fake CyberSource's hosted page, as the status
+    search then finds it."""
+    body = card_charge_via_api(client)
+    cybersource.pay(body["next_action"]["params"], "accept")
+    paid = charges.charge_refresh(charge_id=body["id"])
+    assert paid.status == "succeeded"
+    return paid
+
+
+def checked_live_charge(client, **body) -> Charge:
+    """A live mobile money charge sent to its operator and checked until it left pending (or
+    five checks)."""
+    created = charge_via_api(client, **body)
+    charges.charge_request_payment(charge_id=created.id)
+    for _ in range(5):
+        checked = charges.charge_refresh(charge_id=created.id)
+        if checked.status != "pending":
+            break
+    return checked
+
+
+def paid_orange_charge(orange, client, **body) -> Charge:
+    """A live Orange Money charge the customer confirmed on the handset: Orange's callback, then
+    the status check it queued."""
+    created = charge_via_api(client, **body)
+    charges.charge_request_payment(charge_id=created.id)
+    callback = Client().post(
+        f"/providers/orange_money/callback?notif_token={settings.ORANGE_NOTIF_TOKEN}",
+        json.dumps(orange.answer(created.id)),
+        content_type="application/json",
+    )
+    assert callback.status_code == 200
+    charges.charge_refresh(charge_id=created.id)  # the status check the callback queued
+    assert client.get(f"/v1/charges/{created.id}").json()["status"] == "succeeded"
+    return Charge.objects.get(pk=created.id)
+
+
+def answered_mpesa_charge(mpesa, client, code: str, **body) -> Charge:
+    """A live M-Pesa charge whose customer's PIN entry ends with `code`, as it then stands."""
+    mpesa.pin_entry[body["phone"].removeprefix("+")] = code
+    created = charge_via_api(client, **body)
+    charges.charge_request_payment(charge_id=created.id)
+    return Charge.objects.get(pk=created.id)
+
+
+# --- Refunds, checkout sessions, events --------------------------------------------------------
+
+
+def refund_request(
+    charge: Charge, *, amount: int | None = None, refund_id: str = "re_test000000000000000000001"
+) -> RefundRequest:
+    """What the core hands a provider adapter to refund (part of) `charge`."""
+    return RefundRequest(
+        refund_id=refund_id,
+        charge_id=charge.id,
+        amount=amount or charge.amount,
+        charge_amount=charge.amount,
+        currency=charge.currency,
+        provider_reference=charge.provider_reference,
+        phone=charge.phone,
+        network=charge.network,
+    )
+
+
+def make_session(merchant, **fields):
+    """A test mode checkout session of 250000 CDF, made by the service the API uses."""
+    values = {
+        "livemode": False,
+        "amount": 250000,
+        "currency": "CDF",
+        "success_url": "https://shop.example.cd/merci?order=42",
+        "cancel_url": "https://shop.example.cd/panier",
+        **fields,
+    }
+    return checkout_services.session_create(merchant=merchant, **values)
+
+
+def record_event(merchant, *, url: str = "", livemode: bool = False, type="charge.succeeded"):
+    """An event of a charge, written as a state change writes it (with its delivery to `url`)."""
+    from webhooks.services import event_record
+
+    with transaction.atomic():
+        return event_record(
+            merchant=merchant,
+            livemode=livemode,
+            type=type,
+            data={"id": "ch_test", "object": "charge", "livemode": livemode},
+            destination_url=url,
+        )
+
+
+def expire_session(session) -> None:
+    """The session's expiry as the state machine applies it (e.g. data from before the rule)."""
+    from checkout.models import SessionStatus
+
+    with transaction.atomic():
+        checkout_services._session_transition(session_id=session.id, to=SessionStatus.EXPIRED)

@@ -1,7 +1,32 @@
-"""Helpers shared by the test modules (builders live in tests/factories.py)."""
+"""What the test modules share besides their data (built by tests/factories.py): API clients and
+error envelopes, admin and webhook settings, the card provider's hosted page, screenshots, waiting
+for a worker, racing threads, an unreachable broker."""
 
+import contextlib
+import html
+import re
+import threading
+import time
+from urllib.parse import parse_qs, urlsplit
+
+from django.conf import settings
 from django.contrib.admin.utils import quote
+from django.db import connection
+from django.test import Client
 from django.urls import reverse
+from rest_framework.test import APIClient
+
+from payments.providers import secure_acceptance
+
+# Screenshots of the browser tests.
+ARTIFACTS = settings.BASE_DIR / "tests" / "artifacts"
+
+
+def api_client(plaintext: str) -> APIClient:
+    """A client of the API authenticated with this secret key."""
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {plaintext}")
+    return client
 
 
 def admin_url(obj, action: str = "change") -> str:
@@ -37,3 +62,150 @@ def assert_error(response, status, type_, code):
     assert error["request_id"] == response["Request-Id"]
     assert error["request_id"].startswith("req_")
     assert response["Content-Type"] == "application/json; charset=utf-8"
+
+
+def screenshot(page, name: str) -> None:
+    """A full-page screenshot of a browser test, kept as tests/artifacts/<name>.png."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def query_params(url: str) -> dict:
+    """The query string of `url`, one value per name."""
+    return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
+
+
+def refund_events(refund_id: str | None = None) -> list:
+    """The refund.* events, oldest first; of one refund if `refund_id` is given."""
+    from webhooks.models import Event
+
+    events = Event.objects.filter(type__startswith="refund.").order_by("created_at")
+    if refund_id:
+        events = [e for e in events if e.data["object"]["id"] == refund_id]
+    return list(events)
+
+
+def refund_event_types(refund_id: str) -> list[str]:
+    """The types of one refund's events, oldest first."""
+    return [event.type for event in refund_events(refund_id)]
+
+
+# --- The card provider's hosted page -----------------------------------------------------------
+
+INPUT_RE = re.compile(r'<input type="hidden" name="([^"]*)" value="([^"]*)">')
+FORM_ACTION_RE = re.compile(r'<form id="reply" method="post" action="([^"]*)">')
+DECIDE_RE = re.compile(r'<form method="post" action="([^"]*/decide)">')
+
+
+def resign(fields: dict[str, str], secret_key: str | None = None) -> dict[str, str]:
+    """The fields signed again (what someone holding the key could send)."""
+    fields = {k: v for k, v in fields.items() if k != "signature"}
+    fields["signature"] = secure_acceptance.sign(
+        fields, secret_key or settings.SANDBOX_CARD_SECRET_KEY
+    )
+    return fields
+
+
+def open_payment_page(client: Client, params: dict[str, str]):
+    """The merchant's form posted to the test card provider."""
+    return client.post("/sandbox/card/pay", params)
+
+
+def decide_url(page_html: str) -> str:
+    """Where the test card provider's page posts the customer's choice."""
+    match = DECIDE_RE.search(page_html)
+    assert match, page_html
+    return html.unescape(match.group(1))
+
+
+def reply_form(reply_html: str) -> tuple[str, dict[str, str]]:
+    """The action and fields of the auto-submitting reply form."""
+    action = FORM_ACTION_RE.search(reply_html)
+    assert action, reply_html
+    fields = {html.unescape(k): html.unescape(v) for k, v in INPUT_RE.findall(reply_html)}
+    return html.unescape(action.group(1)), fields
+
+
+def pay(client: Client, params: dict[str, str], outcome: str) -> tuple[str, dict[str, str]]:
+    """Submit the merchant's form to the test card provider and click one outcome."""
+    page = open_payment_page(client, params)
+    assert page.status_code == 200, page.content
+    reply = client.post(decide_url(page.content.decode()), {"outcome": outcome})
+    assert reply.status_code == 200, reply.content
+    return reply_form(reply.content.decode())
+
+
+# --- Time, threads, the broker -----------------------------------------------------------------
+
+
+def wait_for(predicate, timeout: float = 20, interval: float = 0.2):
+    """Poll until predicate() is truthy (for end-to-end tests); returns its value."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"condition not met within {timeout}s")
+
+
+def race(target, count: int = 2) -> list:
+    """Run `target` in `count` threads (each its own database connection) released at once; what
+    each returned or raised."""
+    barrier = threading.Barrier(count)
+    results = []
+
+    def run():
+        barrier.wait()
+        try:
+            results.append(target())
+        except Exception as exc:  # noqa: BLE001 - the outcome of each racer is what we check
+            results.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+def database_url_for_subprocess() -> str:
+    """The test database, as a worker or server started by a test reaches it."""
+    db = settings.DATABASES["default"]
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    user = db.get("USER") or "postgres"
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    return f"postgres://{user}{password}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
+
+
+BROKER_NOBODY = "redis://127.0.0.1:9/0"
+
+
+@contextlib.contextmanager
+def broker_down():
+    """Broker and cache unreachable: the real Celery app and Django cache, pointed at an address
+    where nothing listens (the discard port)."""
+    from django.test import override_settings
+
+    from config.celery import app
+
+    url, eager = app.conf.broker_url, app.conf.task_always_eager
+    cache = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": BROKER_NOBODY}
+
+    def reconnect(broker_url: str) -> None:
+        app.conf.broker_url = broker_url
+        app._pool = None  # what Celery does after a fork: new pools for the new URL
+        app.amqp._producer_pool = None
+
+    reconnect(BROKER_NOBODY)
+    app.conf.task_always_eager = False
+    try:
+        with override_settings(CACHES={"default": cache}):
+            yield
+    finally:
+        app.conf.task_always_eager = eager
+        reconnect(url)

@@ -42,18 +42,22 @@ import logging
 from django.conf import settings
 
 from payments import money
-from payments.phones import national_number
 from payments.providers import http
 from payments.providers.base import (
+    CallbackIncomplete,
+    CallbackNotice,
+    CallbackUnauthenticated,
     MobileMoneyPayment,
     PaymentQuery,
     PayoutNotSent,
     PayoutQuery,
     PayoutRequest,
+    ProviderCallback,
     ProviderError,
     ProviderOutcome,
     RefundQuery,
     RefundRequest,
+    national_number,
     payment_reference_unknown,
     payout_unanswered,
     payouts_unavailable,
@@ -168,6 +172,10 @@ def outcome_for_enquiry(body: dict) -> ProviderOutcome:
 
 class AirtelMoney:
     name = "airtel_money"
+    label = "Airtel Money"
+    blocking = False  # the collection call only says the prompt is on its way
+    required_settings = ("AIRTEL_CLIENT_ID", "AIRTEL_CLIENT_SECRET")
+    callback_settings = ()  # the hash key is optional: without it any callback is taken
     partial_refunds = False  # POST /standard/v1/payments/refund gives the whole payment back
 
     # --- plumbing ---------------------------------------------------------------------------
@@ -450,6 +458,22 @@ def outcome_for_disbursement(response, enquiry: bool = False) -> ProviderOutcome
         provider_reference=reference,
         raw=raw,
     )
+
+    # --- callbacks --------------------------------------------------------------------------
+    def parse_callback(self, callback: ProviderCallback) -> CallbackNotice:
+        """`{"transaction": {"id": <our charge id>, …}, "hash": …}`; the hash is checked when
+        AIRTEL_CALLBACK_HASH_KEY is set."""
+        key = settings.AIRTEL_CALLBACK_HASH_KEY
+        if key and not callback_hash_valid(callback.raw_body, callback.body, key):
+            raise CallbackUnauthenticated(
+                "invalid_hash", "The callback's hash is missing or wrong."
+            )
+        body = callback.body
+        txn = body.get("transaction") if isinstance(body.get("transaction"), dict) else {}
+        charge_id = str(txn.get("id") or "")
+        if not charge_id:
+            raise CallbackIncomplete("transaction[id]")
+        return CallbackNotice(charge_id=charge_id)
 
 
 def callback_hash_valid(raw_body: bytes, body: dict, key: str) -> bool:

@@ -1,5 +1,6 @@
 """What crosses the boundary between the core and a provider adapter."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol
@@ -21,6 +22,28 @@ class PayoutNotSent(ProviderError):
 
 class InvalidSignature(Exception):
     """A message that claims to come from the provider does not verify."""
+
+
+class CallbackUnauthenticated(Exception):
+    """A callback whose proof of origin (a hash, a token) is missing or wrong."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class CallbackIncomplete(Exception):
+    """A callback that does not name the charge or refund it is about (`param` is missing)."""
+
+    def __init__(self, param: str):
+        super().__init__(f"Missing required param: {param}.")
+        self.param = param
+
+
+def national_number(phone: str) -> str:
+    """The 9-digit national significant number of a +243 number (what operators' APIs take)."""
+    return phone[4:]
 
 
 @dataclass(frozen=True)
@@ -146,8 +169,33 @@ class CardReply:
     raw: dict = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class ProviderCallback:
+    """An operator's call to /providers/<network>/callback as it reached us (its body already read
+    as a JSON object by the one safe loader)."""
+
+    body: dict
+    raw_body: bytes
+    query: Mapping[str, str]
+    headers: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class CallbackNotice:
+    """What an authenticated callback is about: one of our charges, or one of our refunds. A hint,
+    never a verdict: it only queues the status check of that charge or refund."""
+
+    charge_id: str = ""
+    refund_id: str = ""
+
+
 class MobileMoneyProvider(Protocol):
     name: str
+    # Whether request_payment waits until the customer has answered on the phone (such live calls
+    # run on their own queue, PAYMENTS_LONG_QUEUE, so they never hold the other workers).
+    blocking: bool
+    # The settings without which the adapter cannot be used (its live credentials).
+    required_settings: tuple[str, ...]
 
     def request_payment(self, payment: MobileMoneyPayment) -> ProviderOutcome:
         """Send the payment prompt to the customer's phone."""
@@ -176,8 +224,27 @@ class MobileMoneyProvider(Protocol):
         `failed`: failing a payout that was made would let it be paid twice."""
 
 
+class MobileMoneyNetwork(MobileMoneyProvider, Protocol):
+    """The live adapter of one network (settings.LIVE_PAYMENT_ADAPTERS): besides paying, it says
+    what the network is called on our pages and in the admin."""
+
+    label: str
+
+
+class CallingBack(MobileMoneyNetwork, Protocol):
+    """The adapter of a network whose operator calls us back (POST /providers/<network>/callback)."""
+
+    # Settings without which its callbacks are refused (403 callbacks_not_configured).
+    callback_settings: tuple[str, ...]
+
+    def parse_callback(self, callback: ProviderCallback) -> CallbackNotice:
+        """Authenticate the callback (CallbackUnauthenticated) and say which charge or refund it
+        is about (CallbackIncomplete when it names none)."""
+
+
 class CardProvider(Protocol):
     name: str
+    required_settings: tuple[str, ...]
 
     def start_payment(self, payment: CardPayment) -> CardRedirect:
         """Signed fields for the hosted payment page."""

@@ -201,6 +201,14 @@ def _summary_raw(summary: dict) -> dict:
 
 class CyberSourceCard:
     name = "cybersource"
+    required_settings = (
+        "CARD_LIVE_ACCESS_KEY",
+        "CARD_LIVE_PROFILE_ID",
+        "CARD_LIVE_SECRET_KEY",
+        "CARD_MERCHANT_ID",
+        "CARD_REST_KEY_ID",
+        "CARD_REST_SHARED_SECRET",
+    )
 
     def start_payment(self, payment: CardPayment) -> CardRedirect:
         return secure_acceptance.payment_redirect(

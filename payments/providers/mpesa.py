@@ -185,6 +185,9 @@ def ins_code(response: requests.Response) -> str:
 
 class VodacomMpesa:
     name = "vodacom_mpesa"
+    label = "Vodacom M-Pesa"
+    blocking = True  # the C2B call waits while the customer enters the PIN (up to MPESA_TIMEOUT)
+    required_settings = ("MPESA_API_KEY", "MPESA_PUBLIC_KEY", "MPESA_SERVICE_PROVIDER_CODE")
 
     def _url(self, endpoint: str) -> str:
         return f"{settings.MPESA_BASE_URL}{settings.MPESA_PATH_PREFIX}/{endpoint}/"

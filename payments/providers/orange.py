@@ -14,7 +14,7 @@ What this adapter does:
   no 243), peerIdType msisdn, amount in whole units, currency, posId, transactionId (our charge id).
   Orange answers 202 PENDING; the result comes by callback and by status query.
 - Status: GET /orange-money-b2b/v1/cd/transactions/{our charge id}. The callback (authenticated by
-  ORANGE_NOTIF_TOKEN, see payments/provider_callbacks.py) only ever triggers this query.
+  ORANGE_NOTIF_TOKEN, see parse_callback) only ever triggers this query.
 - Refund: POST /orange-money-b2b/v1/cd/transactions/cashin, the same body as the cashout, paying the
   refund (whole units) to the phone that paid the charge, transactionId = our refund id. Sent once
   (no retry): 2xx → as the body says (PENDING/SUCCESS/FAILED); a 4xx refusal → failed (nothing was
@@ -44,24 +44,29 @@ daily limits, whether an unknown or barred recipient is refused up front (which 
 reported FAILED later, and the callback of a payout's cashin.
 """
 
+import hmac
 import logging
 
 import requests
 from django.conf import settings
 
 from payments import money
-from payments.phones import national_number
 from payments.providers import http
 from payments.providers.base import (
+    CallbackIncomplete,
+    CallbackNotice,
+    CallbackUnauthenticated,
     MobileMoneyPayment,
     PaymentQuery,
     PayoutNotSent,
     PayoutQuery,
     PayoutRequest,
+    ProviderCallback,
     ProviderError,
     ProviderOutcome,
     RefundQuery,
     RefundRequest,
+    national_number,
     payout_unanswered,
     payouts_unavailable,
     whole_units_only,
@@ -138,6 +143,10 @@ def _cashin_outcome(response: requests.Response, subject: str) -> ProviderOutcom
 
 class OrangeMoney:
     name = "orange_money"
+    label = "Orange Money"
+    blocking = False  # Orange answers 202 PENDING at once; the customer confirms afterwards
+    required_settings = ("ORANGE_CLIENT_ID", "ORANGE_CLIENT_SECRET", "ORANGE_POS_ID")
+    callback_settings = ("ORANGE_NOTIF_TOKEN",)  # the only proof a callback comes from Orange
 
     def _base(self) -> str:
         return settings.ORANGE_BASE_URL
@@ -340,3 +349,25 @@ class OrangeMoney:
                 "Orange Money has no record of this cashin", check_after=UNCONFIRMED_CHECK_AFTER
             )
         return outcome
+
+    # --- callbacks --------------------------------------------------------------------------
+    def parse_callback(self, callback: ProviderCallback) -> CallbackNotice:
+        """`{"partnerTransactionId": <our charge or refund id>, …}`, with our ORANGE_NOTIF_TOKEN
+        as `notif_token` in the query string or the body. A refund id is a cashin's callback."""
+        expected = settings.ORANGE_NOTIF_TOKEN
+        body = callback.body
+        token = callback.query.get("notif_token") or body.get("notif_token") or ""
+        if (
+            not expected  # no token of ours: nothing can prove the callback is Orange's
+            or not isinstance(token, str)
+            or not hmac.compare_digest(token.encode(), expected.encode())
+        ):
+            raise CallbackUnauthenticated(
+                "invalid_notif_token", "The callback's notif_token is missing or wrong."
+            )
+        ours = str(body.get("partnerTransactionId") or "")
+        if not ours:
+            raise CallbackIncomplete("partnerTransactionId")
+        if ours.startswith("re_"):  # the cashin of one of our refunds
+            return CallbackNotice(refund_id=ours)
+        return CallbackNotice(charge_id=ours)

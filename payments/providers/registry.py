@@ -1,4 +1,9 @@
-"""(mode, rail) → adapter, chosen by settings.PAYMENT_PROVIDERS, never by if/else in services."""
+"""(mode, rail) → adapter, chosen by settings.PAYMENT_PROVIDERS, never by if/else in services.
+
+Each network's own adapter (settings.LIVE_PAYMENT_ADAPTERS, credentials set or not) also says what
+the rest of the service needs to know of the network: whether its payment call blocks, whether its
+operator calls us back and how that callback is read.
+"""
 
 from functools import cache
 
@@ -7,7 +12,13 @@ from django.utils.module_loading import import_string
 
 from payments.errors import ProviderUnavailable
 from payments.models import Network
-from payments.providers.base import CardProvider, MobileMoneyProvider, payouts_unavailable
+from payments.providers.base import (
+    CallingBack,
+    CardProvider,
+    MobileMoneyNetwork,
+    MobileMoneyProvider,
+    payouts_unavailable,
+)
 
 CARD = "card"
 
@@ -66,3 +77,32 @@ def card_available(*, livemode: bool) -> bool:
     except ProviderUnavailable:
         return False
     return True
+
+
+def _network_adapter(network: str) -> MobileMoneyNetwork | None:
+    """The live adapter of a network, whether or not its credentials are set (None: unknown)."""
+    path = settings.LIVE_PAYMENT_ADAPTERS.get(network) if network in Network.values else None
+    return _load(path) if path else None
+
+
+def blocking_networks() -> frozenset[str]:
+    """The networks whose live payment call waits until the customer has answered on the phone."""
+    return frozenset(
+        network
+        for network in Network.values
+        if getattr(_network_adapter(network), "blocking", False)
+    )
+
+
+def callback_networks() -> list[str]:
+    """The networks whose operator calls us back, as their callback URL names them (airtel_money)."""
+    return [network.lower() for network in Network.values if callback_adapter(network.lower())]
+
+
+def callback_adapter(name: str) -> CallingBack | None:
+    """The adapter that reads the callbacks posted to /providers/<name>/callback (None: no
+    operator calls back there)."""
+    if name != name.lower():
+        return None
+    adapter = _network_adapter(name.upper())
+    return adapter if hasattr(adapter, "parse_callback") else None

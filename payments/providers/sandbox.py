@@ -1,5 +1,5 @@
 """The built-in test providers. They implement the very same protocols as the live
-adapters; their "outside world" state lives in SandboxTransaction.
+adapters; their "outside world" state lives in the sandbox app's SandboxTransaction.
 
 Mobile money: the outcome is chosen by the last three digits of the phone number and becomes
 visible to a status check SANDBOX_MOBILE_MONEY_DELAY seconds after the prompt was sent.
@@ -23,7 +23,6 @@ from django.utils import timezone
 
 from payments import money
 from payments.links import public_url
-from payments.models import SandboxTransaction
 from payments.providers import secure_acceptance
 from payments.providers.base import (
     CardPayment,
@@ -38,6 +37,7 @@ from payments.providers.base import (
     RefundRequest,
     whole_units_only,
 )
+from sandbox.models import SandboxTransaction
 
 # Last three digits → (status, failure_code, failure_message). None: the customer never answers.
 MOBILE_MONEY_SUFFIXES: dict[str, tuple[str, str, str] | None] = {
@@ -68,6 +68,8 @@ REFUND_BEHAVIOURS: dict[str, tuple[str, str]] = {
 
 class SandboxMobileMoney:
     name = "sandbox"
+    blocking = False
+    required_settings = ()
 
     def request_payment(self, payment: MobileMoneyPayment) -> ProviderOutcome:
         with transaction.atomic():
@@ -287,6 +289,7 @@ def card_outcome(decision: str, reason_code: str, reference: str, raw: dict) -> 
 
 class SandboxCard:
     name = "sandbox"
+    required_settings = ()
 
     def start_payment(self, payment: CardPayment) -> CardRedirect:
         return secure_acceptance.payment_redirect(

@@ -11,11 +11,12 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db.models import QuerySet
 
-from payments.models import Charge, Network
+from payments.models import Charge
+from payments.providers import registry
 
 POLL_BATCH = 200  # rows one sweep enqueues at most
 # Operators whose live payment call blocks until the customer has answered on the phone.
-BLOCKING_NETWORKS = {Network.VODACOM_MPESA}
+BLOCKING_NETWORKS = registry.blocking_networks()
 
 
 def payment_request_queue(*, livemode: bool, network: str) -> str | None:

@@ -3,7 +3,7 @@
 import pytest
 
 from checkout import services
-from tests.checkout.helpers import make_session
+from tests.factories import make_session
 from tests.helpers import admin_url
 
 pytestmark = pytest.mark.django_db

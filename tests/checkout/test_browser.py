@@ -5,16 +5,14 @@ status check (SANDBOX_MOBILE_MONEY_DELAY=0), or by a real worker on Redis in one
 """
 
 import re
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from django.urls import Resolver404, resolve
 
 from checkout import services
 from payments.models import Charge
 from payments.services import charges
-from tests.checkout.helpers import make_session
-from tests.conftest import ARTIFACTS, wait_for
+from tests.factories import make_session
+from tests.helpers import query_params, screenshot, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -30,15 +28,6 @@ def shop(public_base_url, settings):
         "success_url": f"{public_base_url}/healthz?m=ok",
         "cancel_url": f"{public_base_url}/healthz?m=cancel",
     }
-
-
-def shot(page, name):
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"checkout-{name}.png"), full_page=True)
-
-
-def query(url: str) -> dict:
-    return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
 
 
 def latest_pending(session) -> Charge:
@@ -58,14 +47,14 @@ def test_mobile_money_success_returns_to_success_url(page, merchant, shop):
     page.goto(services.session_repr(session)["url"])
     assert page.locator(".amount").inner_text() == "2 500,00 CDF"
     assert page.locator(CARD_FORM).count() == 0
-    shot(page, "pay-fr")
+    screenshot(page, "checkout-pay-fr")
     page.locator(f"{MM_FORM} button[type=submit]").click()
     page.get_by_text("Validez le paiement sur votre téléphone").wait_for()
-    shot(page, "waiting-fr")
+    screenshot(page, "checkout-waiting-fr")
     charge = latest_pending(session)
     assert answer_prompt(charge).status == "succeeded"
     page.wait_for_url(re.compile(r".*/healthz\?m=ok&.*"))
-    assert query(page.url) == {
+    assert query_params(page.url) == {
         "m": "ok",
         "session_id": session.id,
         "transaction_id": charge.id,
@@ -85,14 +74,14 @@ def test_mobile_money_decline_shows_the_error_and_a_retry_succeeds(page, merchan
     alert = page.get_by_role("alert")
     alert.wait_for()
     assert "Votre solde mobile money est insuffisant" in alert.inner_text()
-    shot(page, "declined-fr")
+    screenshot(page, "checkout-declined-fr")
     page.locator("#id_phone").fill("0971234567")
     page.locator(f"{MM_FORM} button[type=submit]").click()
     second = latest_pending(session)
     assert second.id != declined.id and second.network == "AIRTEL_MONEY"
     answer_prompt(second)
     page.wait_for_url(re.compile(r".*/healthz\?m=ok&.*"))
-    assert query(page.url)["transaction_id"] == second.id
+    assert query_params(page.url)["transaction_id"] == second.id
 
 
 def test_invalid_phone_is_refused_inline(page, merchant, shop):
@@ -103,7 +92,7 @@ def test_invalid_phone_is_refused_inline(page, merchant, shop):
     page.locator("#phone-error").wait_for()
     assert "numéro mobile de RD Congo" in page.locator("#phone-error").inner_text()
     assert page.locator("#id_phone").get_attribute("aria-invalid") == "true"
-    shot(page, "invalid-phone-fr")
+    screenshot(page, "checkout-invalid-phone-fr")
     assert not Charge.objects.exists()
 
 
@@ -112,7 +101,7 @@ def test_customer_cancel_goes_to_cancel_url(page, merchant, shop):
     page.goto(services.session_repr(session)["url"])
     page.locator('[data-action="cancel"]').click()
     page.wait_for_url(re.compile(r".*/healthz\?m=cancel&.*"))
-    assert query(page.url) == {"m": "cancel", "session_id": session.id, "status": "canceled"}
+    assert query_params(page.url) == {"m": "cancel", "session_id": session.id, "status": "canceled"}
 
 
 def test_expired_session_shows_a_clear_page(page, merchant, shop):
@@ -121,7 +110,7 @@ def test_expired_session_shows_a_clear_page(page, merchant, shop):
     page.goto(services.session_repr(session)["url"])
     assert page.get_by_role("heading").inner_text() == "Ce lien de paiement a expiré"
     assert page.locator("form").count() == 0
-    shot(page, "expired-fr")
+    screenshot(page, "checkout-expired-fr")
 
 
 def test_english_by_switch_and_by_browser_language(page, browser, merchant, shop):
@@ -134,14 +123,14 @@ def test_english_by_switch_and_by_browser_language(page, browser, merchant, shop
     page.wait_for_url(re.compile(r".*lang=en"))
     assert page.locator(".amount").inner_text() == "2,500.00 USD"
     assert page.get_by_role("button", name="Pay 2,500.00 USD").count() == 1
-    shot(page, "pay-en")
+    screenshot(page, "checkout-pay-en")
     context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 900})
     try:
         english = context.new_page()
         english.goto(url)
         assert english.locator("html").get_attribute("lang") == "en"
         assert "Amount to pay" in english.inner_text("body")
-        shot(english, "pay-en-desktop")
+        screenshot(english, "checkout-pay-en-desktop")
     finally:
         context.close()
 
@@ -167,27 +156,12 @@ def test_real_worker_settles_the_prompt_and_the_page_follows(
     page.goto(services.session_repr(session)["url"])
     page.locator(f"{MM_FORM} button[type=submit]").click()
     page.wait_for_url(re.compile(r".*/healthz\?m=ok&.*"), timeout=30_000)
-    assert query(page.url)["status"] == "succeeded"
+    assert query_params(page.url)["status"] == "succeeded"
 
 
 # --- Card: needs the sandbox card page (/sandbox/card/pay) and the receipt endpoint ------------
 
 
-def _sandbox_card_page_exists() -> bool:
-    try:
-        resolve("/sandbox/card/pay")
-        resolve("/card/receipt")
-    except Resolver404:
-        return False
-    return True
-
-
-needs_card_sandbox = pytest.mark.skipif(
-    not _sandbox_card_page_exists(), reason="the sandbox card page /sandbox/card/pay is not built"
-)
-
-
-@needs_card_sandbox
 @pytest.mark.parametrize(
     "outcome, status, target",
     [("accept", "succeeded", "ok"), ("decline", "declined", "cancel")],
@@ -200,7 +174,7 @@ def test_card_payment_returns_to_the_merchant(page, merchant, shop, outcome, sta
     page.locator(f'[data-outcome="{outcome}"]').click()
     page.wait_for_url(re.compile(rf".*/healthz\?m={target}&.*"), timeout=20_000)
     charge = Charge.objects.get(checkout_session=session)
-    assert query(page.url) == {
+    assert query_params(page.url) == {
         "m": target,
         "session_id": session.id,
         "transaction_id": charge.id,
@@ -208,7 +182,6 @@ def test_card_payment_returns_to_the_merchant(page, merchant, shop, outcome, sta
     }
 
 
-@needs_card_sandbox
 def test_back_to_the_card_page_opens_a_fresh_attempt_that_can_be_paid(page, merchant, shop):
     session = make_session(merchant, currency="USD", amount=1999, **shop)
     page.goto(services.session_repr(session)["url"])
@@ -223,7 +196,7 @@ def test_back_to_the_card_page_opens_a_fresh_attempt_that_can_be_paid(page, merc
     page.wait_for_selector('[data-outcome="accept"]')  # not the provider's refusal page
     charge.refresh_from_db()
     assert charge.provider_attempt != first_attempt
-    shot(page, "card-fresh-attempt")
+    screenshot(page, "checkout-card-fresh-attempt")
 
     page.locator('[data-outcome="accept"]').click()
     page.wait_for_url(re.compile(r".*/healthz\?m=ok&.*"), timeout=20_000)

@@ -2,24 +2,18 @@
 and is being returned, and too many payment attempts. Screenshots land in tests/artifacts/."""
 
 import pytest
-from django.db import transaction
 
 from checkout import services
-from checkout.models import SessionStatus
+from payments import services as payment_services
 from payments.providers.base import ProviderOutcome
 from payments.services import charges
-from tests.checkout.helpers import make_session
-from tests.conftest import ARTIFACTS, wait_for
+from tests.factories import expire_session, make_session
+from tests.helpers import screenshot, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
+SMALL_PHONE = {"width": 360, "height": 740}
 MM = {"payment_method": "mobile_money", "phone": "+243812345678", "network": "VODACOM_MPESA"}
-
-
-def shot(page, name):
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.set_viewport_size({"width": 360, "height": 740})
-    page.screenshot(path=str(ARTIFACTS / f"checkout-{name}.png"), full_page=True)
 
 
 def test_a_payment_on_an_expired_page_says_the_money_will_be_returned(
@@ -27,15 +21,17 @@ def test_a_payment_on_an_expired_page_says_the_money_will_be_returned(
 ):
     session = make_session(merchant)
     charge = services.session_attempt_create(session_id=session.id, **MM)
-    with transaction.atomic():
-        services._session_transition(session_id=session.id, to=SessionStatus.EXPIRED)
-    charges.charge_apply_outcome(charge_id=charge.id, outcome=ProviderOutcome(status="succeeded"))
+    expire_session(session)
+    payment_services.charge_apply_outcome(
+        charge_id=charge.id, outcome=ProviderOutcome(status="succeeded")
+    )
     page.goto(f"{public_base_url}/pay/{session.id}?attempt={charge.id}")
     notice = page.locator('[data-state="late-payment"]')
     assert notice.is_visible()
     assert "Votre argent vous sera rendu" in notice.inner_text()
     assert page.locator('form[data-method="mobile_money"]').count() == 0
-    shot(page, "late-payment-expired")
+    page.set_viewport_size(SMALL_PHONE)
+    screenshot(page, "checkout-late-payment-expired")
 
 
 def test_too_many_attempts_keep_the_customer_on_a_page_that_says_when_to_retry(
@@ -56,4 +52,5 @@ def test_too_many_attempts_keep_the_customer_on_a_page_that_says_when_to_retry(
     assert answer.value.status == 429
     assert "Too many payment attempts" in page.locator("body").inner_text()
     assert page.locator('form[data-method="mobile_money"]').is_visible()
-    shot(page, "too-many-attempts")
+    page.set_viewport_size(SMALL_PHONE)
+    screenshot(page, "checkout-too-many-attempts")

@@ -1,16 +1,13 @@
-"""Checkout and late payments (contract §4a, §7): a session cannot be expired under a pending
+"""Checkout and late payments: a session cannot be expired under a pending
 attempt; a success the session cannot accept is refunded in full and never sent to success_url;
 the customer's page says the money will be returned, in French and English."""
 
 import pytest
-from django.db import transaction
 
 from checkout import services
-from checkout.models import SessionStatus
 from payments.models import Charge, Refund
-from payments.providers.base import ProviderOutcome
 from payments.services import charges
-from tests.checkout.helpers import make_session
+from tests.factories import expire_session, make_session, settle
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
@@ -18,18 +15,6 @@ pytestmark = pytest.mark.django_db
 MM = {"payment_method": "mobile_money", "phone": "+243812345678", "network": "VODACOM_MPESA"}
 RETURNED_FR = "Votre argent vous sera rendu"
 RETURNED_EN = "Your money will be returned"
-
-
-def settle(charge, status, code=""):
-    return charges.charge_apply_outcome(
-        charge_id=charge.id, outcome=ProviderOutcome(status=status, failure_code=code)
-    )
-
-
-def expire_now(session):
-    """The session's expiry as the state machine applies it (e.g. data from before the rule)."""
-    with transaction.atomic():
-        services._session_transition(session_id=session.id, to=SessionStatus.EXPIRED)
 
 
 def late_refunds(charge):
@@ -63,7 +48,7 @@ def test_a_success_on_an_expired_session_is_refunded_and_never_sent_to_success_u
 ):
     session = make_session(merchant)
     charge = services.session_attempt_create(session_id=session.id, **MM)
-    expire_now(session)
+    expire_session(session)
     charge = settle(charge, "succeeded")
     assert charge.status == "succeeded"  # it was paid…
     assert charge.late_payment_at is not None

@@ -1,11 +1,9 @@
 """The session state machine: complete once, expire at expires_at, one success per session."""
 
-import threading
 from datetime import timedelta
 
 import pytest
 import time_machine
-from django.db import connection
 from django.utils import timezone
 
 from checkout import services
@@ -13,18 +11,11 @@ from checkout.models import CheckoutSession
 from checkout.tasks import sessions_expire_due
 from payments.errors import CheckoutSessionNotOpen
 from payments.models import Charge
-from payments.providers.base import ProviderOutcome
-from payments.services import charges
-from tests.checkout.helpers import make_session
+from tests.factories import make_session, settle
+from tests.helpers import race
 from webhooks.models import Event
 
 MM = {"payment_method": "mobile_money", "phone": "+243812345678", "network": "VODACOM_MPESA"}
-
-
-def settle(charge, status, code=""):
-    return charges.charge_apply_outcome(
-        charge_id=charge.id, outcome=ProviderOutcome(status=status, failure_code=code)
-    )
 
 
 @pytest.mark.django_db
@@ -122,32 +113,11 @@ def test_success_redirect_replaces_the_placeholder_and_keeps_the_query(merchant)
     )
 
 
-def _race(target, count=2):
-    barrier = threading.Barrier(count)
-    results = []
-
-    def run():
-        barrier.wait()
-        try:
-            results.append(target())
-        except Exception as exc:  # noqa: BLE001 - the outcome of each racer is what we check
-            results.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run) for _ in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
-
-
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_two_tabs_racing_start_only_one_attempt(merchant):
     session = make_session(merchant)
-    results = _race(lambda: services.session_attempt_create(session_id=session.id, **MM), 4)
+    results = race(lambda: services.session_attempt_create(session_id=session.id, **MM), 4)
     charges = [r for r in results if isinstance(r, Charge)]
     refused = [r for r in results if isinstance(r, services.AttemptInProgress)]
     assert len(charges) == 1 and len(refused) == 3, results
@@ -162,9 +132,9 @@ def test_only_one_charge_of_a_session_ever_succeeds(merchant):
     settle(first, "declined", "customer_rejected")
     second = services.session_attempt_create(session_id=session.id, **MM)
     # The operator's callback and our status poll answer at the same moment.
-    results = _race(lambda: settle(second, "succeeded"))
+    results = race(lambda: settle(second, "succeeded"))
     assert all(isinstance(r, Charge) for r in results), results
-    racers = _race(lambda: services.session_attempt_create(session_id=session.id, **MM))
+    racers = race(lambda: services.session_attempt_create(session_id=session.id, **MM))
     assert all(isinstance(r, CheckoutSessionNotOpen) for r in racers), racers
     session.refresh_from_db()
     assert session.status == "complete" and session.succeeded_charge_id == second.id

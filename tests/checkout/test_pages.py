@@ -2,7 +2,6 @@
 
 import re
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.contrib.staticfiles import finders
@@ -10,9 +9,8 @@ from django.test import Client
 
 from checkout import services
 from payments.models import Charge
-from payments.providers.base import ProviderOutcome
-from payments.services import charges
-from tests.checkout.helpers import make_session
+from tests.factories import make_session, settle
+from tests.helpers import query_params
 
 pytestmark = pytest.mark.django_db
 
@@ -20,16 +18,6 @@ pytestmark = pytest.mark.django_db
 def forms(html: str) -> dict[str, str]:
     """data-method → the form's markup."""
     return dict(re.findall(r'<form[^>]*data-method="(\w+)"[^>]*>(.*?)</form>', html, re.S))
-
-
-def settle(charge, status, code=""):
-    return charges.charge_apply_outcome(
-        charge_id=charge.id, outcome=ProviderOutcome(status=status, failure_code=code)
-    )
-
-
-def query(url: str) -> dict:
-    return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
 
 
 def test_usd_page_offers_both_methods_with_one_submit_button_each(client, merchant):
@@ -45,7 +33,10 @@ def test_usd_page_offers_both_methods_with_one_submit_button_each(client, mercha
     assert 'value="+243971234567"' in found["mobile_money"]
     assert "Boutique Gombe" in html and "1 999,00 USD" in html
     cancel = re.search(r'<a href="([^"]+)" data-action="cancel"', html).group(1)
-    assert query(cancel.replace("&amp;", "&")) == {"session_id": session.id, "status": "canceled"}
+    assert query_params(cancel.replace("&amp;", "&")) == {
+        "session_id": session.id,
+        "status": "canceled",
+    }
 
 
 def test_cdf_page_offers_no_card_form(client, merchant):
@@ -158,7 +149,7 @@ def test_mobile_money_attempt_waits_then_succeeds_to_success_url(client, merchan
     settle(charge, "succeeded")
     status = client.get(f"/pay/{session.id}/status?attempt={charge.id}").json()
     assert status["status"] == "succeeded"
-    assert query(status["next"]) == {
+    assert query_params(status["next"]) == {
         "order": "42",
         "session_id": session.id,
         "transaction_id": charge.id,
@@ -182,7 +173,7 @@ def test_declined_attempt_shows_the_error_and_allows_a_retry(client, merchant):
     assert "Votre solde mobile money est insuffisant" in page
     assert "mobile_money" in forms(page)
     back = re.search(r'<a href="([^"]+)" data-action="return"', page).group(1)
-    assert query(back.replace("&amp;", "&")) == {
+    assert query_params(back.replace("&amp;", "&")) == {
         "session_id": session.id,
         "transaction_id": charge.id,
         "status": "declined",
@@ -217,7 +208,7 @@ def test_card_return_redirects_by_outcome(client, merchant):
     declined = client.get(f"/pay/{session.id}/card-return?transaction_id={charge.id}")
     assert declined.status_code == 302
     assert declined["Location"].startswith("https://shop.example.cd/panier?")
-    assert query(declined["Location"]) == {
+    assert query_params(declined["Location"]) == {
         "session_id": session.id,
         "transaction_id": charge.id,
         "status": "declined",
@@ -226,7 +217,7 @@ def test_card_return_redirects_by_outcome(client, merchant):
     second = Charge.objects.exclude(pk=charge.pk).get()
     settle(second, "succeeded")
     ok = client.get(f"/pay/{session.id}/card-return?transaction_id={second.id}")
-    assert query(ok["Location"])["status"] == "succeeded"
+    assert query_params(ok["Location"])["status"] == "succeeded"
     missing = client.get(f"/pay/{session.id}/card-return?transaction_id=ch_nope")
     assert missing.status_code == 404
 

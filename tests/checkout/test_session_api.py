@@ -1,4 +1,4 @@
-"""POST/GET /v1/checkout/sessions and the expire endpoint (contract §7)."""
+"""POST/GET /v1/checkout/sessions and the expire endpoint."""
 
 from datetime import datetime, timedelta
 

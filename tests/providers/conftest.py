@@ -4,10 +4,10 @@ the adapter at it. A fake's recorded violations fail the test unless the test co
 import pytest
 
 from payments.providers import http
-from tests.providers.fakes.airtel import FakeAirtel
-from tests.providers.fakes.cybersource import FakeCyberSource
-from tests.providers.fakes.mpesa import FakeMpesa
-from tests.providers.fakes.orange import FakeOrange
+from tests.fakes.airtel import FakeAirtel
+from tests.fakes.cybersource import FakeCyberSource
+from tests.fakes.mpesa import FakeMpesa
+from tests.fakes.orange import FakeOrange
 
 ADAPTERS = {
     "AIRTEL_MONEY": "payments.providers.airtel.AirtelMoney",

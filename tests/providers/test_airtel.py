@@ -7,8 +7,8 @@ import pytest
 from payments.models import Charge, Refund
 from payments.providers import airtel as airtel_module
 from payments.providers.airtel import AirtelMoney
-from payments.providers.base import RefundRequest
 from payments.services import charges, refunds
+from tests.factories import charge_via_api, refund_request
 
 pytestmark = pytest.mark.django_db
 
@@ -16,35 +16,11 @@ CHARGE = {"amount": 250000, "currency": "CDF", "phone": "+243971234567", "networ
 CALLBACK = "/providers/airtel_money/callback"
 
 
-def create(live_api, **overrides) -> Charge:
-    response = live_api.post("/v1/charges", {**CHARGE, **overrides}, format="json")
-    assert response.status_code == 201, response.content
-    assert response.json()["livemode"] is True
-    return Charge.objects.get(pk=response.json()["id"])
-
-
-def enquiries(airtel, charge_id: str) -> int:
-    return [r.path for r in airtel.log].count(f"/standard/v1/payments/{charge_id}")
-
-
-def refund_of(charge: Charge, amount: int | None = None) -> RefundRequest:
-    return RefundRequest(
-        refund_id="re_test000000000000000000001",
-        charge_id=charge.id,
-        amount=amount or charge.amount,
-        charge_amount=charge.amount,
-        currency=charge.currency,
-        provider_reference=charge.provider_reference,
-        phone=charge.phone,
-        network=charge.network,
-    )
-
-
 def test_prompt_callback_enquiry_and_full_refund(
     airtel, live_api, client, settings, eager_tasks, django_capture_on_commit_callbacks
 ):
     settings.AIRTEL_CALLBACK_HASH_KEY = "airtel-callback-private-key"
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)
     sent = airtel.transactions[charge.id]
     assert sent["msisdn"] == "971234567" and sent["amount"] == 2500 and sent["currency"] == "CDF"
@@ -60,17 +36,17 @@ def test_prompt_callback_enquiry_and_full_refund(
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(CALLBACK, body, content_type="application/json")
         assert response.status_code == 200 and response.json() == {"received": True}
-        assert enquiries(airtel, charge.id) == 1  # answered at once; the enquiry is queued
-    assert enquiries(airtel, charge.id) == 2
+        assert airtel.enquiries(charge.id) == 1  # answered at once; the enquiry is queued
+    assert airtel.enquiries(charge.id) == 2
     charge.refresh_from_db()
     assert charge.status == "succeeded"
     assert charge.provider_reference == sent["airtel_money_id"]
     assert "access_token" not in json.dumps(charge.provider_raw)
 
-    partial = AirtelMoney().refund(refund_of(charge, amount=100000))
+    partial = AirtelMoney().refund(refund_request(charge, amount=100000))
     assert partial.status == "failed" and partial.failure_code == "partial_refund_not_supported"
     assert airtel.refunds == []
-    full = AirtelMoney().refund(refund_of(charge))
+    full = AirtelMoney().refund(refund_request(charge))
     assert full.status == "succeeded"
     assert airtel.refunds == [{"airtel_money_id": sent["airtel_money_id"], "amount": 2500}]
 
@@ -79,7 +55,7 @@ def test_callback_body_alone_never_settles_the_charge(
     airtel, live_api, client, eager_tasks, django_capture_on_commit_callbacks
 ):
     airtel.enquiries_before_answer = 99  # Airtel's own enquiry still says TIP
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(
@@ -88,14 +64,14 @@ def test_callback_body_alone_never_settles_the_charge(
     assert response.status_code == 200
     charge.refresh_from_db()
     assert charge.status == "pending"
-    assert enquiries(airtel, charge.id) == 1
+    assert airtel.enquiries(charge.id) == 1
 
 
 def test_callback_with_a_wrong_hash_is_refused_and_asks_nothing(
     airtel, live_api, client, settings, django_capture_on_commit_callbacks
 ):
     settings.AIRTEL_CALLBACK_HASH_KEY = "airtel-callback-private-key"
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)
     with django_capture_on_commit_callbacks() as queued:
         for body in (
@@ -137,7 +113,7 @@ def test_callback_for_an_unknown_or_test_charge_is_acknowledged_and_ignored(
 )
 def test_immediate_refusals(airtel, live_api, code, status, failure_code):
     airtel.immediate["971234567"] = code
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)
     body = live_api.get(f"/v1/charges/{charge.id}").json()
     assert (body["status"], body["failure_code"]) == (status, failure_code)
@@ -155,7 +131,7 @@ def test_immediate_refusals(airtel, live_api, code, status, failure_code):
 def test_enquiry_outcomes(airtel, live_api, final, status, failure_code):
     airtel.outcomes["971234567"] = final
     airtel.enquiries_before_answer = 0
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)
     charges.charge_refresh(charge_id=charge.id)
     body = live_api.get(f"/v1/charges/{charge.id}").json()
@@ -163,10 +139,12 @@ def test_enquiry_outcomes(airtel, live_api, final, status, failure_code):
 
 
 def test_prompt_is_sent_once_and_the_token_is_reused_then_renewed(airtel, live_api):
-    first = create(live_api)
+    first = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=first.id)
     charges.charge_request_payment(charge_id=first.id)  # a duplicated task sends nothing
-    second = create(live_api, amount=500, currency="USD", phone="+243991234567")
+    second = charge_via_api(
+        live_api, **{**CHARGE, "amount": 500, "currency": "USD", "phone": "+243991234567"}
+    )
     charges.charge_request_payment(charge_id=second.id)
     assert len(airtel.transactions) == 2 and airtel.token_requests == 1
     assert airtel.transactions[second.id]["amount"] == 5
@@ -175,11 +153,11 @@ def test_prompt_is_sent_once_and_the_token_is_reused_then_renewed(airtel, live_a
     airtel.expire_tokens()  # Airtel forgets our token before we expected: 401, renew, retry
     charges.charge_refresh(charge_id=second.id)
     assert airtel.token_requests == 2
-    assert enquiries(airtel, second.id) == 2
+    assert airtel.enquiries(second.id) == 2
 
 
 def test_unreachable_airtel_keeps_the_charge_pending(airtel, live_api, settings):
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     settings.AIRTEL_BASE_URL = "http://127.0.0.1:9"  # nothing listens there
     charges.charge_request_payment(charge_id=charge.id)
     charge.refresh_from_db()
@@ -221,7 +199,7 @@ def test_callback_hash_readings():
 def test_refunds_through_the_api_reach_airtel_once_committed(
     airtel, live_api, client, settings, eager_tasks, django_capture_on_commit_callbacks
 ):
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)
     airtel_id = airtel.transactions[charge.id]["airtel_money_id"]
     charges.charge_refresh(charge_id=charge.id)  # still in progress at Airtel
@@ -257,7 +235,7 @@ def test_refunds_through_the_api_reach_airtel_once_committed(
 
 
 def test_a_wrong_client_secret_never_reaches_the_payment(airtel, live_api, settings):
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     settings.AIRTEL_CLIENT_SECRET = "not-the-secret"
     charges.charge_request_payment(charge_id=charge.id)
     charge.refresh_from_db()

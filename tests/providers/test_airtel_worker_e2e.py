@@ -4,16 +4,12 @@ answers → Airtel's signed callback to our live server → the worker's enquiry
 import pytest
 
 from payments.models import Charge
-from tests.conftest import wait_for
+from tests.helpers import wait_for
 from webhooks.models import Event
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
 CALLBACK = "/providers/airtel_money/callback"
-
-
-def enquiries(airtel, charge_id: str) -> int:
-    return [r.path for r in airtel.log].count(f"/standard/v1/payments/{charge_id}")
 
 
 def test_airtel_callback_settles_the_charge_through_the_worker(
@@ -42,7 +38,7 @@ def test_airtel_callback_settles_the_charge_through_the_worker(
     charge_id = response.json()["id"]
 
     # The worker sends the prompt, then its first scheduled enquiry finds it still in progress.
-    wait_for(lambda: enquiries(airtel, charge_id) == 1, timeout=30)
+    wait_for(lambda: airtel.enquiries(charge_id) == 1, timeout=30)
     assert airtel.transactions[charge_id]["msisdn"] == "971234567"
     assert Charge.objects.get(pk=charge_id).status == "pending"
 
@@ -52,7 +48,7 @@ def test_airtel_callback_settles_the_charge_through_the_worker(
     wait_for(lambda: Charge.objects.get(pk=charge_id).status != "pending", timeout=30)
     body = live_api.get(f"/v1/charges/{charge_id}").json()
     assert body["status"] == "succeeded", body
-    assert enquiries(airtel, charge_id) == 2
+    assert airtel.enquiries(charge_id) == 2
     charge = Charge.objects.get(pk=charge_id)
     assert charge.provider_reference == airtel.transactions[charge_id]["airtel_money_id"]
     assert list(

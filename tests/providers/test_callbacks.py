@@ -1,5 +1,5 @@
 """Operators' callbacks only queue the status check: what they queue, what they ignore, and what
-happens when Redis is down (payments/provider_callbacks.py)."""
+happens when Redis is down (payments/callbacks/views.py)."""
 
 import json
 import logging
@@ -12,28 +12,15 @@ from django.utils import timezone
 from payments import tasks
 from payments.models import Charge
 from payments.services import charges
-from tests.conftest import broker_down
+from tests.factories import charge_via_api, prompt_sent
+from tests.helpers import assert_error, broker_down
 
 pytestmark = pytest.mark.django_db
 
 AIRTEL_CALLBACK = "/providers/airtel_money/callback"
 ORANGE_CALLBACK = "/providers/orange_money/callback"
-
-
-def live_charge(live_api, phone: str, network: str) -> Charge:
-    response = live_api.post(
-        "/v1/charges",
-        {"amount": 250000, "currency": "CDF", "phone": phone, "network": network},
-        format="json",
-    )
-    assert response.status_code == 201, response.content
-    charge = Charge.objects.get(pk=response.json()["id"])
-    charges.charge_request_payment(charge_id=charge.id)  # the prompt, as the task sends it
-    return charge
-
-
-def enquiries(airtel, charge_id: str) -> int:
-    return [r.path for r in airtel.log].count(f"/standard/v1/payments/{charge_id}")
+AIRTEL = {"amount": 250000, "currency": "CDF", "phone": "+243971234567", "network": "AIRTEL_MONEY"}
+ORANGE = {"amount": 250000, "currency": "CDF", "phone": "+243851234567", "network": "ORANGE_MONEY"}
 
 
 def post_airtel(client, airtel, charge_id: str):
@@ -45,14 +32,14 @@ def test_duplicate_callbacks_queue_one_status_check(
     airtel, live_api, client, eager_tasks, django_capture_on_commit_callbacks
 ):
     airtel.enquiries_before_answer = 99  # the customer has not answered yet
-    charge = live_charge(live_api, "+243971234567", "AIRTEL_MONEY")
+    charge = prompt_sent(charge_via_api(live_api, **AIRTEL))
     with django_capture_on_commit_callbacks(execute=True) as queued:
         for _ in range(5):
             assert post_airtel(client, airtel, charge.id).status_code == 200
-    assert len(queued) == 1 and enquiries(airtel, charge.id) == 1
+    assert len(queued) == 1 and airtel.enquiries(charge.id) == 1
     with django_capture_on_commit_callbacks(execute=True) as queued:
         assert post_airtel(client, airtel, charge.id).status_code == 200  # Airtel retries
-    assert queued == [] and enquiries(airtel, charge.id) == 1
+    assert queued == [] and airtel.enquiries(charge.id) == 1
     assert Charge.objects.get(pk=charge.id).status == "pending"
 
 
@@ -60,25 +47,25 @@ def test_a_queued_check_of_a_charge_settled_meanwhile_asks_nothing(
     airtel, live_api, client, eager_tasks, django_capture_on_commit_callbacks
 ):
     airtel.enquiries_before_answer = 0
-    charge = live_charge(live_api, "+243971234567", "AIRTEL_MONEY")
+    charge = prompt_sent(charge_via_api(live_api, **AIRTEL))
     with django_capture_on_commit_callbacks() as queued:
         assert post_airtel(client, airtel, charge.id).status_code == 200
     charges.charge_refresh(charge_id=charge.id)  # the poller got there first
     assert Charge.objects.get(pk=charge.id).status == "succeeded"
     [publish] = queued
     publish()  # the task runs: the charge is final, Airtel is not asked again
-    assert enquiries(airtel, charge.id) == 1
+    assert airtel.enquiries(charge.id) == 1
 
 
 def test_callbacks_for_charges_not_waiting_for_one_queue_nothing(
     airtel, orange, live_api, client, settings, eager_tasks, django_capture_on_commit_callbacks
 ):
     airtel.enquiries_before_answer = 0
-    settled = live_charge(live_api, "+243971234567", "AIRTEL_MONEY")
+    settled = prompt_sent(charge_via_api(live_api, **AIRTEL))
     charges.charge_refresh(charge_id=settled.id)
     assert Charge.objects.get(pk=settled.id).status == "succeeded"
-    orange_charge = live_charge(live_api, "+243851234567", "ORANGE_MONEY")
-    airtel_pending = live_charge(live_api, "+243991234567", "AIRTEL_MONEY")
+    orange_charge = prompt_sent(charge_via_api(live_api, **ORANGE))
+    airtel_pending = prompt_sent(charge_via_api(live_api, **{**AIRTEL, "phone": "+243991234567"}))
     orange_url = f"{ORANGE_CALLBACK}?notif_token={settings.ORANGE_NOTIF_TOKEN}"
 
     with django_capture_on_commit_callbacks() as queued:
@@ -90,21 +77,21 @@ def test_callbacks_for_charges_not_waiting_for_one_queue_nothing(
         response = client.post(orange_url, json.dumps(body), content_type="application/json")
         assert response.status_code == 200 and response.json() == {"received": True}
     assert queued == []
-    assert enquiries(airtel, settled.id) == 1 and enquiries(airtel, airtel_pending.id) == 0
+    assert airtel.enquiries(settled.id) == 1 and airtel.enquiries(airtel_pending.id) == 0
 
 
 def test_with_redis_down_the_callback_is_acknowledged_and_the_poller_settles_it(
     airtel, live_api, client, caplog, eager_tasks, django_capture_on_commit_callbacks
 ):
     airtel.enquiries_before_answer = 0
-    charge = live_charge(live_api, "+243971234567", "AIRTEL_MONEY")
+    charge = prompt_sent(charge_via_api(live_api, **AIRTEL))
     with caplog.at_level(logging.INFO, logger="payments.callbacks"), broker_down():
         with django_capture_on_commit_callbacks(execute=True) as queued:
             response = post_airtel(client, airtel, charge.id)
     assert response.status_code == 200 and response.json() == {"received": True}
     assert len(queued) == 1  # the publish was tried, after commit, and failed
     assert "status check not enqueued" in caplog.text and "the poller" in caplog.text
-    assert enquiries(airtel, charge.id) == 0
+    assert airtel.enquiries(charge.id) == 0
     assert Charge.objects.get(pk=charge.id).status == "pending"
 
     with time_machine.travel(timezone.now() + timedelta(seconds=10)):
@@ -118,7 +105,7 @@ def test_a_callback_for_a_charge_failed_by_our_clock_queues_its_reconciliation(
     """The customer approves after our deadline: Airtel's callback must not be dropped as "final
     already" but queue the reconciliation check, which refunds the late payment at once."""
     airtel.enquiries_before_answer = 99  # no answer while our clock runs
-    charge = live_charge(live_api, "+243971234567", "AIRTEL_MONEY")
+    charge = prompt_sent(charge_via_api(live_api, **AIRTEL))
     with time_machine.travel(
         timezone.now() + timedelta(seconds=settings.MOBILE_MONEY_PROMPT_TIMEOUT + 1)
     ):
@@ -128,11 +115,19 @@ def test_a_callback_for_a_charge_failed_by_our_clock_queues_its_reconciliation(
         assert charge.reconcile_next_at is not None
 
         airtel.enquiries_before_answer = 0  # the customer approves late
-        before = enquiries(airtel, charge.id)
+        before = airtel.enquiries(charge.id)
         with django_capture_on_commit_callbacks(execute=True) as queued:
             assert post_airtel(client, airtel, charge.id).status_code == 200
-        assert len(queued) >= 1 and enquiries(airtel, charge.id) == before + 1
+        assert len(queued) == 2 and airtel.enquiries(charge.id) == before + 1
     charge.refresh_from_db()
     assert charge.status == "failed" and charge.late_payment_at is not None
     [refund] = charge.refunds.all()
     assert (refund.reason, refund.amount) == ("late_payment", charge.amount)
+
+
+@pytest.mark.parametrize("name", ["vodacom_mpesa", "card", "AIRTEL_MONEY", "no_such_network"])
+def test_a_name_no_operator_calls_back_at_answers_404_in_the_envelope(client, name):
+    """M-Pesa's payment call is synchronous (no callback), and the card provider posts to /card/:
+    only the networks whose adapters read callbacks are served."""
+    response = client.post(f"/providers/{name}/callback", "{}", content_type="application/json")
+    assert_error(response, 404, "invalid_request_error", "resource_missing")

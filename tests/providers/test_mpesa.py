@@ -9,12 +9,12 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from payments.models import Charge
 from payments.providers import http
 from payments.providers import mpesa as mpesa_module
-from payments.providers.base import RefundRequest
 from payments.providers.mpesa import VodacomMpesa
 from payments.services import charges, refunds
-from tests.conftest import wait_for
-from tests.providers.fakes.base import Response
-from tests.providers.fakes.mpesa import PREFIX
+from tests.factories import answered_mpesa_charge, charge_via_api, refund_request
+from tests.fakes.base import Response
+from tests.fakes.mpesa import PREFIX
+from tests.helpers import wait_for
 
 pytestmark = pytest.mark.django_db
 
@@ -22,25 +22,8 @@ C2B, QUERY, REVERSAL = "c2bPayment/singleStage", "queryTransactionStatus", "reve
 CHARGE = {"amount": 1000, "currency": "USD", "phone": "+243812345678", "network": "VODACOM_MPESA"}
 
 
-def create(live_api, **overrides) -> Charge:
-    response = live_api.post("/v1/charges", {**CHARGE, **overrides}, format="json")
-    assert response.status_code == 201, response.content
-    return Charge.objects.get(pk=response.json()["id"])
-
-
-def refund_of(charge: Charge, amount: int, refund_id: str) -> RefundRequest:
-    return RefundRequest(
-        refund_id=refund_id,
-        charge_id=charge.id,
-        amount=amount,
-        charge_amount=charge.amount,
-        currency=charge.currency,
-        provider_reference=charge.provider_reference,
-    )
-
-
 def test_pin_entered_during_the_call_settles_at_once_then_reversals(mpesa, live_api):
-    charge = create(live_api, description="Commande 42")
+    charge = charge_via_api(live_api, **CHARGE, description="Commande 42")
     charges.charge_request_payment(charge_id=charge.id)
     charge.refresh_from_db()
     record = mpesa.transactions[charge.id]
@@ -49,11 +32,17 @@ def test_pin_entered_during_the_call_settles_at_once_then_reversals(mpesa, live_
     assert charge.provider_reference == record["transaction_id"]
 
     adapter = VodacomMpesa()
-    first = adapter.refund(refund_of(charge, 400, "re_aaaaaaaaaaaaaaaaaaaaaaaa"))
+    first = adapter.refund(
+        refund_request(charge, amount=400, refund_id="re_aaaaaaaaaaaaaaaaaaaaaaaa")
+    )
     assert first.status == "succeeded"
-    too_much = adapter.refund(refund_of(charge, 700, "re_bbbbbbbbbbbbbbbbbbbbbbbb"))
+    too_much = adapter.refund(
+        refund_request(charge, amount=700, refund_id="re_bbbbbbbbbbbbbbbbbbbbbbbb")
+    )
     assert (too_much.status, too_much.failure_code) == ("failed", "amount_invalid")
-    rest = adapter.refund(refund_of(charge, 600, "re_cccccccccccccccccccccccc"))
+    rest = adapter.refund(
+        refund_request(charge, amount=600, refund_id="re_cccccccccccccccccccccccc")
+    )
     assert rest.status == "succeeded"
     assert [r["amount"] for r in mpesa.reversals] == [4, 6]
     assert mpesa.session_requests == 1  # one session for the payment and every reversal
@@ -71,7 +60,7 @@ def test_pin_entered_during_the_call_settles_at_once_then_reversals(mpesa, live_
 )
 def test_refusals_map_to_our_codes(mpesa, live_api, code, status, failure_code):
     mpesa.pin_entry["243812345678"] = code
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)
     body = live_api.get(f"/v1/charges/{charge.id}").json()
     assert (body["status"], body["failure_code"]) == (status, failure_code)
@@ -80,7 +69,7 @@ def test_refusals_map_to_our_codes(mpesa, live_api, code, status, failure_code):
 def test_no_answer_in_time_is_pending_then_the_query_settles_it(mpesa, live_api, settings):
     settings.MPESA_TIMEOUT = 0.5
     mpesa.pin_entry["243812345678"] = "hold"  # the customer takes longer than our timeout
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)
     charge.refresh_from_db()
     assert charge.status == "pending" and charge.provider_raw[-1]["c2b"] == "timeout"
@@ -100,7 +89,7 @@ def test_no_answer_in_time_is_pending_then_the_query_settles_it(mpesa, live_api,
 
 
 def test_the_first_payment_waits_for_its_new_session_instead_of_opening_another(mpesa, live_api):
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)  # the first call of a fresh process
 
     charge.refresh_from_db()
@@ -115,12 +104,12 @@ def test_the_first_payment_waits_for_its_new_session_instead_of_opening_another(
 
 
 def test_an_expired_session_is_renewed_and_the_new_one_waited_for(mpesa, live_api):
-    first = create(live_api)
+    first = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=first.id)
     [old] = set(mpesa.sessions_used(C2B))
     mpesa.drop_sessions()  # M-Pesa expires our session (older than its activation delay) early
 
-    second = create(live_api, phone="+243821234567")
+    second = charge_via_api(live_api, **{**CHARGE, "phone": "+243821234567"})
     charges.charge_request_payment(charge_id=second.id)
     assert Charge.objects.get(pk=second.id).status == "succeeded"
     assert mpesa.session_requests == 2
@@ -133,7 +122,7 @@ def test_an_expired_session_is_renewed_and_the_new_one_waited_for(mpesa, live_ap
 def test_a_session_that_never_becomes_active_is_given_up_on(mpesa, live_api, settings):
     mpesa.activation_delay = 60  # far longer than we are willing to wait
     settings.MPESA_SESSION_ACTIVATION = 0.3
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)
 
     charge.refresh_from_db()
@@ -149,7 +138,7 @@ def test_a_session_that_never_becomes_active_is_given_up_on(mpesa, live_api, set
 def test_the_status_query_after_a_restart_waits_for_the_new_session(mpesa, live_api, settings):
     settings.MPESA_TIMEOUT = 0.5
     mpesa.pin_entry["243812345678"] = "hold"
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)
     charge.refresh_from_db()
     assert charge.status == "pending"
@@ -167,7 +156,7 @@ def test_the_status_query_after_a_restart_waits_for_the_new_session(mpesa, live_
 
 
 def test_a_reversal_after_a_restart_waits_for_the_new_session(mpesa, live_api):
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)
     http.tokens.clear()  # the worker restarts
 
@@ -186,7 +175,7 @@ def test_a_wrong_public_key_is_refused_and_the_charge_stays_pending(mpesa, live_
     settings.MPESA_PUBLIC_KEY = base64.b64encode(
         other.public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
     ).decode()
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)
     charge.refresh_from_db()
     assert charge.status == "pending" and "mpesa session" in charge.provider_raw[-1]["error"]
@@ -207,7 +196,7 @@ def test_query_status_words():
 
 
 def test_refunds_through_the_api_become_reversals(mpesa, live_api):
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)
     assert live_api.get(f"/v1/charges/{charge.id}").json()["status"] == "succeeded"
 
@@ -227,15 +216,6 @@ def test_refunds_through_the_api_become_reversals(mpesa, live_api):
 # response-code table, see payments/providers/mpesa.py): never a reason to renew and post again.
 
 
-def pay_answered(mpesa, live_api, code: str) -> Charge:
-    """A C2B the customer's PIN entry ends with `code`, as the charge then stands."""
-    mpesa.pin_entry["243812345678"] = code
-    charge = create(live_api)
-    charges.charge_request_payment(charge_id=charge.id)
-    charge.refresh_from_db()
-    return charge
-
-
 @pytest.fixture
 def active_session(mpesa, settings):
     """Sessions active at once: any second call would be our own repetition, not a wait."""
@@ -246,14 +226,14 @@ def active_session(mpesa, settings):
 def test_a_401_ins5_is_the_customers_refusal_and_the_c2b_is_sent_once(
     mpesa, live_api, active_session
 ):
-    charge = pay_answered(mpesa, live_api, "INS-5")
+    charge = answered_mpesa_charge(mpesa, live_api, "INS-5", **CHARGE)
     assert (charge.status, charge.failure_code) == ("declined", "customer_rejected")
     assert len(mpesa.requests_to("POST", f"{PREFIX}/{C2B}/")) == 1  # one PIN prompt
     assert mpesa.session_requests == 1  # the session was not renewed for it
 
 
 def test_a_401_ins6_reversal_is_sent_once_and_fails(mpesa, live_api, active_session):
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)
     mpesa.reversal_answer = "INS-6"
 
@@ -268,7 +248,7 @@ def test_a_bare_401_on_the_c2b_is_not_repeated_and_leaves_the_charge_pending(
     mpesa, live_api, active_session
 ):
     mpesa.answer_next("POST", f"{PREFIX}/{C2B}/", Response(401, {"error": "Unauthorized"}))
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)
 
     charge.refresh_from_db()
@@ -282,7 +262,7 @@ def test_a_bare_401_on_the_c2b_is_not_repeated_and_leaves_the_charge_pending(
 def test_a_request_timeout_ins9_is_pending_and_the_query_settles_it(
     mpesa, live_api, active_session
 ):
-    charge = pay_answered(mpesa, live_api, "INS-9")
+    charge = answered_mpesa_charge(mpesa, live_api, "INS-9", **CHARGE)
     assert charge.status == "pending"  # HTTP 408 "request timeout": the query decides
 
     charges.charge_refresh(charge_id=charge.id)

@@ -4,7 +4,7 @@ the long-call queue (PAYMENTS_LONG_QUEUE), against the faithful local M-Pesa Ope
 import pytest
 
 from payments.models import Charge
-from tests.conftest import wait_for
+from tests.helpers import wait_for
 from webhooks.models import Event
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db(transaction=True)]

@@ -6,8 +6,9 @@ import logging
 
 import pytest
 
-from payments.models import Charge, Refund
-from payments.services import charges, refunds
+from payments.models import Refund
+from payments.services import refunds
+from tests.factories import checked_live_charge, paid_live_card_charge
 
 pytestmark = pytest.mark.django_db
 
@@ -17,7 +18,7 @@ MOBILE = {
     "orange": {"amount": 50000, "currency": "CDF", "phone": "+243851234567"},
 }
 NETWORK = {"airtel": "AIRTEL_MONEY", "mpesa": "VODACOM_MPESA", "orange": "ORANGE_MONEY"}
-# Keys of the API's charge object (contract §3 and its additions): nothing else may appear.
+# Keys of the API's charge object: nothing else may appear.
 CHARGE_KEYS = {
     "id", "object", "livemode", "amount", "currency", "payment_method", "phone", "network",
     "status", "description", "metadata", "amount_refunded", "failure_code", "failure_message",
@@ -39,30 +40,14 @@ def secrets_of(name: str, fake, settings) -> list[str]:
     return [str(v) for v in values if v]
 
 
-def paid_charge(name: str, fake, live_api) -> Charge:
-    if name == "card":
-        body = live_api.post(
-            "/v1/charges", {"amount": 1999, "currency": "USD", "payment_method": "card"},
-            format="json",
-        ).json()  # fmt: skip
-        fake.pay(body["next_action"]["params"], "accept")
-        return charges.charge_refresh(charge_id=body["id"])
-    body = live_api.post(
-        "/v1/charges", {**MOBILE[name], "network": NETWORK[name]}, format="json"
-    ).json()
-    charges.charge_request_payment(charge_id=body["id"])
-    for _ in range(5):
-        charge = charges.charge_refresh(charge_id=body["id"])
-        if charge.status != "pending":
-            break
-    return charge
-
-
 @pytest.mark.parametrize("name", ["airtel", "mpesa", "orange", "card"])
 def test_logs_name_the_payment_and_never_a_secret(name, request, live_api, settings, caplog):
     fake = request.getfixturevalue("cybersource" if name == "card" else name)
     caplog.set_level(logging.DEBUG)
-    charge = paid_charge(name, fake, live_api)
+    if name == "card":
+        charge = paid_live_card_charge(fake, live_api)
+    else:
+        charge = checked_live_charge(live_api, **MOBILE[name], network=NETWORK[name])
     assert charge.status == "succeeded", charge.provider_raw
     refund = live_api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json").json()
     refunds.refund_send(refund_id=refund["id"])

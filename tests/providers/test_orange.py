@@ -13,18 +13,13 @@ from payments.providers import http
 from payments.providers.base import RefundRequest
 from payments.providers.orange import OrangeMoney
 from payments.services import charges, refunds
-from webhooks.models import Event
+from tests.factories import charge_via_api, paid_orange_charge, pending_refund_via_api
+from tests.helpers import refund_event_types
 
 pytestmark = pytest.mark.django_db
 
 CHARGE = {"amount": 50000, "currency": "CDF", "phone": "+243851234567", "network": "ORANGE_MONEY"}
 CALLBACK = "/providers/orange_money/callback"
-
-
-def create(live_api) -> Charge:
-    response = live_api.post("/v1/charges", CHARGE, format="json")
-    assert response.status_code == 201, response.content
-    return Charge.objects.get(pk=response.json()["id"])
 
 
 def http_path(txn_or_service: str) -> str:
@@ -39,7 +34,7 @@ def test_cashout_callback_and_confirming_status(
     orange, live_api, client, settings, eager_tasks, django_capture_on_commit_callbacks
 ):
     orange.queries_before_answer = 99  # only the customer's answer settles it
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)
     record = orange.transactions[charge.id]
     assert record["peerId"] == "851234567" and record["amount"] == 500
@@ -63,7 +58,7 @@ def test_cashout_callback_and_confirming_status(
 def test_callback_with_a_wrong_token_is_ignored(
     orange, live_api, client, django_capture_on_commit_callbacks
 ):
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)
     body = orange.answer(charge.id)
     with django_capture_on_commit_callbacks() as queued:
@@ -88,7 +83,7 @@ def test_callbacks_are_refused_when_no_token_is_configured(orange, live_api, cli
 def test_failed_cashout_found_by_the_poller(orange, live_api):
     orange.outcomes["851234567"] = ("FAILED", "E-INSUFFICIENT")
     orange.queries_before_answer = 1
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)
     charges.charge_refresh(charge_id=charge.id)
     assert Charge.objects.get(pk=charge.id).status == "pending"  # first query: still PENDING
@@ -100,7 +95,7 @@ def test_failed_cashout_found_by_the_poller(orange, live_api):
 
 def test_wrong_client_secret_never_reaches_the_cashout(orange, live_api, settings):
     settings.ORANGE_CLIENT_SECRET = "wrong"
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)
     assert Charge.objects.get(pk=charge.id).status == "pending"
     assert orange.transactions == {}
@@ -113,47 +108,18 @@ def test_wrong_client_secret_never_reaches_the_cashout(orange, live_api, setting
 PEER = "851234567"
 
 
-def paid_charge(orange, live_api, client, settings) -> Charge:
-    """A live charge the customer confirmed on the handset (callback, then Orange's status)."""
-    charge = create(live_api)
-    charges.charge_request_payment(charge_id=charge.id)
-    body = orange.answer(charge.id)
-    response = client.post(
-        f"{CALLBACK}?notif_token={settings.ORANGE_NOTIF_TOKEN}",
-        json.dumps(body),
-        content_type="application/json",
-    )
-    assert response.status_code == 200
-    charges.charge_refresh(charge_id=charge.id)  # the status check the callback queued
-    assert live_api.get(f"/v1/charges/{charge.id}").json()["status"] == "succeeded"
-    return charge
-
-
-def ask_refund(live_api, charge: Charge, amount: int | None = None) -> str:
-    body = {} if amount is None else {"amount": amount}
-    response = live_api.post(f"/v1/charges/{charge.id}/refunds", body, format="json")
-    assert response.status_code == 201, response.content
-    assert response.json()["status"] == "pending"
-    return response.json()["id"]
-
-
 def refunded(live_api, charge: Charge) -> int:
     return live_api.get(f"/v1/charges/{charge.id}").json()["amount_refunded"]
-
-
-def refund_events(refund_id: str) -> list[str]:
-    events = Event.objects.filter(type__startswith="refund.").order_by("created_at")
-    return [e.type for e in events if e.data["object"]["id"] == refund_id]
 
 
 def test_partial_then_remaining_refund_become_cashins_to_the_payer(
     orange, live_api, client, settings, eager_tasks, django_capture_on_commit_callbacks
 ):
-    charge = paid_charge(orange, live_api, client, settings)
+    charge = paid_orange_charge(orange, live_api, **CHARGE)
 
     # The refund task runs once the reservation is committed, as it does live.
     with django_capture_on_commit_callbacks(execute=True):
-        first = ask_refund(live_api, charge, 20000)
+        first = pending_refund_via_api(live_api, charge, 20000)["id"]
     cashin = orange.transactions[first]
     assert cashin["type"] == "cashin" and cashin["peerId"] == PEER
     assert (cashin["amount"], cashin["currency"]) == (200, "CDF")
@@ -168,7 +134,7 @@ def test_partial_then_remaining_refund_become_cashins_to_the_payer(
 
     too_much = live_api.post(f"/v1/charges/{charge.id}/refunds", {"amount": 40000}, format="json")
     assert too_much.json()["error"]["code"] == "amount_exceeds_refundable"
-    rest = ask_refund(live_api, charge)
+    rest = pending_refund_via_api(live_api, charge)["id"]
     assert refunds.refund_send(refund_id=rest).amount == 30000
     refunds.refund_refresh(refund_id=rest)
     refunds.refund_refresh(refund_id=rest)
@@ -183,17 +149,17 @@ def test_partial_then_remaining_refund_become_cashins_to_the_payer(
         (rest, 300),
     ]
     assert orange.refunded(PEER, "CDF") == orange.paid(PEER, "CDF") == 500
-    assert refund_events(first) == refund_events(rest) == ["refund.succeeded"]
+    assert refund_event_types(first) == refund_event_types(rest) == ["refund.succeeded"]
     assert "access_token" not in json.dumps(Refund.objects.get(pk=rest).provider_raw)
     refused = live_api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json")
     assert refused.json()["error"]["code"] == "charge_not_refundable"
 
 
 def test_a_refused_cashin_fails_the_refund_and_frees_its_amount(orange, live_api, client, settings):
-    charge = paid_charge(orange, live_api, client, settings)
+    charge = paid_orange_charge(orange, live_api, **CHARGE)
     orange.cashin_enabled = False  # the merchant account may not pay customers
 
-    refund_id = ask_refund(live_api, charge)
+    refund_id = pending_refund_via_api(live_api, charge)["id"]
     refunds.refund_send(refund_id=refund_id)
     body = live_api.get(f"/v1/refunds/{refund_id}").json()
     assert (body["status"], body["failure_code"]) == ("failed", "provider_error")
@@ -203,11 +169,11 @@ def test_a_refused_cashin_fails_the_refund_and_frees_its_amount(orange, live_api
     raw = Refund.objects.get(pk=refund_id).provider_raw[-1]
     assert raw["code"] == "SERVICE_NOT_ALLOWED"  # Orange's answer, kept for staff
     assert refunded(live_api, charge) == 0
-    assert refund_events(refund_id) == ["refund.failed"]
+    assert refund_event_types(refund_id) == ["refund.failed"]
     assert refund_id not in orange.transactions
 
     orange.cashin_enabled = True  # enabled by Orange: the merchant tries again
-    again = ask_refund(live_api, charge)
+    again = pending_refund_via_api(live_api, charge)["id"]
     refunds.refund_send(refund_id=again)
     refunds.refund_refresh(refund_id=again)
     assert refunds.refund_refresh(refund_id=again).status == "succeeded"
@@ -216,10 +182,10 @@ def test_a_refused_cashin_fails_the_refund_and_frees_its_amount(orange, live_api
 
 
 def test_a_cashin_orange_reports_failed_frees_the_amount(orange, live_api, client, settings):
-    charge = paid_charge(orange, live_api, client, settings)
+    charge = paid_orange_charge(orange, live_api, **CHARGE)
     orange.cashin_outcome = ("FAILED", "E-CASHIN")
     orange.queries_before_answer = 0
-    refund_id = ask_refund(live_api, charge, 10000)
+    refund_id = pending_refund_via_api(live_api, charge, 10000)["id"]
     assert refunds.refund_send(refund_id=refund_id).status == "pending"
     refund = refunds.refund_refresh(refund_id=refund_id)
     assert (refund.status, refund.failure_code) == ("failed", "provider_error")
@@ -232,13 +198,13 @@ def test_a_cashin_orange_reports_failed_frees_the_amount(orange, live_api, clien
 def test_a_cashin_without_a_clear_answer_stays_pending_until_the_status_query(
     orange, live_api, client, settings, answer
 ):
-    charge = paid_charge(orange, live_api, client, settings)
+    charge = paid_orange_charge(orange, live_api, **CHARGE)
     if answer == "no answer in time":
         settings.PROVIDER_HTTP_TIMEOUT = 0.5
         orange.cashin_hold = True  # Orange takes the cashin but answers after our timeout
     else:
         orange.cashin_gateway_error = 504  # Orange takes the cashin, its gateway times out
-    refund_id = ask_refund(live_api, charge)
+    refund_id = pending_refund_via_api(live_api, charge)["id"]
     refund = refunds.refund_send(refund_id=refund_id)
     assert refund.status == "pending"
     if answer == "no answer in time":
@@ -253,13 +219,13 @@ def test_a_cashin_without_a_clear_answer_stays_pending_until_the_status_query(
     orange.released.set()
     assert refunds.refund_refresh(refund_id=refund_id).status == "succeeded"
     assert refunded(live_api, charge) == 50000
-    assert refund_events(refund_id) == ["refund.succeeded"]
+    assert refund_event_types(refund_id) == ["refund.succeeded"]
 
 
 def test_a_refund_unknown_to_the_status_path_is_never_failed(orange, live_api, client, settings):
-    charge = paid_charge(orange, live_api, client, settings)
+    charge = paid_orange_charge(orange, live_api, **CHARGE)
     orange.cashins_in_status = False  # the status path we assume does not cover cashins
-    refund_id = ask_refund(live_api, charge, 30000)
+    refund_id = pending_refund_via_api(live_api, charge, 30000)["id"]
     refunds.refund_send(refund_id=refund_id)
     for _ in range(2):
         refund = refunds.refund_refresh(refund_id=refund_id)
@@ -267,14 +233,14 @@ def test_a_refund_unknown_to_the_status_path_is_never_failed(orange, live_api, c
     assert "confirm with Orange" in refund.provider_raw[-1]["refund"]
     assert refund.next_check_at > timezone.now() + timedelta(minutes=30)  # asked again hourly
     assert refunded(live_api, charge) == 30000
-    assert refund_events(refund_id) == []
+    assert refund_event_types(refund_id) == []
 
 
 def test_no_token_means_no_cashin_and_a_failed_refund(orange, live_api, client, settings):
-    charge = paid_charge(orange, live_api, client, settings)
+    charge = paid_orange_charge(orange, live_api, **CHARGE)
     http.tokens.clear()
     settings.ORANGE_CLIENT_SECRET = "wrong"
-    refund_id = ask_refund(live_api, charge)
+    refund_id = pending_refund_via_api(live_api, charge)["id"]
     refund = refunds.refund_send(refund_id=refund_id)
     assert (refund.status, refund.failure_code) == ("failed", "provider_error")
     assert "not sent" in refund.failure_message
@@ -287,9 +253,9 @@ def test_no_token_means_no_cashin_and_a_failed_refund(orange, live_api, client, 
 def test_a_cashin_that_breaks_orange_rules_is_refused_and_recorded(
     orange, live_api, client, settings
 ):
-    charge = paid_charge(orange, live_api, client, settings)
+    charge = paid_orange_charge(orange, live_api, **CHARGE)
     settings.ORANGE_POS_ID = "ANOTHER-POS"
-    refund_id = ask_refund(live_api, charge)
+    refund_id = pending_refund_via_api(live_api, charge)["id"]
     refund = refunds.refund_send(refund_id=refund_id)
     assert refund.status == "failed" and refunded(live_api, charge) == 0
     assert orange.violations == ["cashin: posId"]
@@ -309,7 +275,7 @@ def test_whole_units_only_without_calling_orange(orange):
 
 def test_the_fake_holds_cashins_to_orange_rules(orange, live_api, client, settings):
     """The fake's strictness: what a faulty adapter would send is refused and recorded."""
-    charge = paid_charge(orange, live_api, client, settings)
+    charge = paid_orange_charge(orange, live_api, **CHARGE)
     token = next(iter(orange.tokens))
     good = {
         "peerId": PEER, "peerIdType": "msisdn", "amount": 100, "currency": "CDF",
@@ -348,8 +314,8 @@ def test_orange_calling_back_for_a_cashin_queues_the_refund_status_check(
     orange, live_api, client, settings, eager_tasks, django_capture_on_commit_callbacks
 ):
     orange.queries_before_answer = 99  # only the callback's check can settle it
-    charge = paid_charge(orange, live_api, client, settings)
-    refund_id = ask_refund(live_api, charge)
+    charge = paid_orange_charge(orange, live_api, **CHARGE)
+    refund_id = pending_refund_via_api(live_api, charge)["id"]
     assert refunds.refund_send(refund_id=refund_id).status == "pending"
     url = f"{CALLBACK}?notif_token={settings.ORANGE_NOTIF_TOKEN}"
 
@@ -358,7 +324,7 @@ def test_orange_calling_back_for_a_cashin_queues_the_refund_status_check(
         response = client.post(url, json.dumps(body), content_type="application/json")
     assert response.status_code == 200 and len(queued) == 1
     assert Refund.objects.get(pk=refund_id).status == "succeeded"
-    assert refund_events(refund_id) == ["refund.succeeded"]
+    assert refund_event_types(refund_id) == ["refund.succeeded"]
     assert status_queries(orange, refund_id) == 1
 
     # A repeat for the now final refund, or a refund id of another network, queues nothing.
@@ -374,7 +340,7 @@ def test_orange_calling_back_for_a_cashin_queues_the_refund_status_check(
 
 def test_a_payment_settled_by_the_status_query_keeps_orange_s_transaction_id(orange, live_api):
     orange.queries_before_answer = 0
-    charge = create(live_api)
+    charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)
     # The cashout's answer was lost (as after a timeout): we never learnt Orange's id from it.
     Charge.objects.filter(pk=charge.id).update(provider_reference="")

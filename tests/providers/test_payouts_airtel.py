@@ -18,7 +18,7 @@ from payments.errors import ProviderUnavailable
 from payments.providers import registry
 from payments.providers.airtel import AirtelMoney
 from payments.providers.base import PayoutNotSent, PayoutQuery, PayoutRequest
-from tests.providers.fakes.base import Response, Silence
+from tests.fakes.base import Response, Silence
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,8 @@ from payments import ids
 from payments.errors import ProviderUnavailable
 from payments.providers.base import PayoutNotSent, PayoutQuery, PayoutRequest
 from payments.providers.mpesa import VodacomMpesa
-from tests.providers.fakes.base import Response, Silence
-from tests.providers.fakes.mpesa import PREFIX
+from tests.fakes.base import Response, Silence
+from tests.fakes.mpesa import PREFIX
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ from payments import ids
 from payments.errors import ProviderUnavailable
 from payments.providers.base import PayoutNotSent, PayoutQuery, PayoutRequest
 from payments.providers.orange import UNCONFIRMED_CHECK_AFTER, OrangeMoney
-from tests.providers.fakes.base import Response, Silence
+from tests.fakes.base import Response, Silence
 
 pytestmark = pytest.mark.django_db
 

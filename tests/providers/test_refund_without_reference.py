@@ -5,9 +5,9 @@ not paid back" action settles it."""
 
 import pytest
 
-from payments.models import Charge
 from payments.providers.base import STAFF_REASON, ProviderOutcome
 from payments.services import charges, refunds
+from tests.factories import charge_via_api
 from tests.helpers import admin_url
 
 pytestmark = pytest.mark.django_db
@@ -21,19 +21,11 @@ CHARGES = {
 }  # fmt: skip
 
 
-@pytest.fixture
-def staff(client, django_user_model):
-    user = django_user_model.objects.create_superuser("staff", "staff@example.cd", "pw-123-long")
-    client.force_login(user)
-    return client
-
-
 @pytest.mark.parametrize("succeeded", [True, False])
 @pytest.mark.parametrize("adapter", list(CHARGES))
 def test_the_refund_waits_for_staff(request, adapter, succeeded, live_api, staff):
     fake = request.getfixturevalue(adapter)
-    response = live_api.post("/v1/charges", CHARGES[adapter], format="json")
-    charge = Charge.objects.get(pk=response.json()["id"])
+    charge = charge_via_api(live_api, **CHARGES[adapter])
     # Settled without an operator id (e.g. by staff, or a status answer that carried none).
     charges.charge_apply_outcome(charge_id=charge.id, outcome=ProviderOutcome(status="succeeded"))
     refund_id = live_api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json").json()["id"]

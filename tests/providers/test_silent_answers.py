@@ -7,11 +7,12 @@ import re
 
 import pytest
 
-from payments.models import Charge, Refund
+from payments.models import Refund
 from payments.providers.base import ProviderOutcome
 from payments.services import charges, refunds
-from tests.providers.fakes.base import Response, Silence
-from tests.providers.fakes.mpesa import PREFIX as MPESA
+from tests.factories import charge_via_api
+from tests.fakes.base import Response, Silence
+from tests.fakes.mpesa import PREFIX as MPESA
 
 pytestmark = pytest.mark.django_db
 
@@ -91,12 +92,6 @@ def live(request, settings):
     return request.param, fake
 
 
-def create(live_api, adapter: str) -> Charge:
-    response = live_api.post("/v1/charges", ADAPTERS[adapter][0], format="json")
-    assert response.status_code == 201, response.content
-    return Charge.objects.get(pk=response.json()["id"])
-
-
 def calls(fake, route) -> int:
     method, pattern = route
     return sum(1 for r in fake.log if r.method == method and re.fullmatch(pattern, r.path))
@@ -108,7 +103,7 @@ def test_the_payment_call(live, kind, live_api):
     adapter, fake = live
     route = ADAPTERS[adapter][1]
     fake.answer_next(*route, scripted(kind, "payment", adapter))
-    charge = create(live_api, adapter)
+    charge = charge_via_api(live_api, **ADAPTERS[adapter][0])
     charges.charge_request_payment(charge_id=charge.id)
 
     charge.refresh_from_db()
@@ -122,7 +117,7 @@ def test_the_status_query(live, kind, live_api):
     adapter, fake = live
     route = ADAPTERS[adapter][2]
     fake.answer_next(*route, scripted(kind, "query", adapter), times=4)  # retries included
-    charge = create(live_api, adapter)
+    charge = charge_via_api(live_api, **ADAPTERS[adapter][0])
     charges.charge_refresh(charge_id=charge.id)
 
     charge.refresh_from_db()
@@ -137,7 +132,7 @@ def test_the_status_query(live, kind, live_api):
 def test_the_refund_call(live, kind, live_api):
     adapter, fake = live
     route = ADAPTERS[adapter][3]
-    charge = create(live_api, adapter)
+    charge = charge_via_api(live_api, **ADAPTERS[adapter][0])
     charges.charge_apply_outcome(
         charge_id=charge.id,
         outcome=ProviderOutcome(status="succeeded", provider_reference=REFERENCE),

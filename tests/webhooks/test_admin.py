@@ -3,8 +3,8 @@
 import pytest
 from django.urls import reverse
 
+from tests.factories import record_event, settled_charge
 from tests.helpers import set_webhook_url
-from tests.webhooks.conftest import record_event, settled_charge
 from webhooks.models import Delivery, Event
 from webhooks.services import delivery_attempt
 

@@ -1,15 +1,13 @@
 """Deliveries to a real HTTP receiver on 127.0.0.1, verified with the `standardwebhooks` package."""
 
-import threading
 from datetime import timedelta
 
 import pytest
 import time_machine
-from django.db import connection
 from django.utils import timezone
 
-from tests.helpers import set_webhook_url
-from tests.webhooks.conftest import record_event, settled_charge
+from tests.factories import record_event, settled_charge
+from tests.helpers import race, set_webhook_url
 from webhooks.models import Delivery, DeliveryAttempt
 from webhooks.services import delivery_attempt
 
@@ -157,21 +155,10 @@ def test_callback_url_gets_charge_events_the_default_gets_the_rest(merchant, rec
 def test_concurrent_tasks_for_one_delivery_send_once(merchant, receiver):
     receiver.then({"sleep": 0.5})
     delivery = _delivery(record_event(merchant, url=receiver.url()))
-    results = []
-    barrier = threading.Barrier(4)
-
-    def run():
-        barrier.wait()
-        try:
-            results.append(delivery_attempt(delivery_id=delivery.id))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    results = race(lambda: delivery_attempt(delivery_id=delivery.id), 4)
     assert len(receiver.received) == 1
-    assert sum(r is not None for r in results) == 1
+    # One task sent it; the three others found it held and did nothing (none failed).
+    [sent] = [r for r in results if isinstance(r, Delivery)]
+    assert (sent.id, sent.status) == (delivery.id, "succeeded")
+    assert results.count(None) == 3, results
     assert DeliveryAttempt.objects.count() == 1

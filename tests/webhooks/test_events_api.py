@@ -1,8 +1,8 @@
-"""GET /v1/events and GET /v1/events/{id} (contract §5, §9)."""
+"""GET /v1/events and GET /v1/events/{id}."""
 
 import pytest
 
-from tests.webhooks.conftest import record_event, settled_charge
+from tests.factories import record_event, settled_charge
 
 pytestmark = pytest.mark.django_db
 

@@ -6,24 +6,12 @@ from django.db import transaction
 
 from payments.models import Charge
 from payments.providers.base import ProviderOutcome
-from payments.services.charges import charge_apply_outcome, charge_create
-from tests.webhooks.conftest import record_event
+from payments.services import charge_apply_outcome
+from tests.factories import make_charge, record_event
 from webhooks.models import Delivery, Event
 from webhooks.services import delivery_attempt, endpoint_get, event_record
 
 pytestmark = pytest.mark.django_db
-
-
-def _pending_charge(merchant, url):
-    return charge_create(
-        merchant=merchant,
-        livemode=False,
-        amount=5000,
-        currency="CDF",
-        phone="+243812345678",
-        network="VODACOM_MPESA",
-        callback_url=url,
-    )
 
 
 class Boom(Exception):
@@ -33,7 +21,7 @@ class Boom(Exception):
 def test_rolled_back_change_leaves_no_event_no_delivery_and_sends_nothing(
     merchant, receiver, django_capture_on_commit_callbacks
 ):
-    charge = _pending_charge(merchant, receiver.url())
+    charge = make_charge(merchant, callback_url=receiver.url())
     with django_capture_on_commit_callbacks() as callbacks, pytest.raises(Boom):
         with transaction.atomic():
             charge_apply_outcome(charge_id=charge.id, outcome=ProviderOutcome(status="succeeded"))
@@ -49,7 +37,7 @@ def test_rolled_back_change_leaves_no_event_no_delivery_and_sends_nothing(
 def test_committed_change_writes_event_and_delivery_and_enqueues_after_commit(
     merchant, receiver, django_capture_on_commit_callbacks
 ):
-    charge = _pending_charge(merchant, receiver.url())
+    charge = make_charge(merchant, callback_url=receiver.url())
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         charge_apply_outcome(charge_id=charge.id, outcome=ProviderOutcome(status="succeeded"))
         assert receiver.received == []
@@ -74,7 +62,7 @@ def test_event_without_destination_is_kept_not_delivered(merchant):
 
 @pytest.mark.django_db(transaction=True)
 def test_event_record_refuses_to_run_outside_a_transaction(merchant):
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match="inside the transaction of the state change"):
         event_record(merchant=merchant, livemode=False, type="charge.succeeded", data={})
 
 

@@ -6,8 +6,8 @@ import pytest
 import time_machine
 from django.utils import timezone
 
-from tests.conftest import wait_for
-from tests.webhooks.conftest import record_event
+from tests.factories import record_event
+from tests.helpers import wait_for
 from webhooks import tasks
 from webhooks.models import Delivery
 from webhooks.services import SWEEP_GRACE, deliveries_overdue

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.conftest import wait_for
+from tests.helpers import wait_for
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
@@ -35,7 +35,7 @@ def test_charge_succeeded_reaches_the_callback_url_verified(api, receiver, celer
 def test_a_test_mode_worker_refuses_the_cloud_metadata_address(merchant, celery_worker_process):
     """The production worker, in test mode, never POSTs to 169.254.169.254 (nor stores its
     answer), however the URL reached the delivery."""
-    from tests.webhooks.conftest import record_event
+    from tests.factories import record_event
     from webhooks.models import DeliveryAttempt
 
     celery_worker_process()

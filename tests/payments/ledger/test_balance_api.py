@@ -10,8 +10,8 @@ import time_machine
 
 from payments import services
 from payments.models import LedgerEntry
+from tests.factories import succeeded_card_charge, succeeded_mobile_money_charge
 from tests.helpers import assert_error
-from tests.payments.refund_helpers import succeeded_card_charge, succeeded_mobile_money_charge
 
 pytestmark = pytest.mark.django_db
 

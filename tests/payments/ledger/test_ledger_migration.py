@@ -9,7 +9,7 @@ from django.utils import timezone
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BEFORE = [("payments", "0004_merchant_webhook_fields_moved")]
-AFTER = [("payments", "0006_ledger_from_history")]
+AFTER = [("payments", "0007_ledger_from_history")]
 
 
 def test_existing_charges_and_refunds_get_their_ledger_rows():

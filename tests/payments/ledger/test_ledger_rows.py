@@ -11,7 +11,7 @@ from payments import services
 from payments.models import LedgerEntry
 from payments.providers.base import ProviderOutcome
 from payments.services.ledger import ledger_check, ledger_record
-from tests.payments.refund_helpers import succeeded_card_charge, succeeded_mobile_money_charge
+from tests.factories import succeeded_card_charge, succeeded_mobile_money_charge
 
 pytestmark = pytest.mark.django_db
 

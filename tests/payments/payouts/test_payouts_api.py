@@ -4,8 +4,8 @@ live rules, idempotency, and each merchant and mode seeing only its own."""
 import pytest
 
 from payments.models import LedgerEntry, Payout
+from tests.factories import succeeded_mobile_money_charge
 from tests.helpers import assert_error
-from tests.payments.refund_helpers import succeeded_mobile_money_charge
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from payments.models import LedgerEntry, Payout
 from payments.services.ledger import ledger_check
-from tests.payments.refund_helpers import succeeded_mobile_money_charge
+from tests.factories import succeeded_mobile_money_charge
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

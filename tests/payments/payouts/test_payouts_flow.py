@@ -12,7 +12,7 @@ from payments.models import LedgerEntry, Payout
 from payments.providers.base import ProviderOutcome
 from payments.services import payouts as payout_services
 from payments.services.ledger import ledger_check
-from tests.payments.refund_helpers import succeeded_mobile_money_charge
+from tests.factories import succeeded_mobile_money_charge
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db

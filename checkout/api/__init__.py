@@ -1,0 +1,1 @@
+"""The /v1 API of checkout sessions: views and routes."""

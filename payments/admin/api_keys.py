@@ -1,0 +1,38 @@
+"""Staff views of API keys: the list (revocation) and the inline on the merchant's page. Keys are
+issued from the merchant's page, where the plaintext is shown once."""
+
+from django.contrib import admin, messages
+
+from payments.models import ApiKey
+from payments.services import accounts
+
+
+class ApiKeyInline(admin.TabularInline):
+    model = ApiKey
+    extra = 0
+    can_delete = False
+    fields = ("prefix", "mode", "created_at", "last_used_at", "revoked_at")
+    readonly_fields = fields
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    list_display = ("prefix", "merchant", "mode", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("mode", ("revoked_at", admin.EmptyFieldListFilter))
+    search_fields = ("prefix", "merchant__id", "merchant__name")
+    readonly_fields = ("merchant", "mode", "prefix", "created_at", "last_used_at", "revoked_at")
+    exclude = ("key_hash",)
+    actions = ["revoke"]
+
+    def has_add_permission(self, request):
+        return False  # keys are issued from the merchant page, where the plaintext is shown once
+
+    @admin.action(description="Revoke selected keys (takes effect at once)")
+    def revoke(self, request, queryset):
+        for key in queryset:
+            accounts.api_key_revoke(api_key=key)
+        self.message_user(request, f"Revoked {queryset.count()} key(s).", messages.SUCCESS)

@@ -1,0 +1,160 @@
+"""Staff views of charges: read-only, with their refunds inline and one action, asking the
+provider where pending charges stand."""
+
+import json
+
+from django.contrib import admin, messages
+from django.utils.html import format_html
+
+from payments import state
+from payments.admin.refunds import RefundInline
+from payments.errors import ApiError
+from payments.models import Charge, ChargeStatus
+from payments.money import format_amount
+from payments.services import charges
+
+
+class LatePaymentFilter(admin.SimpleListFilter):
+    """Charges whose payment the operator reported but we could not accept:
+    refunded in full with reason late_payment; the operator's answers are on the charge."""
+
+    title = "late payments"
+    parameter_name = "late_payment"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "Late payments"), ("no", "Other charges")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.filter(late_payment_at__isnull=False)
+        if self.value() == "no":
+            return queryset.filter(late_payment_at__isnull=True)
+        return queryset
+
+
+@admin.register(Charge)
+class ChargeAdmin(admin.ModelAdmin):
+    """Charges are read, never edited: status changes only through the state machine, and the
+    one thing staff may do is ask the provider where a pending charge stands."""
+
+    list_display = (
+        "id",
+        "merchant",
+        "money",
+        "payment_method",
+        "network",
+        "phone",
+        "status",
+        "livemode",
+        "created_at",
+    )
+    list_filter = (LatePaymentFilter, "status", "network", "payment_method", "livemode", "merchant")
+    search_fields = ("=id", "phone", "description")
+    list_select_related = ("merchant",)
+    date_hierarchy = "created_at"
+    ordering = ("-created_at", "-id")
+    show_full_result_count = False
+    actions = ["check_status_now"]
+    inlines = [RefundInline]
+    fieldsets = (
+        (
+            None,
+            {
+                "fields": (
+                    "id",
+                    "merchant",
+                    "livemode",
+                    "status",
+                    "failure_code",
+                    "failure_message",
+                    "checkout_session",
+                )
+            },
+        ),
+        (
+            "Money",
+            {
+                "fields": (
+                    "money",
+                    "amount",
+                    "currency",
+                    "amount_refunded",
+                    "payment_method",
+                    "network",
+                    "phone",
+                )
+            },
+        ),
+        ("Merchant's data", {"fields": ("description", "metadata", "callback_url", "return_url")}),
+        (
+            "Provider",
+            {
+                "fields": (
+                    "provider",
+                    "provider_reference",
+                    "provider_attempt",
+                    "provider_requested_at",
+                    "check_count",
+                    "next_check_at",
+                    "provider_raw_pretty",
+                )
+            },
+        ),
+        (
+            "Reconciliation and late payment",
+            {
+                "fields": (
+                    "late_payment_at",
+                    "reconcile_until",
+                    "reconcile_next_at",
+                    "reconcile_count",
+                )
+            },
+        ),
+        ("Times", {"fields": ("created_at", "updated_at", "finalized_at")}),
+    )
+    readonly_fields = [name for _, group in fieldsets for name in group["fields"]]
+
+    def has_add_permission(self, request):
+        return False  # charges are created through the API or the hosted pages
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # money records are kept
+
+    @admin.display(description="Amount", ordering="amount")
+    def money(self, obj):
+        return format_amount(obj.amount, obj.currency)
+
+    @admin.display(description="Provider answers (latest last)")
+    def provider_raw_pretty(self, obj):
+        if not obj.provider_raw:
+            return "—"
+        return format_html(
+            "<pre style='white-space:pre-wrap;margin:0'>{}</pre>",
+            json.dumps(obj.provider_raw, indent=2, ensure_ascii=False),
+        )
+
+    @admin.action(description="Check status with the provider now")
+    def check_status_now(self, request, queryset):
+        settled, still_pending, skipped = [], [], 0
+        for charge in queryset.select_related(None).only("id", "status"):
+            if charge.status in state.CHARGE_FINAL:
+                skipped += 1
+                continue
+            try:
+                refreshed = charges.charge_refresh(charge_id=charge.id)
+            except ApiError as exc:
+                self.message_user(request, f"{charge.id}: {exc.message}", messages.ERROR)
+                continue
+            if refreshed.status == ChargeStatus.PENDING:
+                still_pending.append(refreshed.id)
+            else:
+                settled.append(f"{refreshed.id} → {refreshed.status}")
+        if settled:
+            self.message_user(request, "Settled: " + ", ".join(settled), messages.SUCCESS)
+        if still_pending:
+            self.message_user(request, "Still pending: " + ", ".join(still_pending), messages.INFO)
+        if skipped:
+            self.message_user(
+                request, f"{skipped} charge(s) already final, not checked.", messages.WARNING
+            )

@@ -1,0 +1,179 @@
+"""Staff views of refunds: a read-only list and detail page, and an inline for the charge page.
+
+Refunds are made through the API only (the money rules live in services.refunds.refund_create); staff
+may ask the provider where pending refunds stand and, for a refund the provider cannot be asked
+about (Airtel and M-Pesa publish no refund enquiry), record what the operator confirmed — after a
+confirmation page, through services.refunds.refund_resolve.
+"""
+
+import json
+
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.template.response import TemplateResponse
+from django.urls import NoReverseMatch, reverse
+from django.utils.html import format_html
+
+from payments.models import Refund, RefundStatus
+from payments.money import format_amount
+from payments.providers.base import STAFF_REASON
+from payments.services import refunds
+
+
+def charge_link(refund: Refund) -> str:
+    try:
+        url = reverse("admin:payments_charge_change", args=[refund.charge_id])
+    except NoReverseMatch:  # charges not in the admin
+        return refund.charge_id
+    return format_html('<a href="{}">{}</a>', url, refund.charge_id)
+
+
+class ReadOnlyMixin:
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Refund)
+class RefundAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = (
+        "id",
+        "charge_display",
+        "amount_display",
+        "status",
+        "reason",
+        "livemode",
+        "merchant",
+        "created_at",
+    )
+    list_filter = ("status", "reason", "livemode")
+    search_fields = ("=id", "=charge__id", "=provider_reference")
+    search_help_text = "Refund id, charge id or provider reference (exact)."
+    list_select_related = ("merchant",)
+    date_hierarchy = "created_at"
+    ordering = ("-created_at", "-id")
+    fields = (
+        "id",
+        "charge_display",
+        "merchant",
+        "livemode",
+        "amount_display",
+        "status",
+        "reason",
+        "metadata_display",
+        "staff_reason_display",
+        "failure_code",
+        "failure_message",
+        "provider_reference",
+        "provider_raw_display",
+        "next_check_at",
+        "created_at",
+        "updated_at",
+    )
+    readonly_fields = fields
+    actions = ["check_with_provider", "mark_succeeded", "mark_failed"]
+
+    def has_resolve_permission(self, request):
+        return request.user.has_perm("payments.change_refund")
+
+    @admin.display(description="Charge", ordering="charge")
+    def charge_display(self, obj):
+        return charge_link(obj)
+
+    @admin.display(description="Amount", ordering="amount")
+    def amount_display(self, obj):
+        return format_amount(obj.amount, obj.currency)
+
+    @admin.display(description="Metadata")
+    def metadata_display(self, obj):
+        return format_html("<pre>{}</pre>", json.dumps(obj.metadata, indent=2, ensure_ascii=False))
+
+    @admin.display(description="Waiting for staff because")
+    def staff_reason_display(self, obj):
+        reasons = [a[STAFF_REASON] for a in obj.provider_raw if STAFF_REASON in a]
+        return reasons[-1] if reasons else "-"
+
+    @admin.display(description="Provider answers")
+    def provider_raw_display(self, obj):
+        return format_html(
+            "<pre>{}</pre>", json.dumps(obj.provider_raw, indent=2, ensure_ascii=False)
+        )
+
+    @admin.action(description="Ask the provider where the selected pending refunds stand")
+    def check_with_provider(self, request, queryset):
+        pending = list(queryset.filter(status=RefundStatus.PENDING).values_list("id", flat=True))
+        for refund_id in pending:
+            refund = refunds.refund_refresh(refund_id=refund_id)
+            self.message_user(request, f"Refund {refund.id}: {refund.status}.", messages.INFO)
+        if not pending:
+            self.message_user(request, "None of the selected refunds is pending.", messages.INFO)
+
+    def _resolve(self, request, queryset, *, succeeded: bool, action: str):
+        waiting = list(
+            queryset.filter(status=RefundStatus.PENDING, provider_requested_at__isnull=False)
+            .select_related("charge")
+            .order_by("created_at")
+        )
+        if not waiting:
+            self.message_user(
+                request, "None of the selected refunds is pending at its provider.", messages.INFO
+            )
+            return None
+        for refund in waiting:
+            refund.amount_text = format_amount(refund.amount, refund.currency)
+        if request.POST.get("confirm") != "yes":
+            return TemplateResponse(
+                request,
+                "admin/payments/refund/resolve_confirm.html",
+                {
+                    **self.admin_site.each_context(request),
+                    "title": "Confirm what the provider told you",
+                    "opts": self.model._meta,
+                    "refunds": waiting,
+                    "succeeded": succeeded,
+                    "action": action,
+                    "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+                },
+            )
+        for refund in waiting:
+            done = refunds.refund_resolve(
+                refund_id=refund.id, succeeded=succeeded, staff=request.user.get_username()
+            )
+            state = done.status if done else "unchanged (no longer pending)"
+            self.message_user(request, f"Refund {refund.id}: {state}.", messages.SUCCESS)
+        return None
+
+    @admin.action(
+        description="The provider confirmed it paid back the selected pending refunds",
+        permissions=["resolve"],
+    )
+    def mark_succeeded(self, request, queryset):
+        return self._resolve(request, queryset, succeeded=True, action="mark_succeeded")
+
+    @admin.action(
+        description="The provider confirmed it did NOT pay back the selected pending refunds",
+        permissions=["resolve"],
+    )
+    def mark_failed(self, request, queryset):
+        return self._resolve(request, queryset, succeeded=False, action="mark_failed")
+
+
+class RefundInline(ReadOnlyMixin, admin.TabularInline):
+    """The refunds of one charge, on the charge's page (ChargeAdmin.inlines)."""
+
+    model = Refund
+    fk_name = "charge"
+    extra = 0
+    fields = ("id", "amount_display", "status", "reason", "failure_code", "created_at")
+    readonly_fields = fields
+    show_change_link = True
+    ordering = ("-created_at", "-id")
+
+    @admin.display(description="Amount")
+    def amount_display(self, obj):
+        return format_amount(obj.amount, obj.currency)

@@ -1,0 +1,192 @@
+"""Operators' callbacks (POST /providers/<network>/callback), one view for every network.
+
+The network's adapter (payments/providers/registry.py) authenticates the callback and says which
+charge or refund it is about; while a setting it needs for that (its `callback_settings`) is unset,
+its callbacks are refused. A callback is a hint, never a verdict: once authenticated, it enqueues
+the status check (tasks.charge_refresh → services.charge_refresh, which asks the operator itself)
+and the operator gets its small JSON 200 at once; the body never sets a status. A charge failed by
+our clock and still under reconciliation gets its reconciliation check instead. Unknown, final,
+test-mode and other-network charges are acknowledged and ignored. A callback about one of our
+refunds (Orange calls back for the cashin of a refund) queues the refund's status check.
+Duplicates of one callback within CHECK_WINDOW enqueue nothing more, and the task skips a charge
+that is final by the time it runs. If the broker cannot take the task, the callback is still
+acknowledged: the poller (beat `charges-poll-due`) checks the charge on its next round. A refused
+callback gets the contract's error envelope (beside `"received": false`), never a 500: its body is
+read by the one safe JSON loader, and one over MAX_REQUEST_BODY is refused with 413 before it is
+read.
+"""
+
+import logging
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
+
+from payments import tasks, throttles
+from payments.api.errors import callback_refusal as _refuse
+from payments.api.errors import not_found_view, rate_limited_response
+from payments.api.parsers import InvalidJson, loads_object
+from payments.models import Charge, ChargeStatus, PaymentMethod, Refund, RefundStatus
+from payments.providers import registry
+from payments.providers.base import (
+    CallbackIncomplete,
+    CallbackUnauthenticated,
+    CallingBack,
+    ProviderCallback,
+)
+
+logger = logging.getLogger("payments.callbacks")
+# Operators call from a few addresses, so the rate per address is generous (THROTTLE_CALLBACKS).
+callbacks_throttled = throttles.per_address(
+    "callbacks", "THROTTLE_CALLBACKS", rate_limited_response
+)
+
+CHECK_WINDOW = 10  # seconds in which more callbacks for one charge enqueue no further check
+
+
+def _answer() -> JsonResponse:
+    return JsonResponse({"received": True})
+
+
+def _json(request: HttpRequest) -> dict | JsonResponse:
+    """The callback's JSON object, or the 400 that refuses it."""
+    try:
+        return loads_object(request.body or b"{}")
+    except InvalidJson as exc:
+        return _refuse(
+            request,
+            400,
+            type="invalid_request_error",
+            code="invalid_json",
+            message=f"The request body must be a JSON object ({exc}).",
+        )
+
+
+def _missing(request: HttpRequest, param: str) -> JsonResponse:
+    return _refuse(
+        request,
+        400,
+        type="invalid_request_error",
+        code="parameter_missing",
+        message=f"Missing required param: {param}.",
+        param=param,
+    )
+
+
+def _window_key(charge_id: str) -> str:
+    return f"payments:callback-check:{charge_id}"
+
+
+def _first_in_window(charge_id: str) -> bool:
+    try:
+        return bool(cache.add(_window_key(charge_id), 1, timeout=CHECK_WINDOW))
+    except Exception as exc:  # the cache is down (often with the broker): let this one through
+        logger.warning("callback de-duplication unavailable for %s: %s", charge_id, exc)
+        return True
+
+
+def _publish(charge_id: str, network: str, task) -> None:
+    try:
+        task.delay(charge_id)
+    except Exception as exc:  # broker down: the operator must not retry for our fault
+        logger.error(
+            "%s callback for %s: status check not enqueued (%s); the poller will check it",
+            network,
+            charge_id,
+            exc,
+        )
+        try:  # a later callback for this charge may try again
+            cache.delete(_window_key(charge_id))
+        except Exception:
+            pass
+
+
+def _enqueue(what: str, ident: str, network: str, *, pending: bool, task) -> JsonResponse:
+    """Enqueue `task(ident)` once per CHECK_WINDOW if the charge or refund is waiting for it."""
+    if not pending:
+        logger.info("%s callback for %s: no pending live %s, ignored", network, ident, what)
+    elif not _first_in_window(ident):
+        logger.info("%s callback for %s: a status check is already queued", network, ident)
+    else:
+        transaction.on_commit(lambda: _publish(ident, network, task))
+    return _answer()
+
+
+def _enqueue_check(charge_id: str, network: str) -> JsonResponse:
+    """The status check of a pending live charge of this network, or the reconciliation check of
+    one failed by our clock and still being asked about (a late payment is refunded at once)."""
+    charge = (
+        Charge.objects.filter(
+            pk=charge_id,
+            livemode=True,
+            network=network,
+            payment_method=PaymentMethod.MOBILE_MONEY,
+        )
+        .values("status", "reconcile_next_at")
+        .first()
+    )
+    if charge is not None and charge["status"] != ChargeStatus.PENDING:
+        reconciling = charge["reconcile_next_at"] is not None
+        return _enqueue(
+            "charge", charge_id, network, pending=reconciling, task=tasks.charge_reconcile
+        )
+    pending = charge is not None
+    return _enqueue("charge", charge_id, network, pending=pending, task=tasks.charge_refresh)
+
+
+def _enqueue_refund_check(refund_id: str, network: str) -> JsonResponse:
+    """The status check of a pending live refund of this network (Orange calls back for cashins)."""
+    pending = Refund.objects.filter(
+        pk=refund_id,
+        livemode=True,
+        charge__network=network,
+        status=RefundStatus.PENDING,
+        provider_requested_at__isnull=False,
+    ).exists()
+    return _enqueue("refund", refund_id, network, pending=pending, task=tasks.refund_refresh)
+
+
+@csrf_exempt
+def provider_callback(request: HttpRequest, network: str) -> JsonResponse:
+    """POST /providers/<network>/callback: the network's adapter authenticates the callback and
+    says what it is about; a name no operator calls back at is answered 404."""
+    adapter = registry.callback_adapter(network)
+    if adapter is None:
+        return not_found_view(request)
+    return _take(request, adapter, network.upper())
+
+
+@require_POST
+@callbacks_throttled
+def _take(request: HttpRequest, adapter: CallingBack, network: str) -> JsonResponse:
+    unset = [name for name in adapter.callback_settings if not getattr(settings, name, "")]
+    if unset:
+        logger.warning("%s callback refused: %s is not configured", network, ", ".join(unset))
+        return _refuse(
+            request,
+            403,
+            type="permission_error",
+            code="callbacks_not_configured",
+            message=f"{adapter.label} callbacks are not configured on this service.",
+        )
+    body = _json(request)
+    if isinstance(body, JsonResponse):
+        return body
+    callback = ProviderCallback(
+        body=body, raw_body=request.body, query=request.GET, headers=request.headers
+    )
+    try:
+        notice = adapter.parse_callback(callback)
+    except CallbackUnauthenticated as exc:
+        logger.warning("%s callback refused: %s", network, exc.message)
+        return _refuse(
+            request, 401, type="authentication_error", code=exc.code, message=exc.message
+        )
+    except CallbackIncomplete as exc:
+        return _missing(request, exc.param)
+    if notice.refund_id:
+        return _enqueue_refund_check(notice.refund_id, network)
+    return _enqueue_check(notice.charge_id, network)

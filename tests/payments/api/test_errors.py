@@ -1,0 +1,110 @@
+"""The error envelope on every error kind, and Request-Id on every response."""
+
+import pytest
+from django.test import override_settings
+from django.urls import include, path
+from rest_framework.test import APIClient
+
+from payments.api.base import ApiView
+from tests.helpers import assert_error
+
+pytestmark = pytest.mark.django_db
+
+
+class Boom(ApiView):
+    def get(self, request):
+        raise RuntimeError("secret internals: password=hunter2")
+
+
+urlpatterns = [path("v1/boom", Boom.as_view()), path("", include("config.urls"))]
+
+
+def test_request_id_on_success_and_error(api, anon):
+    ok = api.get("/v1/webhook_endpoint")
+    assert ok.status_code == 200
+    assert ok["Request-Id"].startswith("req_") and len(ok["Request-Id"]) == 28
+    assert anon.get("/v1/webhook_endpoint")["Request-Id"] != ok["Request-Id"]
+    assert APIClient().get("/healthz").has_header("Request-Id")
+
+
+def test_unknown_route_under_v1_is_json_404(api, anon):
+    for client in (api, anon):
+        assert_error(
+            client.get("/v1/nothing/here"), 404, "invalid_request_error", "resource_missing"
+        )
+        assert_error(
+            client.post("/v1/nope", {}, format="json"),
+            404,
+            "invalid_request_error",
+            "resource_missing",
+        )
+
+
+def test_method_not_allowed_is_405(api):
+    assert_error(
+        api.delete("/v1/webhook_endpoint"), 405, "invalid_request_error", "method_not_allowed"
+    )
+
+
+@pytest.mark.parametrize(
+    "body, content_type",
+    [
+        ("{not json", "application/json"),
+        ("[1, 2]", "application/json"),
+        ('"x"', "application/json"),
+        ("url=https://x.example", "application/x-www-form-urlencoded"),
+    ],
+)
+def test_body_that_is_not_a_json_object_is_invalid_json(api, body, content_type):
+    response = api.post("/v1/webhook_endpoint", body, content_type=content_type)
+    assert_error(response, 400, "invalid_request_error", "invalid_json")
+
+
+def test_unknown_field_is_parameter_unknown(api):
+    response = api.post(
+        "/v1/webhook_endpoint", {"url": "https://m.example/h", "colour": "red"}, format="json"
+    )
+    assert_error(response, 400, "invalid_request_error", "parameter_unknown")
+    assert response.json()["error"]["param"] == "colour"
+
+
+def test_missing_field_is_parameter_missing(api):
+    response = api.post("/v1/webhook_endpoint", {}, format="json")
+    assert_error(response, 400, "invalid_request_error", "parameter_missing")
+    assert response.json()["error"]["param"] == "url"
+
+
+def test_invalid_url_is_url_invalid(api):
+    response = api.post("/v1/webhook_endpoint", {"url": "ftp://x"}, format="json")
+    assert_error(response, 400, "invalid_request_error", "url_invalid")
+
+
+def test_card_data_is_refused_before_anything_else(api):
+    response = api.post("/v1/webhook_endpoint", {"card_number": "4242424242424242"}, format="json")
+    assert_error(response, 400, "invalid_request_error", "card_data_forbidden")
+
+
+@override_settings(ROOT_URLCONF=__name__, DEBUG=False)
+def test_unhandled_error_is_json_500_without_internals(api, caplog):
+    response = api.get("/v1/boom")
+    assert_error(response, 500, "api_error", "internal_error")
+    assert b"hunter2" not in response.content and b"Traceback" not in response.content
+    assert response["Request-Id"] in caplog.text
+
+
+@override_settings(
+    REST_FRAMEWORK={
+        **__import__("django.conf").conf.settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"api_key": "2/min"},
+    }
+)
+def test_rate_limit_is_429_with_retry_after(api):
+    from django.core.cache import cache
+
+    cache.clear()
+    codes = [api.get("/v1/webhook_endpoint").status_code for _ in range(3)]
+    assert codes == [200, 200, 429]
+    response = api.get("/v1/webhook_endpoint")
+    assert_error(response, 429, "rate_limit_error", "rate_limited")
+    assert int(response["Retry-After"]) >= 1
+    cache.clear()

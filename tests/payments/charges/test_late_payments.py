@@ -1,0 +1,329 @@
+"""Late payments: deadlines that run from the prompt, the reconciliation window,
+and the automatic refund of a payment made after its charge failed.
+
+Time is moved with time-machine; nothing sleeps. The sandbox operator's 005 customer approves
+the prompt only after its deadline.
+"""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import time_machine
+
+from payments import tasks
+from payments.errors import InvalidRequest
+from payments.models import Refund
+from payments.providers.base import ProviderOutcome
+from payments.services import charges, refunds
+from sandbox.models import SandboxTransaction
+from tests.factories import make_charge, prompt_sent, sent_charge, timed_out_charge
+from tests.helpers import admin_url
+from webhooks.models import Event
+
+pytestmark = pytest.mark.django_db
+
+T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
+LATE = "+243812345005"
+SILENT = "+243812345003"
+DAY = 24 * 3600
+
+
+@pytest.fixture
+def timeouts(settings):
+    settings.SANDBOX_MOBILE_MONEY_DELAY = 3
+    settings.MOBILE_MONEY_PROMPT_TIMEOUT = 300
+    settings.RECONCILIATION_WINDOW = 2 * DAY
+    settings.RECONCILIATION_BACKOFF = [60, 300, 900, 3600, 10800]
+    return settings
+
+
+def event_types(**filters):
+    return list(
+        Event.objects.filter(**filters).order_by("created_at").values_list("type", flat=True)
+    )
+
+
+# --- Deadlines ------------------------------------------------------------------------------------
+
+
+def test_the_deadline_runs_from_the_prompt_not_from_creation(merchant, timeouts):
+    # A broker backlog: the prompt leaves 200 s after the charge was created.
+    charge = prompt_sent(make_charge(merchant, phone=SILENT, at=T0), at=T0 + timedelta(seconds=200))
+    with time_machine.travel(T0 + timedelta(seconds=301), tick=False):
+        charge = charges.charge_refresh(charge_id=charge.id)
+        assert charge.status == "pending"  # 101 s after the prompt: the customer still has time
+        # …and the next check is never later than the prompt's own deadline.
+        assert charge.next_check_at <= T0 + timedelta(seconds=500)
+    with time_machine.travel(T0 + timedelta(seconds=500), tick=False):
+        charge = charges.charge_refresh(charge_id=charge.id)
+    assert (charge.status, charge.failure_code) == ("failed", "timeout")
+    assert charge.finalized_at == T0 + timedelta(seconds=500)
+
+
+def test_a_prompt_that_could_not_leave_before_its_deadline_is_never_sent(merchant, timeouts):
+    charge = prompt_sent(make_charge(merchant, phone=SILENT, at=T0), at=T0 + timedelta(seconds=301))
+    assert (charge.status, charge.failure_code) == ("failed", "timeout")
+    assert charge.provider_requested_at is None
+    assert not SandboxTransaction.objects.filter(reference=charge.id).exists()
+    assert event_types(data__object__id=charge.id) == ["charge.failed"]
+    # Never sent, so the operator cannot have taken money: nothing to reconcile.
+    assert charge.reconcile_next_at is None
+    # A late retry of the request task changes nothing.
+    assert prompt_sent(charge, at=T0 + timedelta(seconds=400)).status == "failed"
+    assert event_types(data__object__id=charge.id) == ["charge.failed"]
+
+
+def test_a_prompt_in_time_is_sent(merchant, timeouts):
+    charge = prompt_sent(make_charge(merchant, phone=SILENT, at=T0), at=T0 + timedelta(seconds=299))
+    assert charge.status == "pending"
+    assert charge.provider_requested_at == T0 + timedelta(seconds=299)
+    assert SandboxTransaction.objects.filter(reference=charge.id).count() == 1
+
+
+def test_the_unsent_sweep_fails_overdue_charges_without_sending_them(merchant, timeouts):
+    overdue = make_charge(merchant, phone=SILENT, at=T0)
+    with time_machine.travel(T0 + timedelta(seconds=301), tick=False):
+        tasks.charges_poll_due()
+    overdue.refresh_from_db()
+    assert (overdue.status, overdue.failure_code) == ("failed", "timeout")
+    assert overdue.provider_requested_at is None
+    assert not SandboxTransaction.objects.filter(reference=overdue.id).exists()
+
+
+def test_the_unsent_sweep_still_sends_charges_in_time(merchant, timeouts, eager_tasks):
+    in_time = make_charge(merchant, phone=SILENT, at=T0 + timedelta(seconds=250))
+    with time_machine.travel(T0 + timedelta(seconds=301), tick=False):
+        tasks.charges_poll_due()
+    in_time.refresh_from_db()
+    assert in_time.status == "pending"
+    assert in_time.provider_requested_at == T0 + timedelta(seconds=301)
+    assert SandboxTransaction.objects.filter(reference=in_time.id).count() == 1
+
+
+# --- Reconciliation ---------------------------------------------------------------------------------
+
+
+def test_a_timed_out_charge_is_asked_about_with_growing_waits_for_the_window(merchant, timeouts):
+    charge = timed_out_charge(merchant, phone=SILENT, at=T0)
+    failed_at = T0 + timedelta(seconds=300)
+    assert charge.reconcile_until == failed_at + timedelta(seconds=2 * DAY)
+    waits, now = [], failed_at
+    with time_machine.travel(charge.reconcile_next_at, tick=False) as clock:
+        waits.append((charge.reconcile_next_at - now).total_seconds())
+        while charge.reconcile_next_at is not None:
+            now = charge.reconcile_next_at
+            clock.move_to(now)
+            charge = charges.charge_reconcile(charge_id=charge.id)
+            if charge.reconcile_next_at is not None:
+                waits.append((charge.reconcile_next_at - now).total_seconds())
+    assert waits[:5] == [60, 300, 900, 3600, 10800]
+    assert set(waits[5:-1]) == {10800}
+    assert 0 < waits[-1] <= 10800  # the last check falls exactly on the window's end
+    assert now == charge.reconcile_until
+    assert sum(waits) == 2 * DAY
+    assert charge.reconcile_count == len(waits)
+    assert (charge.status, charge.amount_refunded) == ("failed", 0)
+    assert event_types(data__object__id=charge.id) == ["charge.failed"]
+
+
+def test_the_reconciliation_sweep_checks_only_due_charges(merchant, timeouts, eager_tasks):
+    charge = timed_out_charge(merchant, phone=SILENT, at=T0)
+    with time_machine.travel(charge.reconcile_next_at - timedelta(seconds=1), tick=False):
+        assert tasks.charges_reconcile_due() == 0
+    with time_machine.travel(charge.reconcile_next_at, tick=False):
+        assert tasks.charges_reconcile_due() == 1
+    charge.refresh_from_db()
+    assert charge.reconcile_count == 1
+    assert charge.reconcile_next_at == T0 + timedelta(seconds=300 + 60 + 300)
+
+
+def test_a_late_payment_keeps_the_charge_failed_and_is_refunded_in_full(
+    merchant, api, timeouts, eager_tasks, django_capture_on_commit_callbacks
+):
+    charge = timed_out_charge(merchant, phone=LATE, at=T0)
+    assert event_types(data__object__id=charge.id) == ["charge.failed"]
+    # The check at the deadline heard nothing: the customer approves only afterwards.
+    assert SandboxTransaction.objects.get(reference=charge.id).decision == "late"
+    with (
+        time_machine.travel(charge.reconcile_next_at, tick=False),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        charge = charges.charge_reconcile(charge_id=charge.id)
+        late_at = datetime.now(UTC)
+
+    assert (charge.status, charge.failure_code) == ("failed", "timeout")  # never changes
+    assert charge.late_payment_at == late_at
+    assert charge.reconcile_next_at is None
+    assert charge.provider_raw[-1]["late_payment"]["sandbox"] == "succeeded"
+    [refund] = Refund.objects.filter(charge=charge)
+    assert (refund.amount, refund.reason, refund.status) == (5000, "late_payment", "succeeded")
+    assert refund.provider_requested_at is not None  # sent by the task, after the commit
+
+    body = api.get(f"/v1/charges/{charge.id}").json()
+    assert (body["status"], body["failure_code"], body["amount_refunded"]) == (
+        "failed",
+        "timeout",
+        5000,
+    )
+    refunds = api.get(f"/v1/charges/{charge.id}/refunds").json()["data"]
+    assert [(r["id"], r["reason"], r["status"]) for r in refunds] == [
+        (refund.id, "late_payment", "succeeded")
+    ]
+    assert event_types(data__object__id=charge.id) == ["charge.failed"]
+    assert event_types(data__object__id=refund.id) == ["refund.succeeded"]
+
+
+def test_a_lost_send_task_of_a_late_refund_is_made_good_by_the_poller(
+    merchant, timeouts, eager_tasks
+):
+    charge = timed_out_charge(merchant, phone=LATE, at=T0)
+    with time_machine.travel(charge.reconcile_next_at, tick=False):
+        charge = charges.charge_apply_outcome(
+            charge_id=charge.id, outcome=ProviderOutcome(status="succeeded")
+        )  # no commit in this test: the send task is never published
+    [refund] = Refund.objects.filter(charge=charge)
+    assert refund.status == "pending" and refund.provider_requested_at is None
+    with time_machine.travel(refund.next_check_at, tick=False):
+        assert tasks.refunds_poll_due() == 1
+    refund.refresh_from_db()
+    assert refund.status == "succeeded"
+    assert SandboxTransaction.objects.filter(kind="refund", attempt=refund.id).count() == 1
+
+
+def test_a_late_success_reported_twice_is_refunded_once(merchant, timeouts):
+    charge = timed_out_charge(merchant, phone=LATE, at=T0)
+    for _ in range(3):
+        charges.charge_apply_outcome(
+            charge_id=charge.id, outcome=ProviderOutcome(status="succeeded", raw={"n": 1})
+        )
+    charge.refresh_from_db()
+    assert Refund.objects.filter(charge=charge).count() == 1
+    assert charge.amount_refunded == 5000 and charge.status == "failed"
+
+
+def test_a_declined_charge_later_reported_paid_is_refunded_too(merchant, timeouts):
+    charge = sent_charge(merchant, phone="+243812345001", at=T0)
+    charge = charges.charge_apply_outcome(
+        charge_id=charge.id, outcome=ProviderOutcome(status="declined", failure_code="x")
+    )
+    assert charge.reconcile_next_at is None  # the operator's own answer is not reconciled
+    charge = charges.charge_apply_outcome(
+        charge_id=charge.id, outcome=ProviderOutcome(status="succeeded")
+    )
+    assert charge.status == "declined"
+    assert list(Refund.objects.filter(charge=charge).values_list("reason", "amount")) == [
+        ("late_payment", 5000)
+    ]
+
+
+def test_an_operator_failure_ends_the_reconciliation(merchant, timeouts):
+    charge = timed_out_charge(merchant, phone=SILENT, at=T0)
+    charge = charges.charge_apply_outcome(
+        charge_id=charge.id, outcome=ProviderOutcome(status="failed", failure_code="expired")
+    )
+    assert charge.reconcile_next_at is None
+    assert (charge.status, charge.failure_code) == ("failed", "timeout")
+    assert not Refund.objects.filter(charge=charge).exists()
+
+
+def test_an_unreachable_operator_never_fails_a_charge_and_is_asked_again(merchant, timeouts):
+    timeouts.PAYMENT_PROVIDERS = {
+        **timeouts.PAYMENT_PROVIDERS,
+        "test": {
+            **timeouts.PAYMENT_PROVIDERS["test"],
+            "VODACOM_MPESA": "tests.fakes.operators.UnreachableOperator",
+        },
+    }
+    charge = sent_charge(merchant, phone=SILENT, at=T0)
+    with time_machine.travel(T0 + timedelta(seconds=299), tick=False):
+        charge = charges.charge_refresh(charge_id=charge.id)
+    assert charge.status == "pending"  # a 503 says nothing: still pending
+    assert "503" in charge.provider_raw[-1]["error"]
+    with time_machine.travel(T0 + timedelta(seconds=300), tick=False):
+        charge = charges.charge_refresh(charge_id=charge.id)
+    # Failed by our own clock, and asked about again (its checks never reached the operator).
+    assert (charge.status, charge.failure_code) == ("failed", "timeout")
+    due = charge.reconcile_next_at
+    with time_machine.travel(due, tick=False):
+        charge = charges.charge_reconcile(charge_id=charge.id)
+    assert charge.reconcile_next_at == due + timedelta(seconds=300)
+    assert charge.status == "failed" and charge.late_payment_at is None
+
+
+# --- What merchants may and may not do --------------------------------------------------------------
+
+
+def test_merchants_cannot_give_the_late_payment_reason(api, merchant, timeouts):
+    charge = sent_charge(merchant, phone="+243812345678", at=T0)
+    with time_machine.travel(T0 + timedelta(seconds=3), tick=False):
+        charge = charges.charge_refresh(charge_id=charge.id)
+    assert charge.status == "succeeded"
+    response = api.post(
+        f"/v1/charges/{charge.id}/refunds", {"reason": "late_payment"}, format="json"
+    )
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert (error["type"], error["code"], error["param"]) == (
+        "invalid_request_error",
+        "parameter_invalid",
+        "reason",
+    )
+    with pytest.raises(InvalidRequest) as refused:
+        refunds.refund_create(charge=charge, reason="late_payment")
+    assert (refused.value.code, refused.value.param) == ("parameter_invalid", "reason")
+    assert not Refund.objects.exists()
+    ok = api.post(f"/v1/charges/{charge.id}/refunds", {"reason": "duplicate"}, format="json")
+    assert ok.status_code == 201
+
+
+def test_merchants_still_cannot_refund_a_failed_charge(api, merchant, timeouts):
+    charge = timed_out_charge(merchant, phone=LATE, at=T0)
+    response = api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json")
+    assert response.json()["error"]["code"] == "charge_not_refundable"
+    charges.charge_apply_outcome(charge_id=charge.id, outcome=ProviderOutcome(status="succeeded"))
+    response = api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json")
+    assert response.json()["error"]["code"] == "charge_not_refundable"
+    assert Refund.objects.filter(charge=charge).count() == 1
+
+
+# --- Staff ----------------------------------------------------------------------------------------
+
+
+def test_staff_find_late_payments_with_the_operators_answers(staff, merchant, timeouts):
+    late = timed_out_charge(merchant, phone=LATE, at=T0)
+    charges.charge_apply_outcome(
+        charge_id=late.id, outcome=ProviderOutcome(status="succeeded", raw={"op": "PAID-LATE"})
+    )
+    other = timed_out_charge(merchant, phone=SILENT, at=T0)
+
+    def listed(url):
+        response = staff.get(url)
+        assert response.status_code == 200
+        return {row.id for row in response.context["cl"].result_list}
+
+    assert listed("/admin/payments/charge/?late_payment=yes") == {late.id}
+    assert listed("/admin/payments/charge/?late_payment=no") == {other.id}
+    page = staff.get(admin_url(late)).content.decode()
+    assert "PAID-LATE" in page and "Reconciliation and late payment" in page
+    [refund] = Refund.objects.filter(charge=late)
+    assert listed("/admin/payments/refund/?reason__exact=late_payment") == {refund.id}
+
+
+def test_an_operator_no_longer_connected_says_nothing(merchant, timeouts):
+    """Its adapter removed between creation and sending, or during reconciliation: nothing is
+    known, so nothing is failed, and the charge is still checked later."""
+    timed_out = timed_out_charge(merchant, phone=SILENT, at=T0)
+    unsent = make_charge(merchant, phone=SILENT, at=T0)
+    providers = timeouts.PAYMENT_PROVIDERS
+    timeouts.PAYMENT_PROVIDERS = {
+        **providers,
+        "test": {k: v for k, v in providers["test"].items() if k != "VODACOM_MPESA"},
+    }
+    charge = prompt_sent(unsent, at=T0)
+    assert charge.status == "pending" and charge.next_check_at is not None
+    assert "not available" in charge.provider_raw[-1]["error"]
+    due = timed_out.reconcile_next_at
+    with time_machine.travel(due, tick=False):
+        charge = charges.charge_reconcile(charge_id=timed_out.id)
+    assert charge.status == "failed" and charge.late_payment_at is None
+    assert charge.reconcile_next_at == due + timedelta(seconds=300)

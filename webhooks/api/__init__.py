@@ -1,0 +1,1 @@
+"""The /v1 API of webhooks: the default endpoint per mode and the events."""
