@@ -410,6 +410,22 @@ class AirtelMoney:
         logger.info("airtel disbursement enquiry %s: %s", query.reference, outcome.status)
         return outcome
 
+    # --- callbacks --------------------------------------------------------------------------
+    def parse_callback(self, callback: ProviderCallback) -> CallbackNotice:
+        """`{"transaction": {"id": <our charge id>, …}, "hash": …}`; the hash is checked when
+        AIRTEL_CALLBACK_HASH_KEY is set."""
+        key = settings.AIRTEL_CALLBACK_HASH_KEY
+        if key and not callback_hash_valid(callback.raw_body, callback.body, key):
+            raise CallbackUnauthenticated(
+                "invalid_hash", "The callback's hash is missing or wrong."
+            )
+        body = callback.body
+        txn = body.get("transaction") if isinstance(body.get("transaction"), dict) else {}
+        charge_id = str(txn.get("id") or "")
+        if not charge_id:
+            raise CallbackIncomplete("transaction[id]")
+        return CallbackNotice(charge_id=charge_id)
+
 
 def disbursement_reference(payout_id: str) -> str:
     """`reference` of a disbursement: our payout id without its separator (alphanumeric)."""
@@ -458,22 +474,6 @@ def outcome_for_disbursement(response, enquiry: bool = False) -> ProviderOutcome
         provider_reference=reference,
         raw=raw,
     )
-
-    # --- callbacks --------------------------------------------------------------------------
-    def parse_callback(self, callback: ProviderCallback) -> CallbackNotice:
-        """`{"transaction": {"id": <our charge id>, …}, "hash": …}`; the hash is checked when
-        AIRTEL_CALLBACK_HASH_KEY is set."""
-        key = settings.AIRTEL_CALLBACK_HASH_KEY
-        if key and not callback_hash_valid(callback.raw_body, callback.body, key):
-            raise CallbackUnauthenticated(
-                "invalid_hash", "The callback's hash is missing or wrong."
-            )
-        body = callback.body
-        txn = body.get("transaction") if isinstance(body.get("transaction"), dict) else {}
-        charge_id = str(txn.get("id") or "")
-        if not charge_id:
-            raise CallbackIncomplete("transaction[id]")
-        return CallbackNotice(charge_id=charge_id)
 
 
 def callback_hash_valid(raw_body: bytes, body: dict, key: str) -> bool:
