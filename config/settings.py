@@ -283,7 +283,8 @@ LOGGING = {
 
 # --- Live providers -------------------------------------------------------------------------
 # A live network is offered only when its credentials are set; otherwise live charges on it answer
-# 503 provider_unavailable. Test mode never uses these adapters. See README "Live providers".
+# 503 provider_unavailable (payouts also need their own settings, below). Test mode never uses
+# these adapters. See README "Live providers".
 PROVIDER_HTTP_TIMEOUT = env.float("PROVIDER_HTTP_TIMEOUT", default=15)
 PROVIDER_HTTP_RETRIES = env.int("PROVIDER_HTTP_RETRIES", default=2)
 
@@ -291,12 +292,17 @@ AIRTEL_BASE_URL = env.str("AIRTEL_BASE_URL", default="https://openapi.airtel.afr
 AIRTEL_CLIENT_ID = env.str("AIRTEL_CLIENT_ID", default="")
 AIRTEL_CLIENT_SECRET = env.str("AIRTEL_CLIENT_SECRET", default="")
 AIRTEL_CALLBACK_HASH_KEY = env.str("AIRTEL_CALLBACK_HASH_KEY", default="")
+# Payouts (disbursements): the disbursement wallet's PIN and Airtel's RSA public key to encrypt it.
+AIRTEL_DISBURSEMENT_PIN = env.str("AIRTEL_DISBURSEMENT_PIN", default="")
+AIRTEL_DISBURSEMENT_PUBLIC_KEY = env.str("AIRTEL_DISBURSEMENT_PUBLIC_KEY", default="")
 
 MPESA_BASE_URL = env.str("MPESA_BASE_URL", default="https://openapi.m-pesa.com").rstrip("/")
 MPESA_PATH_PREFIX = env.str("MPESA_PATH_PREFIX", default="/openapi/ipg/v2/vodacomDRC").rstrip("/")
 MPESA_API_KEY = env.str("MPESA_API_KEY", default="")
 MPESA_PUBLIC_KEY = env.str("MPESA_PUBLIC_KEY", default="")
 MPESA_SERVICE_PROVIDER_CODE = env.str("MPESA_SERVICE_PROVIDER_CODE", default="")
+# Payouts (B2C): the shortcode they are paid from.
+MPESA_B2C_SERVICE_PROVIDER_CODE = env.str("MPESA_B2C_SERVICE_PROVIDER_CODE", default="")
 MPESA_ORIGIN = env.str("MPESA_ORIGIN", default="*")
 MPESA_TIMEOUT = env.float("MPESA_TIMEOUT", default=120)
 MPESA_SESSION_LIFETIME = env.float("MPESA_SESSION_LIFETIME", default=3600)
@@ -309,6 +315,8 @@ ORANGE_CLIENT_ID = env.str("ORANGE_CLIENT_ID", default="")
 ORANGE_CLIENT_SECRET = env.str("ORANGE_CLIENT_SECRET", default="")
 ORANGE_POS_ID = env.str("ORANGE_POS_ID", default="")
 ORANGE_NOTIF_TOKEN = env.str("ORANGE_NOTIF_TOKEN", default="")
+# Payouts are cashins, which Orange enables per merchant account: off until it has.
+ORANGE_PAYOUTS_ENABLED = env.bool("ORANGE_PAYOUTS_ENABLED", default=False)
 
 CARD_LIVE_ACCESS_KEY = env.str("CARD_LIVE_ACCESS_KEY", default="")
 CARD_LIVE_PROFILE_ID = env.str("CARD_LIVE_PROFILE_ID", default="")

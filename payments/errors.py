@@ -117,3 +117,8 @@ class CardReplyRejected(Exception):
     """A card provider reply posted to our receipt page that we do not trust (bad signature, not
     our charge, or echoes that differ from what we asked for). Shown as a 400 page, never an API
     error: the customer's browser brought it."""
+
+
+class BalanceInsufficient(ApiError):
+    code = "balance_insufficient"
+    default_message = "The available balance is lower than the payout amount."

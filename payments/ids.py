@@ -39,6 +39,10 @@ def payout_id() -> str:
     return new_id("po")
 
 
+def balance_transaction_id() -> str:
+    return new_id("txn")
+
+
 def sandbox_id() -> str:
     return new_id("sbx")
 

@@ -1,4 +1,4 @@
-"""Merchants, API keys, charges, refunds and idempotency records.
+"""Merchants, API keys, charges, refunds, payouts, the ledger and idempotency records.
 
 Models hold data and constraints only; every change of money state goes through services/.
 """
@@ -50,6 +50,21 @@ class RefundStatus(models.TextChoices):
     PENDING = "pending", "Pending"
     SUCCEEDED = "succeeded", "Succeeded"
     FAILED = "failed", "Failed"
+
+
+class PayoutStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+
+
+class LedgerType(models.TextChoices):
+    CHARGE = "charge", "Charge"
+    REFUND = "refund", "Refund"
+    REFUND_FAILURE = "refund_failure", "Refund failure"
+    PAYOUT = "payout", "Payout"
+    PAYOUT_FAILURE = "payout_failure", "Payout failure"
+    LATE_PAYMENT = "late_payment", "Late payment"
 
 
 class RefundReason(models.TextChoices):
@@ -260,6 +275,119 @@ class Refund(models.Model):
 
     def __str__(self) -> str:
         return self.id
+
+
+class Payout(models.Model):
+    """Money sent from the merchant's balance to a mobile money wallet. Its amount is reserved
+    (a ledger row) when it is written; a failed payout gives it back."""
+
+    id = models.CharField(primary_key=True, max_length=40, default=ids.payout_id, editable=False)
+    merchant = models.ForeignKey(Merchant, on_delete=models.PROTECT, related_name="payouts")
+    livemode = models.BooleanField(default=False)
+    amount = models.BigIntegerField()
+    currency = models.CharField(max_length=3, choices=Currency.choices)
+    phone = models.CharField(max_length=20)
+    network = models.CharField(max_length=20, choices=Network.choices)
+    status = models.CharField(
+        max_length=10, choices=PayoutStatus.choices, default=PayoutStatus.PENDING
+    )
+    description = models.TextField(blank=True, default="")
+    metadata = models.JSONField(default=dict, blank=True)
+    callback_url = models.URLField(max_length=2000, blank=True, default="")
+    failure_code = models.CharField(max_length=40, blank=True, default="")
+    failure_message = models.CharField(max_length=500, blank=True, default="")
+    provider = models.CharField(max_length=40, blank=True, default="")
+    provider_reference = models.CharField(max_length=100, blank=True, default="")
+    provider_raw = models.JSONField(default=list, blank=True)
+    provider_requested_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the payout was handed to the operator (once)."
+    )
+    check_count = models.PositiveIntegerField(default=0)
+    next_check_at = models.DateTimeField(null=True, blank=True)
+    finalized_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(
+                fields=["merchant", "livemode", "-created_at", "-id"], name="payout_list_idx"
+            ),
+            models.Index(
+                fields=["next_check_at"],
+                name="payout_pending_check_idx",
+                condition=models.Q(status="pending"),
+            ),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(amount__gt=0), name="payout_amount_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return self.id
+
+
+class LedgerEntryQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise TypeError("ledger rows are never updated")
+
+    def delete(self):
+        raise TypeError("ledger rows are never deleted")
+
+
+class LedgerEntry(models.Model):
+    """One movement of a merchant's money: append-only, written by the same locked state change
+    that causes it. A balance is the sum of these rows, never a counter edited in place.
+    Each source moves money of a given type at most once (the unique constraint)."""
+
+    id = models.CharField(
+        primary_key=True, max_length=40, default=ids.balance_transaction_id, editable=False
+    )
+    merchant = models.ForeignKey(Merchant, on_delete=models.PROTECT, related_name="ledger")
+    livemode = models.BooleanField()
+    currency = models.CharField(max_length=3, choices=Currency.choices)
+    type = models.CharField(max_length=20, choices=LedgerType.choices)
+    amount = models.BigIntegerField(help_text="Signed, in minor units.")
+    source = models.CharField(max_length=40, help_text="The charge, refund or payout id.")
+    charge = models.ForeignKey(
+        Charge, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    refund = models.ForeignKey(
+        Refund, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    payout = models.ForeignKey(
+        Payout, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    objects = LedgerEntryQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "ledger entries"
+        indexes = [
+            models.Index(
+                fields=["merchant", "livemode", "-created_at", "-id"], name="ledger_list_idx"
+            ),
+            models.Index(fields=["merchant", "livemode", "currency"], name="ledger_balance_idx"),
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["type", "source"], name="ledger_once_per_source"),
+            models.CheckConstraint(condition=~models.Q(amount=0), name="ledger_amount_nonzero"),
+        ]
+
+    def __str__(self) -> str:
+        return self.id
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise TypeError("ledger rows are never updated")
+        kwargs["force_insert"] = True
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError("ledger rows are never deleted")
 
 
 class IdempotencyRecord(models.Model):

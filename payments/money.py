@@ -18,9 +18,10 @@ def whole_units(amount: int) -> int:
 
 
 def major_units(amount: int) -> str:
-    """`1250` → `"12.50"`: the decimal in major units with two fractional digits."""
-    units, cents = divmod(amount, MINOR_PER_UNIT)
-    return f"{units}.{cents:02d}"
+    """`1250` → `"12.50"`, `-1250` → `"-12.50"`: the decimal in major units with two
+    fractional digits."""
+    units, cents = divmod(abs(amount), MINOR_PER_UNIT)
+    return f"{'-' if amount < 0 else ''}{units}.{cents:02d}"
 
 
 def format_amount(amount: int, currency: str, language: str = "en") -> str:

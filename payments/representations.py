@@ -2,7 +2,7 @@
 
 from datetime import UTC, datetime
 
-from payments.models import Charge, ChargeStatus, PaymentMethod, Refund
+from payments.models import Charge, ChargeStatus, LedgerEntry, PaymentMethod, Payout, Refund
 
 
 def iso(value: datetime | None) -> str | None:
@@ -85,4 +85,46 @@ def refund_repr(refund: Refund) -> dict:
         "failure_message": refund.failure_message or None,
         "created_at": iso(refund.created_at),
         "updated_at": iso(refund.updated_at),
+    }
+
+
+def payout_repr(payout: Payout) -> dict:
+    return {
+        "id": payout.id,
+        "object": "payout",
+        "livemode": payout.livemode,
+        "amount": payout.amount,
+        "currency": payout.currency,
+        "phone": payout.phone,
+        "network": payout.network,
+        "status": payout.status,
+        "description": payout.description or None,
+        "metadata": payout.metadata,
+        "failure_code": payout.failure_code or None,
+        "failure_message": payout.failure_message or None,
+        "created_at": iso(payout.created_at),
+        "updated_at": iso(payout.updated_at),
+    }
+
+
+def balance_transaction_repr(entry: LedgerEntry) -> dict:
+    return {
+        "id": entry.id,
+        "object": "balance_transaction",
+        "livemode": entry.livemode,
+        "type": entry.type,
+        "amount": entry.amount,
+        "currency": entry.currency,
+        "source": entry.source,
+        "created_at": iso(entry.created_at),
+    }
+
+
+def balance_repr(*, livemode: bool, available: dict[str, int]) -> dict:
+    return {
+        "object": "balance",
+        "livemode": livemode,
+        "available": [
+            {"currency": currency, "amount": amount} for currency, amount in available.items()
+        ],
     }

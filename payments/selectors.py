@@ -2,11 +2,11 @@
 
 from datetime import UTC, datetime, time, timedelta
 
-from django.db.models import QuerySet
+from django.db.models import QuerySet, Sum
 from django.utils.dateparse import parse_date, parse_datetime
 
 from payments.errors import InvalidRequest, ResourceMissing
-from payments.models import Charge, Merchant, Refund
+from payments.models import Charge, Currency, LedgerEntry, Merchant, Payout, Refund
 
 
 def parse_date_bound(value: str, *, param: str, upper: bool) -> tuple[datetime, bool]:
@@ -91,3 +91,63 @@ def refund_get(*, merchant: Merchant, livemode: bool, refund_id: str) -> Refund:
     if refund is None:
         raise ResourceMissing("refund", refund_id)
     return refund
+
+
+def payouts_of(*, merchant: Merchant, livemode: bool) -> QuerySet:
+    return Payout.objects.filter(merchant=merchant, livemode=livemode)
+
+
+def payout_list(*, merchant: Merchant, livemode: bool, filters: dict) -> QuerySet:
+    qs = payouts_of(merchant=merchant, livemode=livemode)
+    for name in ("status", "network"):
+        if filters.get(name):
+            qs = qs.filter(**{name: filters[name]})
+    return _date_filtered(qs, filters.get("date_from"), filters.get("date_to"))
+
+
+def payout_get(*, merchant: Merchant, livemode: bool, payout_id: str) -> Payout:
+    payout = payouts_of(merchant=merchant, livemode=livemode).filter(pk=payout_id).first()
+    if payout is None:
+        raise ResourceMissing("payout", payout_id)
+    return payout
+
+
+def balance_available(*, merchant: Merchant | str, livemode: bool, currency: str) -> int:
+    """The sum of the ledger for one mode and currency: what the merchant holds there."""
+    total = LedgerEntry.objects.filter(
+        merchant=merchant, livemode=livemode, currency=currency
+    ).aggregate(total=Sum("amount"))["total"]
+    return total or 0
+
+
+def balance_get(*, merchant: Merchant, livemode: bool) -> dict[str, int]:
+    """Every currency's available amount, each one a sum of the ledger (0 when nothing moved)."""
+    sums = dict(
+        LedgerEntry.objects.filter(merchant=merchant, livemode=livemode)
+        .values("currency")
+        .annotate(total=Sum("amount"))
+        .values_list("currency", "total")
+    )
+    return {currency: sums.get(currency) or 0 for currency in Currency.values}
+
+
+def ledger_of(*, merchant: Merchant, livemode: bool) -> QuerySet:
+    return LedgerEntry.objects.filter(merchant=merchant, livemode=livemode)
+
+
+def ledger_list(*, merchant: Merchant, livemode: bool, filters: dict) -> QuerySet:
+    qs = ledger_of(merchant=merchant, livemode=livemode)
+    for name in ("currency", "type"):
+        if filters.get(name):
+            qs = qs.filter(**{name: filters[name]})
+    return _date_filtered(qs, filters.get("date_from"), filters.get("date_to"))
+
+
+def ledger_export_rows(*, merchant: Merchant, livemode: bool, filters: dict) -> QuerySet:
+    """The rows of a statement, oldest first, with what each came from (for the operator's
+    reference and the phone), read in chunks by the caller."""
+    return (
+        ledger_list(merchant=merchant, livemode=livemode, filters=filters)
+        .select_related("charge", "refund", "payout")
+        .order_by("created_at", "id")
+    )

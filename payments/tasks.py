@@ -3,7 +3,7 @@ decided by payments.services.queues."""
 
 from celery import shared_task
 
-from payments.services import charges, idempotency, refunds
+from payments.services import charges, idempotency, payouts, refunds
 
 
 @shared_task(acks_late=True)
@@ -44,6 +44,26 @@ def refund_refresh(refund_id: str) -> None:
 @shared_task
 def refunds_poll_due() -> int:
     return refunds.refunds_poll_due()
+
+
+@shared_task(acks_late=True)
+def payout_send(payout_id: str) -> None:
+    payouts.payout_send(payout_id=payout_id)
+
+
+@shared_task(acks_late=True)
+def payout_refresh(payout_id: str) -> None:
+    payouts.payout_refresh(payout_id=payout_id)
+
+
+@shared_task
+def payouts_send_unsent() -> int:
+    return payouts.payouts_send_unsent()
+
+
+@shared_task
+def payouts_poll_due() -> int:
+    return payouts.payouts_poll_due()
 
 
 @shared_task

@@ -65,6 +65,8 @@ class EventType(models.TextChoices):
     REFUND_FAILED = "refund.failed"
     CHECKOUT_SESSION_COMPLETED = "checkout.session.completed"
     CHECKOUT_SESSION_EXPIRED = "checkout.session.expired"
+    PAYOUT_SUCCEEDED = "payout.succeeded"
+    PAYOUT_FAILED = "payout.failed"
 
 
 class Event(models.Model):

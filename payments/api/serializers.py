@@ -1,4 +1,4 @@
-"""Request validation for /v1 charges and refunds."""
+"""Request validation for /v1 charges, refunds, payouts and the ledger."""
 
 from django.utils.translation import gettext as _
 from rest_framework import serializers
@@ -13,7 +13,15 @@ from payments.api.fields import (
     MetadataField,
     StrictSerializer,
 )
-from payments.models import MERCHANT_REFUND_REASONS, ChargeStatus, Currency, Network, PaymentMethod
+from payments.models import (
+    MERCHANT_REFUND_REASONS,
+    ChargeStatus,
+    Currency,
+    LedgerType,
+    Network,
+    PaymentMethod,
+    PayoutStatus,
+)
 
 
 def _error(param: str, message: str, code: str) -> ValidationError:
@@ -113,3 +121,36 @@ class PageQuery(StrictSerializer):
     limit = serializers.CharField(required=False)
     offset = serializers.CharField(required=False)
     starting_after = serializers.CharField(required=False)
+
+
+class PayoutCreateIn(StrictSerializer):
+    amount = AmountField()
+    currency = CurrencyField()
+    phone = serializers.CharField(trim_whitespace=False)
+    network = serializers.ChoiceField(choices=Network.values)
+    description = DescriptionField(required=False)
+    metadata = MetadataField(required=False)
+    callback_url = HttpUrlField(required=False, destination=True)
+
+    def validate(self, attrs):
+        check_drc_phone(attrs["phone"], attrs["network"])
+        check_whole_units(attrs["amount"])
+        return attrs
+
+
+class PayoutListQuery(PageQuery):
+    status = serializers.ChoiceField(choices=PayoutStatus.values, required=False)
+    network = serializers.ChoiceField(choices=Network.values, required=False)
+    date_from = serializers.CharField(required=False)
+    date_to = serializers.CharField(required=False)
+
+
+class LedgerExportQuery(StrictSerializer):
+    currency = serializers.ChoiceField(choices=Currency.values, required=False)
+    type = serializers.ChoiceField(choices=LedgerType.values, required=False)
+    date_from = serializers.CharField(required=False)
+    date_to = serializers.CharField(required=False)
+
+
+class LedgerListQuery(PageQuery, LedgerExportQuery):
+    pass

@@ -15,4 +15,17 @@ urlpatterns = [
     ),
     path("refunds", views.RefundListView.as_view(), name="refunds"),
     path("refunds/<str:refund_id>", views.RefundDetailView.as_view(), name="refund"),
+    path("payouts", views.PayoutListCreateView.as_view(), name="payouts"),
+    path("payouts/<str:payout_id>", views.PayoutDetailView.as_view(), name="payout"),
+    path("balance", views.BalanceView.as_view(), name="balance"),
+    path(
+        "balance_transactions",
+        views.BalanceTransactionListView.as_view(),
+        name="balance-transactions",
+    ),
+    path(
+        "balance_transactions/export",
+        views.BalanceTransactionExportView.as_view(),
+        name="balance-transactions-export",
+    ),
 ]

@@ -1,5 +1,7 @@
-"""/v1 charges and refunds: thin views that validate, call one service or selector, and render."""
+"""/v1 charges, refunds, payouts and the balance: thin views that validate, call one service or selector, and render."""
 
+from django.http import StreamingHttpResponse
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
@@ -7,9 +9,26 @@ from rest_framework.response import Response
 from payments import selectors
 from payments.api.base import ApiView
 from payments.api.pagination import paginate
-from payments.api.serializers import ChargeCreateIn, ChargeListQuery, PageQuery, RefundCreateIn
-from payments.representations import charge_created_repr, charge_repr, refund_repr
-from payments.services import charges, refunds
+from payments.api.serializers import (
+    ChargeCreateIn,
+    ChargeListQuery,
+    LedgerExportQuery,
+    LedgerListQuery,
+    PageQuery,
+    PayoutCreateIn,
+    PayoutListQuery,
+    RefundCreateIn,
+)
+from payments.representations import (
+    balance_repr,
+    balance_transaction_repr,
+    charge_created_repr,
+    charge_repr,
+    payout_repr,
+    refund_repr,
+)
+from payments.services import charges, payouts, refunds
+from payments.statement import statement_lines
 
 
 def _charges(rows) -> list[dict]:
@@ -87,3 +106,88 @@ class RefundDetailView(ApiView):
             merchant=self.merchant, livemode=self.livemode, refund_id=refund_id
         )
         return Response(refund_repr(refund))
+
+
+# --- Payouts ---
+
+
+def _payouts(rows) -> list[dict]:
+    return [payout_repr(payout) for payout in rows]
+
+
+class PayoutListCreateView(ApiView):
+    @extend_schema(request=PayoutCreateIn, responses={201: dict}, summary="Create a payout")
+    def post(self, request):
+        data = self.validated(PayoutCreateIn)
+        payout = payouts.payout_create(merchant=self.merchant, livemode=self.livemode, **data)
+        return Response(payout_repr(payout), status=status.HTTP_201_CREATED)
+
+    @extend_schema(parameters=[PayoutListQuery], responses={200: dict}, summary="List payouts")
+    def get(self, request):
+        filters = self.validated(PayoutListQuery, data=request.query_params.dict())
+        queryset = selectors.payout_list(
+            merchant=self.merchant, livemode=self.livemode, filters=filters
+        )
+        scope = selectors.payouts_of(merchant=self.merchant, livemode=self.livemode)
+        return Response(paginate(request, queryset, _payouts, cursor_scope=scope))
+
+
+class PayoutDetailView(ApiView):
+    @extend_schema(responses={200: dict}, summary="Retrieve a payout")
+    def get(self, request, payout_id: str):
+        payout = selectors.payout_get(
+            merchant=self.merchant, livemode=self.livemode, payout_id=payout_id
+        )
+        return Response(payout_repr(payout))
+
+
+# --- Balance and ledger ---
+
+EXPORT_CHUNK = 2000  # rows read from the database at a time
+
+
+def _entries(rows) -> list[dict]:
+    return [balance_transaction_repr(entry) for entry in rows]
+
+
+class BalanceView(ApiView):
+    @extend_schema(responses={200: dict}, summary="Retrieve the balance")
+    def get(self, request):
+        available = selectors.balance_get(merchant=self.merchant, livemode=self.livemode)
+        return Response(balance_repr(livemode=self.livemode, available=available))
+
+
+class BalanceTransactionListView(ApiView):
+    @extend_schema(
+        parameters=[LedgerListQuery], responses={200: dict}, summary="List balance transactions"
+    )
+    def get(self, request):
+        filters = self.validated(LedgerListQuery, data=request.query_params.dict())
+        queryset = selectors.ledger_list(
+            merchant=self.merchant, livemode=self.livemode, filters=filters
+        )
+        scope = selectors.ledger_of(merchant=self.merchant, livemode=self.livemode)
+        return Response(paginate(request, queryset, _entries, cursor_scope=scope))
+
+
+class BalanceTransactionExportView(ApiView):
+    @extend_schema(
+        parameters=[LedgerExportQuery],
+        responses={(200, "text/csv"): str},
+        summary="Export balance transactions as CSV",
+    )
+    def get(self, request):
+        filters = self.validated(LedgerExportQuery, data=request.query_params.dict())
+        rows = selectors.ledger_export_rows(
+            merchant=self.merchant, livemode=self.livemode, filters=filters
+        )
+        response = StreamingHttpResponse(
+            statement_lines(rows.iterator(chunk_size=EXPORT_CHUNK)),
+            content_type="text/csv; charset=utf-8",
+        )
+        mode = "live" if self.livemode else "test"
+        stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
+        response["Content-Disposition"] = (
+            f'attachment; filename="balance-transactions-{mode}-{stamp}.csv"'
+        )
+        return response

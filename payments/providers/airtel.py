@@ -9,10 +9,32 @@
 - Refund: POST /standard/v1/payments/refund with the airtel_money_id, full refunds only: the API
   refuses a partial one up front (400 `partial_refund_not_supported`, see `partial_refunds`), and
   should one reach the adapter it gets a failed outcome without calling Airtel.
+- Payout (disbursement): POST /standard/v1/disbursements/ with `payee.msisdn` (9 digits, no 243),
+  `reference`, `pin` and `transaction.{amount, id}` (id = our payout id), the same X-Country and
+  X-Currency headers; `pin` is the disbursement wallet's PIN encrypted with Airtel's RSA public
+  key (PKCS#1 v1.5, base64; the key Airtel's documentation gives, 1024-bit for v1). Airtel often
+  answers a refusal with HTTP 200 and `status.success` false: the DP009… `response_code` decides
+  (DISBURSEMENT_CODES), anything else leaves the payout pending. Status: the enquiry
+  GET /standard/v1/disbursements/{our payout id} (TS/TF/TA/TIP, refined by the response code).
+  Sources of the request shape and the PIN encryption (public SDKs, as Airtel's own pages are
+  behind a developer login): the `airtel-pesa` gem (github.com/Sylvance/airtel-pesa,
+  lib/airtel/pesa/disbursement_payment.rb, encryption_pin.rb: OpenSSL `public_encrypt`, whose
+  default padding is PKCS#1 v1.5, then base64; disbursement_transaction_enquiry.rb) and the 121
+  platform (github.com/global-121/121-platform, services/121-service/src/payments/
+  fsp-integration/airtel: `encryptPinV1` with RSA_PKCS1_PADDING, the v1 disbursement sample,
+  the response codes it maps, and its Airtel mock answering refusals with HTTP 200 and
+  DP00900001013). The DP009 meanings follow the response-code table reproduced in public
+  clients (e.g. PyPI `airtelmoney-ug`).
 
 Confirm with Airtel before going live: the v1 endpoints are still open to new merchants (v2 adds
 x-signature/x-key message signing), the callback hash (which bytes are hashed), the response_code
-table, whether USD is enabled on the merchant wallet, and whether refunds are idempotent.
+table, whether USD is enabled on the merchant wallet, and whether refunds are idempotent. For
+payouts: that v1 disbursements are enabled for CD (v2 signs messages and encrypts the PIN with
+RSA-OAEP under a key fetched from /v1/rsa/encryption-keys), the PIN public key for CD, whether
+`payee.wallet_type` and `transaction.type` (B2C) are required, the `reference` rules (we send our
+payout id without its underscore: some integrations report 4–64 alphanumeric characters), the
+DP009 code table and which codes are final, the enquiry's answer for an unknown id and for a
+payout still in progress, and whether a disbursement can still end in TF after TS.
 """
 
 import logging
@@ -27,6 +49,9 @@ from payments.providers.base import (
     CallbackUnauthenticated,
     MobileMoneyPayment,
     PaymentQuery,
+    PayoutNotSent,
+    PayoutQuery,
+    PayoutRequest,
     ProviderCallback,
     ProviderError,
     ProviderOutcome,
@@ -34,9 +59,12 @@ from payments.providers.base import (
     RefundRequest,
     national_number,
     payment_reference_unknown,
+    payout_unanswered,
+    payouts_unavailable,
     refund_unconfirmed,
     whole_units_only,
 )
+from payments.providers.rsa import encrypt
 
 logger = logging.getLogger("payments.providers.airtel")
 
@@ -60,6 +88,39 @@ RESPONSE_CODES: dict[str, tuple[str, str, str]] = {
 }
 
 ENQUIRY_STATUSES = {"TS", "TF", "TA", "TIP", "TE"}
+
+# Disbursement response_code → outcome, for the codes that settle a payout. Not listed, so pending
+# (the enquiry decides): DP00900001000 ambiguous, -006 in process, -011 "similar transaction
+# exists", -014 timed out ("may be processed or failed"), -015 not found, -016 signature mismatch,
+# -017 duplicate id, and any code we do not know.
+DISBURSEMENT_CODES: dict[str, tuple[str, str, str]] = {
+    "DP00900001001": ("succeeded", "", ""),
+    "DP00900001003": (
+        "failed",
+        "limit_exceeded",
+        "The operator's daily payout limit has been reached.",
+    ),
+    "DP00900001004": (
+        "failed",
+        "amount_invalid",
+        "The amount is outside the operator's payout limits.",
+    ),
+    "DP00900001005": ("failed", "provider_error", "The operator could not complete the payout."),
+    "DP00900001007": (
+        "failed",
+        "provider_error",
+        "The operator could not fund the payout from the disbursement wallet.",
+    ),
+    "DP00900001009": ("failed", "provider_error", "The operator refused the payout's initiator."),
+    "DP00900001010": ("failed", "provider_error", "The operator does not allow this payer."),
+    "DP00900001012": (
+        "failed",
+        "recipient_invalid",
+        "The operator does not know this mobile number.",
+    ),
+    "DP00900001013": ("failed", "provider_error", "The operator refused the payout."),
+}
+PAYOUT_FAILED = ("failed", "provider_error", "The operator could not complete the payout.")
 
 
 def outcome_for_code(code: str, raw: dict, reference: str = "") -> ProviderOutcome | None:
@@ -280,6 +341,75 @@ class AirtelMoney:
     def check_refund(self, query: RefundQuery) -> ProviderOutcome:
         return refund_unconfirmed("Airtel Money", query)
 
+    # --- payouts (disbursements) ------------------------------------------------------------
+    def payouts_configured(self) -> bool:
+        return all(
+            (
+                settings.AIRTEL_CLIENT_ID,
+                settings.AIRTEL_CLIENT_SECRET,
+                settings.AIRTEL_DISBURSEMENT_PIN,
+                settings.AIRTEL_DISBURSEMENT_PUBLIC_KEY,
+            )
+        )
+
+    def send_payout(self, request: PayoutRequest) -> ProviderOutcome:
+        if not self.payouts_configured():
+            raise payouts_unavailable("Airtel Money")
+        if not money.is_whole(request.amount):
+            return whole_units_only("Airtel Money")
+        try:
+            pin = encrypt(settings.AIRTEL_DISBURSEMENT_PIN, settings.AIRTEL_DISBURSEMENT_PUBLIC_KEY)
+            http.tokens.get(self._token_key(), self._fetch_token)
+        except (ProviderError, ValueError) as exc:
+            # No token (or an unreadable PIN key): the disbursement was not sent.
+            raise PayoutNotSent(f"airtel disbursement not sent: {exc}") from exc
+        try:
+            response = self._call(
+                "POST",
+                "/standard/v1/disbursements/",
+                currency=request.currency,
+                what="airtel disbursement",
+                ref=request.reference,
+                idempotent=False,
+                json={
+                    "payee": {"msisdn": national_number(request.phone)},
+                    "reference": disbursement_reference(request.reference),
+                    "pin": pin,
+                    "transaction": {
+                        "amount": money.whole_units(request.amount),
+                        "id": request.reference,
+                    },
+                },
+            )
+        except http.ProviderTimeout:
+            logger.warning("airtel disbursement %s: no answer in time", request.reference)
+            return payout_unanswered("no answer in time", check_after=60)
+        except ProviderError as exc:
+            logger.warning("airtel disbursement %s: %s", request.reference, exc)
+            return payout_unanswered(str(exc), check_after=60)
+        outcome = outcome_for_disbursement(response)
+        logger.info("airtel disbursement %s: %s", request.reference, outcome.status)
+        return outcome
+
+    def payout_status(self, query: PayoutQuery) -> ProviderOutcome:
+        try:
+            response = self._call(
+                "GET",
+                f"/standard/v1/disbursements/{query.reference}",
+                currency=query.currency,
+                what="airtel disbursement enquiry",
+                ref=query.reference,
+                idempotent=True,
+            )
+        except ProviderError as exc:
+            return payout_unanswered(str(exc))
+        if response.status_code == 404:
+            # No record (yet): failing it would be a guess, and a paid payout could be paid twice.
+            return payout_unanswered("Airtel has no record of this disbursement", check_after=300)
+        outcome = outcome_for_disbursement(response, enquiry=True)
+        logger.info("airtel disbursement enquiry %s: %s", query.reference, outcome.status)
+        return outcome
+
     # --- callbacks --------------------------------------------------------------------------
     def parse_callback(self, callback: ProviderCallback) -> CallbackNotice:
         """`{"transaction": {"id": <our charge id>, …}, "hash": …}`; the hash is checked when
@@ -295,6 +425,55 @@ class AirtelMoney:
         if not charge_id:
             raise CallbackIncomplete("transaction[id]")
         return CallbackNotice(charge_id=charge_id)
+
+
+def disbursement_reference(payout_id: str) -> str:
+    """`reference` of a disbursement: our payout id without its separator (alphanumeric)."""
+    return "".join(c for c in payout_id if c.isalnum())[:64]
+
+
+def outcome_for_disbursement(response, enquiry: bool = False) -> ProviderOutcome:
+    """Airtel's answer to a disbursement or to its enquiry. The enquiry's TS/TF/TA/TIP decides
+    (TF refined by the response code); otherwise a known DP009 code does (Airtel answers refusals
+    with HTTP 200 too), and a refusal of the request itself (HTTP 400 or 422 without a code) is
+    failed: nothing was processed. Everything else — a 5xx, a refused token (401/403), an unknown
+    code or state, a body that is not JSON — says nothing about the money: pending."""
+    what = "disbursement enquiry" if enquiry else "disbursement"
+    status = response.status_code
+    if status >= 500 or status in (401, 403):
+        return payout_unanswered(f"HTTP {status}", check_after=60)
+    try:
+        body = http.json_body(response, f"airtel {what}")
+    except ProviderError:
+        return payout_unanswered(f"HTTP {status}, not JSON", check_after=60)
+    raw = http.redact(body)
+    status_block = body.get("status") if isinstance(body.get("status"), dict) else {}
+    data = body.get("data") if isinstance(body.get("data"), dict) else {}
+    transaction = data.get("transaction") if isinstance(data.get("transaction"), dict) else {}
+    code = str(status_block.get("response_code") or "")
+    state = str(transaction.get("status") or "").upper() if enquiry else ""
+    reference = str(transaction.get("airtel_money_id") or transaction.get("reference_id") or "")
+    mapped = DISBURSEMENT_CODES.get(code)
+    if state in ("TS", "TF", "TA", "TIP"):
+        if state == "TS":
+            mapped = DISBURSEMENT_CODES["DP00900001001"]
+        elif state == "TF":
+            mapped = mapped if mapped and mapped[0] == "failed" else PAYOUT_FAILED
+        else:
+            mapped = None
+    elif mapped is None and status in (400, 422) and not code:
+        message = str(status_block.get("message") or "The operator refused the payout request.")
+        mapped = ("failed", "provider_error", message[:500])
+    if mapped is None:
+        return ProviderOutcome(status="pending", provider_reference=reference, raw=raw)
+    outcome, failure_code, message = mapped
+    return ProviderOutcome(
+        status=outcome,
+        failure_code=failure_code,
+        failure_message=message,
+        provider_reference=reference,
+        raw=raw,
+    )
 
 
 def callback_hash_valid(raw_body: bytes, body: dict, key: str) -> bool:

@@ -5,11 +5,19 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol
 
+from payments.errors import ProviderUnavailable
+
 OutcomeStatus = Literal["pending", "succeeded", "failed", "declined"]
 
 
 class ProviderError(Exception):
     """The provider could not be reached or answered something unusable (→ provider_unavailable)."""
+
+
+class PayoutNotSent(ProviderError):
+    """The payout call was never made (no access token or session could be had, or a payout
+    credential is unusable): nothing can have been paid, so sending it later is safe. Once the
+    call is made, no failure of it raises: the adapter answers a pending outcome instead."""
 
 
 class InvalidSignature(Exception):
@@ -101,6 +109,33 @@ class RefundQuery:
 
 
 @dataclass(frozen=True)
+class PayoutRequest:
+    """Money sent to a mobile money wallet. `reference` (our payout id) is the operator's
+    transaction id, so the status query finds the payout even when the answer to the call was
+    lost."""
+
+    reference: str
+    amount: int  # minor units; operators pay whole units (money.is_whole)
+    currency: str
+    phone: str  # E.164 of the recipient
+    network: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class PayoutQuery:
+    """Where does a payout stand? (asked while it is pending)."""
+
+    reference: str  # our payout id
+    amount: int
+    currency: str
+    phone: str
+    network: str
+    requested_at: datetime  # when the payout was handed to the operator
+    provider_reference: str = ""  # the operator's id, if it gave one
+
+
+@dataclass(frozen=True)
 class CardPayment:
     charge_id: str
     amount: int
@@ -173,6 +208,20 @@ class MobileMoneyProvider(Protocol):
 
     def check_refund(self, query: RefundQuery) -> ProviderOutcome:
         """Ask where a refund stands. A provider with no record of it answers `failed`."""
+
+    def payouts_configured(self) -> bool:
+        """Whether every setting payouts need is set (if not: provider_unavailable)."""
+
+    def send_payout(self, request: PayoutRequest) -> ProviderOutcome:
+        """Pay the recipient, in one call that is never repeated: `succeeded`, `failed` (the
+        operator refused it: nothing was paid) or `pending`. Any answer that says nothing about
+        the money (no answer in time, a 5xx, a refused token, an unknown code) is `pending`, never
+        `failed`: the status query decides. Raises ProviderUnavailable when payouts are not
+        configured and PayoutNotSent when the call could not be made at all."""
+
+    def payout_status(self, query: PayoutQuery) -> ProviderOutcome:
+        """Ask where a payout stands. No answer, or no record of it, is `pending`, never
+        `failed`: failing a payout that was made would let it be paid twice."""
 
 
 class MobileMoneyNetwork(MobileMoneyProvider, Protocol):
@@ -255,3 +304,18 @@ def payment_reference_unknown(what: str) -> ProviderOutcome:
             "back (or not paid back)."
         },
     )
+
+
+def payouts_unavailable(label: str, mode: str = "live") -> ProviderUnavailable:
+    """The error of a payout on a network whose payout credentials are not set (503)."""
+    return ProviderUnavailable(
+        f"Payouts to {label} are not available in {mode} mode yet: the operator's payout "
+        "credentials are not configured. Please retry later."
+    )
+
+
+def payout_unanswered(reason: str, raw: dict | None = None, **fields) -> ProviderOutcome:
+    """A payout call or status query whose answer says nothing about the money (no answer in
+    time, a 5xx, a refused token, an unknown code or status): pending, the status query decides.
+    Never failed: the operator may have paid, and a failed payout frees its amount."""
+    return ProviderOutcome(status="pending", raw={"payout": reason, **(raw or {})}, **fields)

@@ -23,6 +23,14 @@
   enters the PIN, so it gets MPESA_TIMEOUT seconds; no answer in time is "unknown" → pending, and
   the poller asks queryTransactionStatus. input_ThirdPartyConversationID is our charge id.
 - Refund: PUT {prefix}/reversal/ with the M-Pesa transaction id and the amount.
+- Payout: POST {prefix}/b2cPayment/ (B2C) from the B2C shortcode (MPESA_B2C_SERVICE_PROVIDER_CODE),
+  in the same session; input_ThirdPartyConversationID is our payout id. It answers at once (no
+  customer PIN): INS-0 → succeeded with output_TransactionID, a refusal in PAYOUT_INS_CODES →
+  failed, anything else (INS-1/9/10/16/23, an unknown code, a 5xx, no answer in time, a session
+  refusal that persists) → pending, and queryTransactionStatus (by our payout id, with the B2C
+  shortcode) decides. The body follows the portal's B2C API (input_Amount, input_Country,
+  input_Currency, input_CustomerMSISDN, input_ServiceProviderCode,
+  input_ThirdPartyConversationID, input_TransactionReference, input_PaymentItemsDesc).
 
 Confirm with Vodacom before going live: the production path prefix (MPESA_PATH_PREFIX), whether CDF
 is enabled (the public SDKs list DRC as USD only), the meaning of INS codes (repositories disagree
@@ -31,19 +39,18 @@ lifetime, its activation delay (up to 30 s) and the answer to a session not yet 
 the same 401 INS-2 as an invalid session), whether INS-4 "user not active" speaks of the customer
 (assumed) or of our API user, whether INS-9 "request timeout" may still end in a payment (assumed
 yes: pending, the query decides), that a bare 401 (no INS code) can only come from the gateway,
-and whether reversals accept partial amounts.
+and whether reversals accept partial amounts. For payouts: that B2C is enabled for the market and
+which shortcode it uses, the B2C INS codes (INS-2051/INS-2002 for an unknown recipient, INS-2006
+for our own balance), whether queryTransactionStatus finds a B2C by our conversation id, and
+whether a B2C can answer INS-0 and still be reversed by the operator.
 Many DRC integrations use Vodacom's SOAP IPG instead; this adapter does not.
 """
 
-import base64
 import logging
 import secrets
 import time
-from functools import cache
 
 import requests
-from cryptography.hazmat.primitives.asymmetric import padding
-from cryptography.hazmat.primitives.serialization import load_der_public_key, load_pem_public_key
 from django.conf import settings
 
 from payments import money
@@ -51,14 +58,20 @@ from payments.providers import http
 from payments.providers.base import (
     MobileMoneyPayment,
     PaymentQuery,
+    PayoutNotSent,
+    PayoutQuery,
+    PayoutRequest,
     ProviderError,
     ProviderOutcome,
     RefundQuery,
     RefundRequest,
     payment_reference_unknown,
+    payout_unanswered,
+    payouts_unavailable,
     refund_unconfirmed,
     whole_units_only,
 )
+from payments.providers.rsa import encrypt
 
 logger = logging.getLogger("payments.providers.mpesa")
 
@@ -104,8 +117,41 @@ QUERY_STATUSES: dict[str, tuple[str, str, str]] = {
 }
 
 
-def outcome_for_code(code: str, raw: dict, reference: str = "") -> ProviderOutcome:
-    mapped = INS_CODES.get(code)
+# INS code → outcome of a B2C payout, for the codes that settle it (nothing was paid when it is
+# failed). As for payments, any other code leaves the payout pending and the query decides.
+PAYOUT_FAILED = ("failed", "provider_error", "The operator refused the payout.")
+PAYOUT_INS_CODES: dict[str, tuple[str, str, str]] = {
+    code: PAYOUT_FAILED for code, (status, _, _) in INS_CODES.items() if status != "succeeded"
+}
+PAYOUT_INS_CODES.update(
+    {
+        "INS-0": ("succeeded", "", ""),
+        "INS-4": ("failed", "recipient_invalid", "The recipient's M-Pesa account is not active."),
+        "INS-996": ("failed", "recipient_invalid", "The recipient's M-Pesa account is not active."),
+        "INS-2002": ("failed", "recipient_invalid", "The operator refused the recipient."),
+        "INS-2051": ("failed", "recipient_invalid", "The operator does not know this number."),
+        "INS-15": ("failed", "amount_invalid", "The operator refused the amount."),
+        "INS-6": ("failed", "provider_error", "The operator could not complete the payout."),
+        "INS-2006": (
+            "failed",
+            "provider_error",
+            "The operator could not fund the payout from the B2C account.",
+        ),
+    }
+)
+# output_ResponseTransactionStatus of a B2C: anything but a completion is money not paid.
+PAYOUT_QUERY_STATUSES: dict[str, tuple[str, str, str]] = {
+    word: ("succeeded", "", "")
+    if status == "succeeded"
+    else ("failed", "provider_error", "The operator did not complete the payout.")
+    for word, (status, _, _) in QUERY_STATUSES.items()
+}
+
+
+def outcome_for_code(
+    code: str, raw: dict, reference: str = "", table: dict | None = None
+) -> ProviderOutcome:
+    mapped = (INS_CODES if table is None else table).get(code)
     if mapped is None:
         return ProviderOutcome(status="pending", provider_reference=reference, raw=raw)
     status, failure_code, message = mapped
@@ -116,20 +162,6 @@ def outcome_for_code(code: str, raw: dict, reference: str = "") -> ProviderOutco
         provider_reference=reference,
         raw=raw,
     )
-
-
-@cache
-def _public_key(text: str):
-    text = text.strip()
-    if text.startswith("-----BEGIN"):
-        return load_pem_public_key(text.encode())
-    return load_der_public_key(base64.b64decode(text))
-
-
-def encrypt(value: str, public_key: str) -> str:
-    """base64(RSA PKCS#1 v1.5(public key, value)), the M-Pesa Bearer."""
-    key = _public_key(public_key)
-    return base64.b64encode(key.encrypt(value.encode(), padding.PKCS1v15())).decode()
 
 
 def msisdn(phone: str) -> str:
@@ -263,17 +295,19 @@ class VodacomMpesa:
             code, http.redact(body), str(body.get("output_TransactionID") or "")
         )
 
-    def check_status(self, query: PaymentQuery) -> ProviderOutcome:
+    def _query(self, reference: str, shortcode: str, statuses: dict) -> ProviderOutcome:
+        """queryTransactionStatus of one of our transactions (by our conversation id), mapped
+        with `statuses`; anything but INS-0 with a known status word is pending."""
         response = self._call(
             "GET",
             "queryTransactionStatus",
             what="mpesa query",
-            ref=query.charge_id,
+            ref=reference,
             idempotent=True,
             params={
-                "input_QueryReference": query.charge_id,
-                "input_ServiceProviderCode": settings.MPESA_SERVICE_PROVIDER_CODE,
-                "input_ThirdPartyConversationID": f"q{transaction_reference(query.charge_id)}"
+                "input_QueryReference": reference,
+                "input_ServiceProviderCode": shortcode,
+                "input_ThirdPartyConversationID": f"q{transaction_reference(reference)}"
                 f"{secrets.token_hex(6)}",
                 "input_Country": COUNTRY,
             },
@@ -282,18 +316,21 @@ class VodacomMpesa:
         raw = http.redact(body)
         code = str(body.get("output_ResponseCode", ""))
         state = str(body.get("output_ResponseTransactionStatus", "")).strip().lower()
-        reference = str(body.get("output_TransactionID") or "")
-        logger.info("mpesa query for %s: %s %s", query.charge_id, code, state or "-")
-        if code != "INS-0" or state not in QUERY_STATUSES:
-            return ProviderOutcome(status="pending", provider_reference=reference, raw=raw)
-        status, failure_code, message = QUERY_STATUSES[state]
+        transaction_id = str(body.get("output_TransactionID") or "")
+        logger.info("mpesa query for %s: %s %s", reference, code, state or "-")
+        if code != "INS-0" or state not in statuses:
+            return ProviderOutcome(status="pending", provider_reference=transaction_id, raw=raw)
+        status, failure_code, message = statuses[state]
         return ProviderOutcome(
             status=status,
             failure_code=failure_code,
             failure_message=message,
-            provider_reference=reference,
+            provider_reference=transaction_id,
             raw=raw,
         )
+
+    def check_status(self, query: PaymentQuery) -> ProviderOutcome:
+        return self._query(query.charge_id, settings.MPESA_SERVICE_PROVIDER_CODE, QUERY_STATUSES)
 
     def refund(self, request: RefundRequest) -> ProviderOutcome:
         if not money.is_whole(request.amount):
@@ -334,3 +371,65 @@ class VodacomMpesa:
 
     def check_refund(self, query: RefundQuery) -> ProviderOutcome:
         return refund_unconfirmed("M-Pesa", query)
+
+    # --- payouts (B2C) ----------------------------------------------------------------------
+    def payouts_configured(self) -> bool:
+        return all(
+            (
+                settings.MPESA_API_KEY,
+                settings.MPESA_PUBLIC_KEY,
+                settings.MPESA_B2C_SERVICE_PROVIDER_CODE,
+            )
+        )
+
+    def send_payout(self, request: PayoutRequest) -> ProviderOutcome:
+        if not self.payouts_configured():
+            raise payouts_unavailable("M-Pesa")
+        if not money.is_whole(request.amount):
+            return whole_units_only("M-Pesa")
+        try:
+            http.tokens.get(self._session_key(), self._fetch_session)
+        except (ProviderError, ValueError) as exc:
+            # No session (or an unreadable public key): the B2C was not sent.
+            raise PayoutNotSent(f"mpesa b2c not sent: {exc}") from exc
+        try:
+            response = self._call(
+                "POST",
+                "b2cPayment",
+                what="mpesa b2c",
+                ref=request.reference,
+                idempotent=False,
+                json={
+                    "input_Amount": str(money.whole_units(request.amount)),
+                    "input_Country": COUNTRY,
+                    "input_Currency": request.currency,
+                    "input_CustomerMSISDN": msisdn(request.phone),
+                    "input_ServiceProviderCode": settings.MPESA_B2C_SERVICE_PROVIDER_CODE,
+                    "input_ThirdPartyConversationID": request.reference,
+                    "input_TransactionReference": transaction_reference(request.reference),
+                    "input_PaymentItemsDesc": (request.description or request.reference)[:100],
+                },
+            )
+            body = self._answer(response, "mpesa b2c")
+        except http.ProviderTimeout:
+            logger.warning("mpesa b2c %s: no answer in time, will query", request.reference)
+            return payout_unanswered("no answer in time", check_after=30)
+        except (ProviderError, ValueError) as exc:
+            logger.warning("mpesa b2c %s: %s", request.reference, exc)
+            return payout_unanswered(str(exc), check_after=30)
+        code = str(body.get("output_ResponseCode", ""))
+        logger.info("mpesa b2c %s: %s", request.reference, code or "no code")
+        return outcome_for_code(
+            code,
+            http.redact(body),
+            str(body.get("output_TransactionID") or ""),
+            table=PAYOUT_INS_CODES,
+        )
+
+    def payout_status(self, query: PayoutQuery) -> ProviderOutcome:
+        try:
+            return self._query(
+                query.reference, settings.MPESA_B2C_SERVICE_PROVIDER_CODE, PAYOUT_QUERY_STATUSES
+            )
+        except (ProviderError, ValueError) as exc:
+            return payout_unanswered(str(exc))

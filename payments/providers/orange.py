@@ -23,6 +23,11 @@ What this adapter does:
 - Refund status: GET /orange-money-b2b/v1/cd/transactions/{our refund id} (the path assumed for
   payments). No record there keeps the refund pending for staff, never failed: the path is a guess,
   and failing would free money that may already have been paid back.
+- Payout: a cashin too, of the payout (whole units) to the recipient, transactionId = our payout
+  id, offered only once ORANGE_PAYOUTS_ENABLED says Orange enabled cashin for it. Sent once: 2xx →
+  as the body says; a 4xx refusal with Orange's error code (e.g. cashin not allowed) → failed; 409,
+  401, a bare 403, a 5xx, no answer in time, a body that is not JSON → pending. Status:
+  GET …/transactions/{our payout id}; no record there, or no answer, keeps it pending.
 
 Doubts, to settle with Orange before going live (public material is thin, confidence low): the exact
 status path (assumed above, for cashouts and cashins alike) and its answer shape
@@ -33,7 +38,10 @@ USD support, the 500–500,000 CDF limits reported by an integrator; for refunds
 enabled on our merchant account at all (one integrator reports it needs a licence), whether a
 cashin answers PENDING or SUCCESS, whether the cashin callback reaches the same URL, and whether
 Orange limits cashins per customer (our partial refunds are independent cashins; nothing at Orange
-ties them to the original cashout, so only our own refund rules stop an over-refund).
+ties them to the original cashout, so only our own refund rules stop an over-refund). For payouts:
+whether cashin may pay any Orange Money customer (not only one who paid us), its per-customer and
+daily limits, whether an unknown or barred recipient is refused up front (which error code) or
+reported FAILED later, and the callback of a payout's cashin.
 """
 
 import hmac
@@ -50,12 +58,17 @@ from payments.providers.base import (
     CallbackUnauthenticated,
     MobileMoneyPayment,
     PaymentQuery,
+    PayoutNotSent,
+    PayoutQuery,
+    PayoutRequest,
     ProviderCallback,
     ProviderError,
     ProviderOutcome,
     RefundQuery,
     RefundRequest,
     national_number,
+    payout_unanswered,
+    payouts_unavailable,
     whole_units_only,
 )
 
@@ -104,6 +117,28 @@ def _error_code(body: dict) -> str:
     error = body.get("error") if isinstance(body.get("error"), dict) else {}
     code = str(body.get("errorCode") or body.get("code") or error.get("code") or "")
     return code if code.replace("_", "").replace("-", "").isalnum() and len(code) <= 40 else ""
+
+
+def _cashin_outcome(response: requests.Response, subject: str) -> ProviderOutcome:
+    """Orange's answer (not a 5xx) to a cashin paying a refund or a payout. ProviderError when a
+    2xx body is not JSON."""
+    status = response.status_code
+    if status < 300:
+        return outcome_for_status(http.json_body(response, "orange cashin"), subject)
+    body = http.redact(_lenient_body(response))
+    code = _error_code(body)
+    if status in (401, 409) or (status == 403 and not code):
+        # 409: this transactionId is already known to Orange; 401 or a bare 403: our token
+        # was refused (a cashin is never sent twice). The status query (or staff) decides.
+        return ProviderOutcome(status="pending", raw=body)
+    return ProviderOutcome(
+        status="failed",
+        failure_code="provider_error",
+        failure_message=f"Orange Money refused the {subject} (HTTP {status}"
+        f"{f', {code}' if code else ''}): cashin (paying a customer) may not be enabled on "
+        "this merchant account.",
+        raw=body,
+    )
 
 
 class OrangeMoney:
@@ -255,22 +290,7 @@ class OrangeMoney:
         logger.info("orange cashin %s of %s: HTTP %s", request.refund_id, request.charge_id, status)
         if status >= 500:
             raise ProviderError(f"orange cashin: HTTP {status}")
-        if status < 300:
-            return outcome_for_status(http.json_body(response, "orange cashin"), "refund")
-        body = http.redact(_lenient_body(response))
-        code = _error_code(body)
-        if status in (401, 409) or (status == 403 and not code):
-            # 409: this transactionId is already known to Orange; 401 or a bare 403: our token
-            # was refused (a cashin is never sent twice). The status query (or staff) decides.
-            return ProviderOutcome(status="pending", raw=body)
-        return ProviderOutcome(
-            status="failed",
-            failure_code="provider_error",
-            failure_message=f"Orange Money refused the refund (HTTP {status}"
-            f"{f', {code}' if code else ''}): cashin (paying a customer) may not be enabled on "
-            "this merchant account.",
-            raw=body,
-        )
+        return _cashin_outcome(response, "refund")
 
     def check_refund(self, query: RefundQuery) -> ProviderOutcome:
         outcome = self._status(query.refund_id, "orange refund status", "refund")
@@ -283,6 +303,52 @@ class OrangeMoney:
             check_after=UNCONFIRMED_CHECK_AFTER,
             raw={"refund": "Orange Money has no record of this cashin; confirm with Orange"},
         )
+
+    # --- payouts (cashin) -------------------------------------------------------------------
+    def payouts_configured(self) -> bool:
+        return settings.ORANGE_PAYOUTS_ENABLED and all(
+            (settings.ORANGE_CLIENT_ID, settings.ORANGE_CLIENT_SECRET, settings.ORANGE_POS_ID)
+        )
+
+    def send_payout(self, request: PayoutRequest) -> ProviderOutcome:
+        if not self.payouts_configured():
+            raise payouts_unavailable("Orange Money")
+        if not money.is_whole(request.amount):
+            return WHOLE_UNITS_ONLY
+        try:
+            http.tokens.get(self._token_key(), self._fetch_token)
+        except ProviderError as exc:
+            raise PayoutNotSent(f"orange cashin not sent: {exc}") from exc
+        try:
+            response = self._send(
+                "cashin",
+                transaction_id=request.reference,
+                phone=request.phone,
+                amount=request.amount,
+                currency=request.currency,
+            )
+            logger.info("orange payout %s: HTTP %s", request.reference, response.status_code)
+            if response.status_code >= 500:
+                return payout_unanswered(f"HTTP {response.status_code}", check_after=60)
+            return _cashin_outcome(response, "payout")
+        except http.ProviderTimeout:
+            logger.warning("orange payout %s: no answer in time, will query", request.reference)
+            return payout_unanswered("no answer in time", check_after=60)
+        except ProviderError as exc:
+            logger.warning("orange payout %s: %s", request.reference, exc)
+            return payout_unanswered(str(exc), check_after=60)
+
+    def payout_status(self, query: PayoutQuery) -> ProviderOutcome:
+        try:
+            outcome = self._status(query.reference, "orange payout status", "payout")
+        except ProviderError as exc:
+            return payout_unanswered(str(exc))
+        if outcome is None:
+            # The status path is assumed: "no record" may be our mistake, not Orange's answer.
+            return payout_unanswered(
+                "Orange Money has no record of this cashin", check_after=UNCONFIRMED_CHECK_AFTER
+            )
+        return outcome
 
     # --- callbacks --------------------------------------------------------------------------
     def parse_callback(self, callback: ProviderCallback) -> CallbackNotice:

@@ -17,6 +17,7 @@ from payments.providers.base import (
     CardProvider,
     MobileMoneyNetwork,
     MobileMoneyProvider,
+    payouts_unavailable,
 )
 
 CARD = "card"
@@ -41,9 +42,29 @@ def _get(livemode: bool, rail: str, label: str):
     return _load(path)
 
 
+def _label(network: str) -> str:
+    return Network(network).label if network in Network.values else network
+
+
 def mobile_money(*, livemode: bool, network: str) -> MobileMoneyProvider:
-    label = Network(network).label if network in Network.values else network
-    return _get(livemode, network, label)
+    return _get(livemode, network, _label(network))
+
+
+def payouts(*, livemode: bool, network: str) -> MobileMoneyProvider:
+    """The adapter that pays out on `network`; ProviderUnavailable (503) when the network, or its
+    payout credentials, are not configured in this mode."""
+    provider = mobile_money(livemode=livemode, network=network)
+    if not provider.payouts_configured():
+        raise payouts_unavailable(_label(network), _mode(livemode))
+    return provider
+
+
+def payouts_available(*, livemode: bool, network: str) -> bool:
+    try:
+        payouts(livemode=livemode, network=network)
+    except ProviderUnavailable:
+        return False
+    return True
 
 
 def card(*, livemode: bool) -> CardProvider:

@@ -9,6 +9,11 @@ prompt's deadline (MOBILE_MONEY_PROMPT_TIMEOUT after it was sent) has passed —
 after it still answers pending, as the customer approves only then — and succeeded afterwards.
 Refunds: succeeded at once, unless the refund's metadata "sandbox_refund" asks otherwise
 (REFUND_BEHAVIOURS).
+Payouts: the outcome is chosen by the last three digits of the recipient's phone
+(PAYOUT_SUFFIXES); the payout call answers pending, and a status check made
+SANDBOX_MOBILE_MONEY_DELAY seconds after the payout was sent answers the outcome. The sandbox
+operator keeps no record of payouts: the outcome follows from the phone and the time the payout
+was sent, both in the status query.
 """
 
 from django.conf import settings
@@ -16,6 +21,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from payments import money
 from payments.links import public_url
 from payments.providers import secure_acceptance
 from payments.providers.base import (
@@ -24,9 +30,12 @@ from payments.providers.base import (
     CardReply,
     MobileMoneyPayment,
     PaymentQuery,
+    PayoutQuery,
+    PayoutRequest,
     ProviderOutcome,
     RefundQuery,
     RefundRequest,
+    whole_units_only,
 )
 from sandbox.models import SandboxTransaction
 
@@ -39,6 +48,12 @@ MOBILE_MONEY_SUFFIXES: dict[str, tuple[str, str, str] | None] = {
 }
 SUCCESS = ("succeeded", "", "")
 LATE_SUFFIX = "005"  # approved by the customer only after the prompt's deadline
+
+# Payouts: last three digits of the recipient's phone → (status, failure_code, failure_message).
+PAYOUT_SUFFIXES: dict[str, tuple[str, str, str]] = {
+    "001": ("failed", "recipient_invalid", "The operator does not know this recipient."),
+    "004": ("failed", "provider_error", "The operator could not complete the payout."),
+}
 
 # Refunds: the metadata key "sandbox_refund" chooses what the sandbox operator does with a refund,
 # as (first answer, answer of the status check once SANDBOX_MOBILE_MONEY_DELAY has passed).
@@ -122,6 +137,44 @@ class SandboxMobileMoney:
 
     def check_refund(self, query: RefundQuery) -> ProviderOutcome:
         return _sandbox_check_refund(query)
+
+    def payouts_configured(self) -> bool:
+        return True
+
+    def send_payout(self, request: PayoutRequest) -> ProviderOutcome:
+        if not money.is_whole(request.amount):
+            return whole_units_only("The sandbox operator")
+        return ProviderOutcome(
+            status="pending",
+            provider_reference=_payout_reference(request.reference),
+            check_after=settings.SANDBOX_MOBILE_MONEY_DELAY,
+            raw={"sandbox": "payout sent"},
+        )
+
+    def payout_status(self, query: PayoutQuery) -> ProviderOutcome:
+        reference = _payout_reference(query.reference)
+        waited = (timezone.now() - query.requested_at).total_seconds()
+        delay = settings.SANDBOX_MOBILE_MONEY_DELAY
+        if waited < delay:
+            return ProviderOutcome(
+                status="pending",
+                provider_reference=reference,
+                check_after=delay - waited,
+                raw={"sandbox": "payout in progress"},
+            )
+        status, code, message = PAYOUT_SUFFIXES.get(query.phone[-3:], SUCCESS)
+        return ProviderOutcome(
+            status=status,
+            failure_code=code,
+            failure_message=message,
+            provider_reference=reference,
+            raw={"sandbox": status, "failure_code": code},
+        )
+
+
+def _payout_reference(payout_id: str) -> str:
+    """The sandbox operator's id of a payout (derived from ours: it keeps no record)."""
+    return f"sbx_{payout_id.split('_', 1)[-1]}"
 
 
 def _paid_late(record: SandboxTransaction, query: PaymentQuery) -> bool:

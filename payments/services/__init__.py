@@ -3,6 +3,8 @@
   accounts.py        merchants and their API keys
   charges.py         charges: creation, status checks, reconciliation, late payments, sweeps
   refunds.py         refunds: reservation, sending, status checks, staff settlement, sweep
+  payouts.py         payouts: reservation against the balance, the one call, status checks
+  ledger.py          the ledger rows every movement of money writes, and the check of the books
   idempotency.py     the purge of stored Idempotency-Key answers
   provider_calls.py  asking a provider (an answer that says nothing is `pending`) and keeping
                      its answers for staff

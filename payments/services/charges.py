@@ -24,7 +24,7 @@ from payments.errors import (
     ProviderUnavailable,
 )
 from payments.links import public_url
-from payments.models import Charge, ChargeStatus, Merchant, PaymentMethod, Refund
+from payments.models import Charge, ChargeStatus, LedgerType, Merchant, PaymentMethod, Refund
 from payments.providers import registry
 from payments.providers.base import (
     CardPayment,
@@ -36,6 +36,7 @@ from payments.providers.base import (
 from payments.providers.secure_acceptance import attempt_issued
 from payments.representations import charge_repr
 from payments.services import queues, refunds
+from payments.services.ledger import ledger_record
 from payments.services.provider_calls import answer_record, provider_ask, provider_for
 
 logger = logging.getLogger("payments.services")
@@ -423,6 +424,8 @@ def charge_late_payment(*, charge_id: str, answer: dict) -> Refund | None:
         charge, raw={"late_payment": answer or {"status": ChargeStatus.SUCCEEDED}}, at=now
     )
     charge.save(update_fields=["late_payment_at", "reconcile_next_at", *fields])
+    if charge.status != ChargeStatus.SUCCEEDED:  # a succeeded charge's money is counted already
+        ledger_record(type=LedgerType.LATE_PAYMENT, source=charge)
     logger.warning("late payment on %s charge %s: refunding it in full", charge.status, charge.id)
     return refunds.refund_create_for_late_payment(charge_id=charge.id)
 
@@ -489,6 +492,8 @@ def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
             "updated_at",
         ]
     )
+    if charge.status == ChargeStatus.SUCCEEDED:
+        ledger_record(type=LedgerType.CHARGE, source=charge)
     from webhooks.services import event_record
 
     event_record(

@@ -59,6 +59,18 @@ def refund_refresh_enqueue(*, refund_id: str) -> None:
     tasks.refund_refresh.delay(refund_id)
 
 
+def payout_send_enqueue(*, payout_id: str) -> None:
+    from payments import tasks
+
+    tasks.payout_send.delay(payout_id)
+
+
+def payout_refresh_enqueue(*, payout_id: str) -> None:
+    from payments import tasks
+
+    tasks.payout_refresh.delay(payout_id)
+
+
 def due_claim(
     queryset: QuerySet, *, now: datetime, field: str = "next_check_at", push: float = 60
 ) -> list[str]:

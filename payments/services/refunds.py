@@ -30,6 +30,7 @@ from payments.models import (
     MERCHANT_REFUND_REASONS,
     Charge,
     ChargeStatus,
+    LedgerType,
     PaymentMethod,
     Refund,
     RefundReason,
@@ -38,6 +39,7 @@ from payments.models import (
 from payments.providers.base import STAFF_REASON, ProviderOutcome, RefundQuery, RefundRequest
 from payments.representations import refund_repr
 from payments.services import queues
+from payments.services.ledger import ledger_record
 from payments.services.provider_calls import answer_record, provider_ask, provider_for
 
 logger = logging.getLogger("payments.services")
@@ -124,6 +126,7 @@ def _refund_reserve(
     charge.amount_refunded += amount
     charge.updated_at = now
     charge.save(update_fields=["amount_refunded", "updated_at"])
+    ledger_record(type=LedgerType.REFUND, source=refund)
     return refund
 
 
@@ -313,6 +316,7 @@ def refund_apply_outcome(*, refund_id: str, outcome: ProviderOutcome) -> Refund:
         charge.amount_refunded -= refund.amount
         charge.updated_at = now
         charge.save(update_fields=["amount_refunded", "updated_at"])
+        ledger_record(type=LedgerType.REFUND_FAILURE, source=refund)
     from webhooks.services import event_record
 
     event_record(

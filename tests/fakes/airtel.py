@@ -1,4 +1,12 @@
-"""A faithful local Airtel Money Open API."""
+"""A faithful local Airtel Money Open API : collections, refunds and
+disbursements (payouts).
+
+Disbursements: it holds the RSA private key of the public key Airtel publishes for PIN encryption
+and decrypts every `pin` (PKCS#1 v1.5): one that is not the disbursement wallet's PIN is refused
+the way Airtel does it (HTTP 200, `success` false, DP00900001013) and recorded as a violation. A
+transaction id sent twice is a payout sent twice: refused (DP00900001017) and recorded as a
+violation, as is a `reference` that is not 4–64 alphanumeric characters.
+"""
 
 import base64
 import hashlib
@@ -6,13 +14,17 @@ import hmac
 import json
 import re
 import secrets
+import threading
 import time
 
 import requests
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from tests.fakes.base import FakeProvider, Request, Response
 
 MSISDN = re.compile(r"^(97|98|99)\d{7}$")
+REFERENCE = re.compile(r"^[A-Za-z0-9]{4,64}$")
 ACCEPTED = {
     "data": {"transaction": {"id": None, "status": "SUCCESS"}},
     "status": {
@@ -46,6 +58,24 @@ class FakeAirtel(FakeProvider):
         self.route("POST", "/merchant/v1/payments/", self.pay)
         self.route("GET", r"/standard/v1/payments/(?P<txn>[^/]+)", self.enquiry)
         self.route("POST", "/standard/v1/payments/refund", self.refund)
+        # Disbursements: the wallet's PIN and the key pair of its encryption (1024-bit, as the
+        # v1 key Airtel publishes); msisdn → response_code answered at once instead of success
+        # (DP00900001006 or -000: in progress until `disbursement_enquiries_before_answer`
+        # enquiries, then `disbursement_final` or TS); `disbursement_hold`: Airtel processes the
+        # disbursement but answers only once `released` is set (after our timeout).
+        self.disbursement_pin = "1234"
+        self._pin_key = rsa.generate_private_key(public_exponent=65537, key_size=1024)
+        self.disbursement_public_key = base64.b64encode(
+            self._pin_key.public_key().public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
+        ).decode()
+        self.disbursements: dict[str, dict] = {}
+        self.disbursement_answers: dict[str, str] = {}
+        self.disbursement_final: dict[str, tuple[str, str]] = {}
+        self.disbursement_enquiries_before_answer = 1
+        self.disbursement_hold = False
+        self.released = threading.Event()
+        self.route("POST", "/standard/v1/disbursements/", self.disburse)
+        self.route("GET", r"/standard/v1/disbursements/(?P<txn>[^/]+)", self.disbursement_enquiry)
 
     def enquiries(self, txn: str) -> int:
         """How many status enquiries of this transaction Airtel received."""
@@ -243,3 +273,120 @@ class FakeAirtel(FakeProvider):
                 hmac.new(hash_key.encode(), message, hashlib.sha256).digest()
             ).decode()
         return json.dumps(body).encode()
+
+    # --- disbursements ------------------------------------------------------------------------
+    @staticmethod
+    def _disbursement_answer(code: str, state: str, record: dict | None, message: str) -> dict:
+        return {
+            "data": {
+                "transaction": {
+                    "reference_id": record["reference_id"] if record else None,
+                    "airtel_money_id": record["airtel_money_id"] if record else None,
+                    "id": record["id"] if record else None,
+                    "status": state,
+                }
+            },
+            "status": {
+                "response_code": code,
+                "code": "200" if code == "DP00900001001" else "400",
+                "success": code in ("DP00900001001", "DP00900001006", "DP00900001000"),
+                "result_code": "ESB000010",
+                "message": message,
+            },
+        }
+
+    def _pin_ok(self, pin) -> bool:
+        try:
+            clear = self._pin_key.decrypt(base64.b64decode(pin), padding.PKCS1v15()).decode()
+        except (TypeError, ValueError):
+            return False
+        return clear == self.disbursement_pin
+
+    def disburse(self, request: Request) -> Response:
+        refused = self._auth(request) or self._country_currency(request)
+        if refused:
+            return refused
+        body = request.json()
+        try:
+            payee, txn, pin = body["payee"], body["transaction"], body["pin"]
+            msisdn, amount, txn_id = payee["msisdn"], txn["amount"], txn["id"]
+            reference = body["reference"]
+        except (KeyError, TypeError):
+            return self.refuse(400, "disbursement: body shape")
+        if not isinstance(msisdn, str) or not MSISDN.match(msisdn):
+            return self.refuse(400, f"disbursement: msisdn {msisdn!r}: 9 digits, no 243")
+        if type(amount) is not int or amount <= 0:
+            return self.refuse(400, "disbursement: amount must be a whole number")
+        if not isinstance(reference, str) or not REFERENCE.match(reference):
+            return self.refuse(400, f"disbursement: reference {reference!r}: 4-64 alphanumerics")
+        if not isinstance(txn_id, str) or not txn_id:
+            return self.refuse(400, "disbursement: transaction.id")
+        if not self._pin_ok(pin):
+            return self.refuse(
+                200,
+                "disbursement: pin is not the wallet PIN encrypted with the PIN public key",
+                self._disbursement_answer("DP00900001013", "TF", None, "Incorrect Encrypted Pin"),
+            )
+        with self.lock:
+            if txn_id in self.disbursements:
+                return self.refuse(
+                    200,
+                    f"disbursement {txn_id} sent twice",
+                    self._disbursement_answer(
+                        "DP00900001017", "", None, "Duplicate Transaction Id"
+                    ),
+                )
+            code = self.disbursement_answers.get(msisdn, "DP00900001001")
+            state = {"DP00900001001": "TS", "DP00900001006": "TIP", "DP00900001000": "TA"}
+            record = {
+                "id": txn_id,
+                "msisdn": msisdn,
+                "amount": amount,
+                "currency": request.headers["x-currency"],
+                "reference": reference,
+                "reference_id": f"CI{secrets.token_hex(4).upper()}",
+                "airtel_money_id": f"disbursement-{secrets.token_hex(6).upper()}",
+                "status": state.get(code, "TF"),
+                "code": code,
+                "enquiries": 0,
+            }
+            self.disbursements[txn_id] = record
+        if self.disbursement_hold:
+            self.released.wait(timeout=30)
+        return Response(200, self._disbursement_answer(code, record["status"], record, "done"))
+
+    def paid_out(self, msisdn: str) -> int:
+        """What Airtel paid to this wallet (successful disbursements), in whole units."""
+        with self.lock:
+            return sum(
+                r["amount"]
+                for r in self.disbursements.values()
+                if r["msisdn"] == msisdn and r["status"] == "TS"
+            )
+
+    def disbursement_enquiry(self, request: Request, txn: str) -> Response:
+        refused = self._auth(request) or self._country_currency(request)
+        if refused:
+            return refused
+        with self.lock:
+            record = self.disbursements.get(txn)
+            if record is None:
+                return Response(
+                    404,
+                    {"status": {"response_code": "DP00900001015", "success": False,
+                                "message": "Transaction Not Found"}},
+                )  # fmt: skip
+            if request.headers["x-currency"] != record["currency"]:
+                return self.refuse(400, "enquiry X-Currency differs from the disbursement's")
+            record["enquiries"] += 1
+            if (
+                record["status"] in ("TIP", "TA")
+                and record["enquiries"] > self.disbursement_enquiries_before_answer
+            ):
+                record["status"], record["code"] = self.disbursement_final.get(
+                    record["msisdn"], ("TS", "DP00900001001")
+                )
+            return Response(
+                200,
+                self._disbursement_answer(record["code"], record["status"], record, "enquiry"),
+            )

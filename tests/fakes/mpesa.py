@@ -12,7 +12,12 @@ not a violation; such refusals are counted in `inactive_refusals` (path by path)
 Answers carry the HTTP status of the portal's published response-code table: HTTP 401 is not only
 a refused session (INS-2) but also INS-4 (user not active), INS-5 (cancelled by the customer) and
 INS-6 (transaction failed) — the payment's own answer. `reversal_answer` scripts the INS code the
-next reversals end with (the reversal is then not made)."""
+next reversals end with (the reversal is then not made).
+
+B2C (payouts) is paid from its own shortcode (`b2c_shortcode`) and answers at once:
+`b2c_answers` scripts the INS code per recipient ("hold": paid, but answered only once `released`
+is set). A conversation id sent twice is a payout sent twice: refused (INS-10) and recorded as a
+violation. The status query must name the shortcode the transaction was made from."""
 
 import base64
 import re
@@ -36,10 +41,14 @@ QUERY_STATUS = {"INS-0": "Completed", "INS-5": "Cancelled", "INS-9": "Expired"}
 
 class FakeMpesa(FakeProvider):
     def __init__(
-        self, api_key="mpesa-api-key", shortcode="000123", activation_delay: float = 0.3
+        self,
+        api_key="mpesa-api-key",
+        shortcode="000123",
+        activation_delay: float = 0.3,
+        b2c_shortcode="000456",
     ) -> None:
         super().__init__()
-        self.api_key, self.shortcode = api_key, shortcode
+        self.api_key, self.shortcode, self.b2c_shortcode = api_key, shortcode, b2c_shortcode
         self.activation_delay = activation_delay
         self._private = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         self.public_key = base64.b64encode(
@@ -60,6 +69,8 @@ class FakeMpesa(FakeProvider):
         self.route("POST", f"{PREFIX}/c2bPayment/singleStage/", self.c2b)
         self.route("GET", f"{PREFIX}/queryTransactionStatus/", self.query)
         self.route("PUT", f"{PREFIX}/reversal/", self.reversal)
+        self.b2c_answers: dict[str, str] = {}  # msisdn → INS code (default INS-0), or "hold"
+        self.route("POST", f"{PREFIX}/b2cPayment/", self.b2c)
 
     def _decrypt_bearer(self, request: Request) -> str | None:
         token = self.bearer(request)
@@ -176,7 +187,10 @@ class FakeMpesa(FakeProvider):
         if refused:
             return refused
         q = request.query
-        if q.get("input_Country") != "DRC" or q.get("input_ServiceProviderCode") != self.shortcode:
+        if q.get("input_Country") != "DRC" or q.get("input_ServiceProviderCode") not in (
+            self.shortcode,
+            self.b2c_shortcode,
+        ):
             return self.refuse(400, "query: input_Country / input_ServiceProviderCode")
         refused = self._unique_conversation(q.get("input_ThirdPartyConversationID"))
         if refused:
@@ -190,6 +204,8 @@ class FakeMpesa(FakeProvider):
             return Response(
                 404, {"output_ResponseCode": "INS-14", "output_ResponseDesc": "Not found"}
             )
+        if record.get("shortcode", self.shortcode) != q["input_ServiceProviderCode"]:
+            return self.refuse(400, "query: another shortcode than the transaction's")
         return Response(
             200,
             {"output_ResponseCode": "INS-0", "output_ResponseTransactionStatus": record["status"],
@@ -238,6 +254,70 @@ class FakeMpesa(FakeProvider):
             {"output_ResponseCode": "INS-0", "output_ResponseDesc": "Reversed",
              "output_TransactionID": secrets.token_hex(5).upper()},
         )  # fmt: skip
+
+    def b2c(self, request: Request) -> Response:
+        refused = self._session(request)
+        if refused:
+            return refused
+        body = request.json() or {}
+        checks = [
+            (isinstance(body.get("input_Amount"), str) and body["input_Amount"].isdigit()
+             and int(body["input_Amount"]) > 0, "b2c: input_Amount must be a string of whole units"),
+            (body.get("input_Country") == "DRC", "b2c: input_Country must be DRC"),
+            (body.get("input_Currency") in ("USD", "CDF"), "b2c: input_Currency"),
+            (isinstance(body.get("input_CustomerMSISDN"), str)
+             and bool(MSISDN.match(body["input_CustomerMSISDN"])), "b2c: input_CustomerMSISDN 243XXXXXXXXX"),
+            (body.get("input_ServiceProviderCode") == self.b2c_shortcode,
+             "b2c: input_ServiceProviderCode must be the B2C shortcode"),
+            (isinstance(body.get("input_TransactionReference"), str)
+             and 0 < len(body["input_TransactionReference"]) <= 20, "b2c: input_TransactionReference ≤ 20"),
+            (bool(body.get("input_PaymentItemsDesc")), "b2c: input_PaymentItemsDesc"),
+        ]  # fmt: skip
+        for ok, message in checks:
+            if not ok:
+                return self.refuse(400, message)
+        conversation = body.get("input_ThirdPartyConversationID")
+        with self.lock:
+            if conversation in self.transactions:
+                return self.refuse(
+                    409, f"b2c {conversation} sent twice", {"output_ResponseCode": "INS-10"}
+                )
+        refused = self._unique_conversation(conversation)
+        if refused:
+            return refused
+        msisdn = body["input_CustomerMSISDN"]
+        code = self.b2c_answers.get(msisdn, "INS-0")
+        record = {
+            "type": "b2c",
+            "shortcode": self.b2c_shortcode,
+            "amount": int(body["input_Amount"]),
+            "currency": body["input_Currency"],
+            "msisdn": msisdn,
+            "transaction_id": secrets.token_hex(5).upper(),
+            "status": "Completed" if code in ("INS-0", "hold") else "Failed",
+            "reversed": 0,
+        }
+        with self.lock:
+            self.transactions[conversation] = record
+        if code == "hold":
+            self.released.wait(timeout=30)
+            code = "INS-0"
+        return Response(
+            HTTP_STATUS.get(code, 400),
+            {"output_ResponseCode": code, "output_ResponseDesc": "done",
+             "output_TransactionID": record["transaction_id"],
+             "output_ConversationID": secrets.token_hex(8),
+             "output_ThirdPartyConversationID": conversation},
+        )  # fmt: skip
+
+    def paid_out(self, msisdn: str) -> int:
+        """What M-Pesa paid to this customer by B2C (completed), in whole units."""
+        with self.lock:
+            return sum(
+                r["amount"]
+                for r in self.transactions.values()
+                if r.get("type") == "b2c" and r["msisdn"] == msisdn and r["status"] == "Completed"
+            )
 
     def wait_started(self, timeout: float = 10) -> None:
         deadline = time.monotonic() + timeout

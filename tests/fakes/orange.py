@@ -2,9 +2,13 @@
 cashin (the merchant pays the customer: our refunds), one status path for both, and the callback
 Orange sends once the customer has answered on the handset.
 
-Money rule: the cashins (not failed) to a customer never add up to more than the successful
-cashouts of that customer in that currency; one that would is recorded as a violation (Orange would
-pay it: it does not tie a cashin to a cashout, so only our refund rules stop an over-refund)."""
+Money rule: the cashins of refunds (not failed) to a customer never add up to more than the
+successful cashouts of that customer in that currency; one that would is recorded as a violation
+(Orange would pay it: it does not tie a cashin to a cashout, so only our refund rules stop an
+over-refund). Orange cannot tell a refund from a payout; this fake tells them apart by our ids
+(re_… a refund, po_… a payout): payouts are paid from the merchant's balance, not tied to a
+cashout. A transactionId sent twice (a cashin paid twice) is refused (409) and recorded as a
+violation."""
 
 import base64
 import re
@@ -16,6 +20,10 @@ from tests.fakes.base import FakeProvider, Request, Response
 
 API = "/orange-money-b2b/v1/cd/transactions"
 PEER = re.compile(r"^(80|84|85|89)\d{7}$")
+
+
+def _is_refund(record: dict) -> bool:
+    return record["partnerTransactionId"].startswith("re_")
 
 
 class FakeOrange(FakeProvider):
@@ -35,6 +43,7 @@ class FakeOrange(FakeProvider):
         self.cashin_gateway_error = 0  # e.g. 504: recorded, then the gateway answers this status
         self.released = threading.Event()
         self.cashin_outcome: tuple[str, str | None] = ("SUCCESS", None)
+        self.cashin_outcomes: dict[str, tuple[str, str | None]] = {}  # peerId → final status
         self.cashins_in_status = True  # False: the status path knows cashouts only (404)
         self.route("POST", "/oauth/v3/token", self.token)
         self.route("POST", f"{API}/cashout", self.cashout)
@@ -128,7 +137,7 @@ class FakeOrange(FakeProvider):
         with self.lock:
             paid = self.paid(record["peerId"], record["currency"])
             refunded = self.refunded(record["peerId"], record["currency"])
-            if refunded > paid:
+            if _is_refund(record) and refunded > paid:
                 self.violations.append(
                     f"cashin {record['partnerTransactionId']}: {refunded} {record['currency']} "
                     f"paid back to {record['peerId']}, who paid {paid}"
@@ -139,7 +148,7 @@ class FakeOrange(FakeProvider):
             return Response(self.cashin_gateway_error, {"message": "Gateway Timeout"})
         return self._accepted(record)
 
-    def _sum(self, kind: str, peer: str, currency: str, statuses: set[str]) -> int:
+    def _sum(self, kind: str, peer: str, currency: str, statuses: set[str], test=None) -> int:
         with self.lock:
             return sum(
                 r["amount"]
@@ -148,6 +157,7 @@ class FakeOrange(FakeProvider):
                 and r["peerId"] == peer
                 and r["currency"] == currency
                 and r["transactionStatus"] in statuses
+                and (test is None or test(r))
             )
 
     def paid(self, peer: str, currency: str) -> int:
@@ -155,8 +165,12 @@ class FakeOrange(FakeProvider):
         return self._sum("cashout", peer, currency, {"SUCCESS"})
 
     def refunded(self, peer: str, currency: str) -> int:
-        """What we paid (or may have paid) back to this customer: cashins not failed."""
-        return self._sum("cashin", peer, currency, {"PENDING", "SUCCESS"})
+        """What we paid (or may have paid) back to this customer: cashins of refunds not failed."""
+        return self._sum("cashin", peer, currency, {"PENDING", "SUCCESS"}, _is_refund)
+
+    def paid_out(self, peer: str, currency: str) -> int:
+        """What Orange paid to this customer as payouts (successful cashins of payouts)."""
+        return self._sum("cashin", peer, currency, {"SUCCESS"}, lambda r: not _is_refund(r))
 
     def answer(self, txn: str) -> dict:
         """The customer answers on the handset (a cashin: Orange completes it); returns the
@@ -164,7 +178,9 @@ class FakeOrange(FakeProvider):
         with self.lock:
             record = self.transactions[txn]
             if record["type"] == "cashin":
-                record["transactionStatus"], record["errorCode"] = self.cashin_outcome
+                record["transactionStatus"], record["errorCode"] = self.cashin_outcomes.get(
+                    record["peerId"], self.cashin_outcome
+                )
             else:
                 record["transactionStatus"], record["errorCode"] = self.outcomes.get(
                     record["peerId"], ("SUCCESS", None)

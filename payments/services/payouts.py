@@ -1,0 +1,270 @@
+"""Payouts: money sent from the merchant's balance to a mobile money wallet. The one place a
+payout's status changes is payout_apply_outcome.
+
+  1. payout_create: under the merchant's balance lock, check that the balance of that mode and
+     currency holds the amount, write the payout `pending` and its ledger row (−amount) in one
+     transaction, so concurrent payouts queue on the lock and never take the balance below zero.
+  2. payout_send (a task, once that has committed): claim the payout's one call to the operator
+     (provider_requested_at, set by an atomic UPDATE, so it is made at most once whatever the
+     broker redelivers), then make it.
+  3. payout_apply_outcome: settle it; a failed payout gives its amount back (ledger +amount).
+An answer that says nothing leaves the payout pending and the poller asks the operator again
+(payout_refresh), with a growing wait, for RECONCILIATION_WINDOW; after that staff decide.
+A payout is never failed by our own clock: the operator may have paid.
+"""
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from payments import selectors, state
+from payments.errors import BalanceInsufficient, LiveModeNotApproved, ProviderUnavailable
+from payments.models import LedgerType, Merchant, Payout, PayoutStatus
+from payments.providers import registry
+from payments.providers.base import (
+    PayoutNotSent,
+    PayoutQuery,
+    PayoutRequest,
+    ProviderError,
+    ProviderOutcome,
+)
+from payments.representations import payout_repr
+from payments.services import queues
+from payments.services.ledger import ledger_record
+from payments.services.provider_calls import answer_record, provider_ask
+
+logger = logging.getLogger("payments.services")
+
+PAYOUT_SEND_GRACE = 30  # a payout not handed to its operator after this is sent by the sweep
+PAYOUT_BACKOFF = (10, 30, 60, 120, 300, 600, 1800, 3600)  # between status checks
+
+
+@transaction.atomic
+def payout_create(
+    *,
+    merchant: Merchant,
+    livemode: bool,
+    amount: int,
+    currency: str,
+    phone: str,
+    network: str,
+    description: str = "",
+    metadata: dict | None = None,
+    callback_url: str = "",
+) -> Payout:
+    if livemode and not merchant.live_approved:
+        raise LiveModeNotApproved()
+    adapter = registry.payouts(livemode=livemode, network=network)  # 503 when not configured
+    # The balance lock: one payout of this merchant at a time is checked against its balance.
+    # FOR NO KEY UPDATE, so that charges and refunds referring to the merchant are not held.
+    Merchant.objects.select_for_update(no_key=True).filter(pk=merchant.pk).get()
+    available = selectors.balance_available(merchant=merchant, livemode=livemode, currency=currency)
+    if amount > available:
+        raise BalanceInsufficient(
+            f"The available {currency} balance is {available}, less than the payout of {amount}.",
+            param="amount",
+        )
+    now = timezone.now()
+    payout = Payout.objects.create(
+        merchant=merchant,
+        livemode=livemode,
+        amount=amount,
+        currency=currency,
+        phone=phone,
+        network=network,
+        description=description,
+        metadata=metadata or {},
+        callback_url=callback_url,
+        provider=adapter.name,
+        next_check_at=now + timedelta(seconds=PAYOUT_SEND_GRACE),
+        created_at=now,
+        updated_at=now,
+    )
+    ledger_record(type=LedgerType.PAYOUT, source=payout)
+    # robust: with the broker down the payout still stands; the sweep sends it.
+    transaction.on_commit(lambda: queues.payout_send_enqueue(payout_id=payout.id), robust=True)
+    return payout
+
+
+def _claim_call(payout_id: str) -> bool:
+    """Take the payout's one call to the operator. False when it was already taken (a task
+    delivered twice, or the sweep and the first task racing) or the payout is settled."""
+    now = timezone.now()
+    return bool(
+        Payout.objects.filter(
+            pk=payout_id, status=PayoutStatus.PENDING, provider_requested_at__isnull=True
+        ).update(provider_requested_at=now, updated_at=now)
+    )
+
+
+def _request(payout: Payout) -> PayoutRequest:
+    return PayoutRequest(
+        reference=payout.id,
+        amount=payout.amount,
+        currency=payout.currency,
+        phone=payout.phone,
+        network=payout.network,
+        description=payout.description,
+    )
+
+
+def payout_send(*, payout_id: str) -> Payout:
+    """Hand the payout to its operator, at most once."""
+    if not _claim_call(payout_id):
+        return Payout.objects.get(pk=payout_id)
+    payout = Payout.objects.get(pk=payout_id)
+    try:
+        adapter = registry.payouts(livemode=payout.livemode, network=payout.network)
+        outcome = adapter.send_payout(_request(payout))
+    except (PayoutNotSent, ProviderUnavailable) as exc:
+        # Nothing was sent: give the call back so that the sweep makes it later.
+        logger.warning("payout %s not sent: %s", payout.id, exc)
+        Payout.objects.filter(pk=payout.id, status=PayoutStatus.PENDING).update(
+            provider_requested_at=None,
+            next_check_at=timezone.now() + timedelta(seconds=PAYOUT_SEND_GRACE),
+        )
+        return Payout.objects.get(pk=payout_id)
+    except ProviderError as exc:  # the call was made: whatever happened, the status decides
+        logger.warning("payout %s: %s", payout.id, exc)
+        outcome = ProviderOutcome(status=PayoutStatus.PENDING, raw={"error": str(exc)})
+    return payout_apply_outcome(payout_id=payout.id, outcome=outcome)
+
+
+def payout_refresh(*, payout_id: str) -> Payout:
+    """Ask the operator where a payout it was handed stands."""
+    payout = Payout.objects.get(pk=payout_id)
+    if payout.status != PayoutStatus.PENDING or payout.provider_requested_at is None:
+        return payout
+    query = PayoutQuery(
+        reference=payout.id,
+        amount=payout.amount,
+        currency=payout.currency,
+        phone=payout.phone,
+        network=payout.network,
+        requested_at=payout.provider_requested_at,
+        provider_reference=payout.provider_reference,
+    )
+    outcome = provider_ask(
+        lambda: registry.mobile_money(
+            livemode=payout.livemode, network=payout.network
+        ).payout_status(query),
+        action="payout status",
+        about=payout.id,
+        unavailable_pending=True,
+    )
+    return payout_apply_outcome(payout_id=payout.id, outcome=outcome)
+
+
+def _next_check(payout: Payout, now, check_after: float | None):
+    """When to ask again, or None once the reconciliation window is over (staff decide)."""
+    started = payout.provider_requested_at or payout.created_at
+    if now - started > timedelta(seconds=settings.RECONCILIATION_WINDOW):
+        return None
+    wait = check_after
+    if wait is None:
+        wait = PAYOUT_BACKOFF[min(payout.check_count, len(PAYOUT_BACKOFF) - 1)]
+    return now + timedelta(seconds=wait)
+
+
+@transaction.atomic
+def payout_apply_outcome(*, payout_id: str, outcome: ProviderOutcome) -> Payout:
+    """The one place a payout's status changes: locked, checked, written to the ledger and
+    evented, in one transaction. A final status never changes."""
+    payout = Payout.objects.select_for_update().get(pk=payout_id)
+    now = timezone.now()
+    fields = answer_record(
+        payout, raw=outcome.raw, provider_reference=outcome.provider_reference, at=now
+    )
+    if payout.status in state.PAYOUT_FINAL:
+        if outcome.status not in (PayoutStatus.PENDING, payout.status):
+            logger.error(
+                "payout %s is %s but the operator now says %s: left for staff",
+                payout.id,
+                payout.status,
+                outcome.status,
+            )
+        payout.save(update_fields=fields)
+        return payout
+    if outcome.status == PayoutStatus.PENDING:
+        payout.check_count += 1
+        payout.next_check_at = _next_check(payout, now, outcome.check_after)
+        payout.save(update_fields=[*fields, "check_count", "next_check_at"])
+        return payout
+    state.check_payout_transition(payout.status, outcome.status)
+    payout.status = outcome.status
+    failed = outcome.status == PayoutStatus.FAILED
+    payout.failure_code = outcome.failure_code if failed else ""
+    payout.failure_message = outcome.failure_message if failed else ""
+    payout.next_check_at = None
+    payout.finalized_at = now
+    payout.updated_at = now
+    payout.save(
+        update_fields=[
+            *fields,
+            "status",
+            "failure_code",
+            "failure_message",
+            "next_check_at",
+            "finalized_at",
+            "updated_at",
+        ]
+    )
+    if failed:
+        ledger_record(type=LedgerType.PAYOUT_FAILURE, source=payout)
+    from webhooks.services import event_record
+
+    event_record(
+        merchant=payout.merchant,
+        livemode=payout.livemode,
+        type=f"payout.{payout.status}",
+        data=payout_repr(payout),
+        destination_url=payout.callback_url,
+    )
+    return payout
+
+
+def payout_resolve(*, payout_id: str, succeeded: bool, staff: str) -> Payout | None:
+    """Staff settle a payout the operator could not confirm (its status checks are over)."""
+    payout = Payout.objects.get(pk=payout_id)
+    if payout.status != PayoutStatus.PENDING:
+        return None
+    status = PayoutStatus.SUCCEEDED if succeeded else PayoutStatus.FAILED
+    outcome = ProviderOutcome(
+        status=status,
+        failure_code="" if succeeded else "provider_error",
+        failure_message="" if succeeded else "The operator did not pay this payout.",
+        raw={"resolved_by": staff, "status": status},
+    )
+    return payout_apply_outcome(payout_id=payout_id, outcome=outcome)
+
+
+def payouts_send_unsent(*, now=None) -> int:
+    """The sweep: payouts never handed to their operator (the broker was down, or the call could
+    not be made) are sent now."""
+    now = now or timezone.now()
+    due = Payout.objects.filter(
+        status=PayoutStatus.PENDING,
+        provider_requested_at__isnull=True,
+        next_check_at__lte=now,
+    )
+    ids = queues.due_claim(due, now=now)
+    for payout_id in ids:
+        queues.payout_send_enqueue(payout_id=payout_id)
+    return len(ids)
+
+
+def payouts_poll_due(*, now=None) -> int:
+    """The poller: pending payouts handed to their operator whose next check is due."""
+    now = now or timezone.now()
+    due = Payout.objects.filter(
+        status=PayoutStatus.PENDING,
+        provider_requested_at__isnull=False,
+        next_check_at__lte=now,
+    )
+    ids = queues.due_claim(due, now=now)
+    for payout_id in ids:
+        queues.payout_refresh_enqueue(payout_id=payout_id)
+    return len(ids)
