@@ -136,6 +136,8 @@ CELERY_TIMEZONE = "UTC"
 # run on this queue, so a few slow customers never hold the workers that poll and send webhooks.
 PAYMENTS_LONG_QUEUE = env.str("PAYMENTS_LONG_QUEUE", default="payments-long")
 if REDIS_URL:
+    # kombu's Redis transport, publishing through one client per channel (payments/broker.py).
+    CELERY_BROKER_TRANSPORT = "payments.broker:RedisTransport"
     # Longer than the longest countdown we use, so a delayed task is not redelivered early.
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 43200, "socket_connect_timeout": 3}
 # Embedded broker: the options are passed to SQLAlchemy's create_engine; none are needed.
