@@ -132,6 +132,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_TIMEZONE = "UTC"
+# Celery would close the database connection around every task; config/celery.py keeps it as
+# Django does around a request (DB_CONN_MAX_AGE, health checks). Celery still recycles it now
+# and then.
+CELERY_DB_REUSE_MAX = 1000
 # Live M-Pesa payment calls block while the customer enters the PIN (up to MPESA_TIMEOUT): they
 # run on this queue, so a few slow customers never hold the workers that poll and send webhooks.
 PAYMENTS_LONG_QUEUE = env.str("PAYMENTS_LONG_QUEUE", default="payments-long")
