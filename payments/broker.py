@@ -11,7 +11,6 @@ from collections.abc import Iterable
 
 from kombu import Connection
 from kombu.transport import redis as redis_transport
-from sqlalchemy.exc import DatabaseError
 
 ATTEMPTS = 5
 
@@ -26,6 +25,8 @@ def prepare_embedded_broker(broker_url: str, queues: Iterable[str]) -> bool:
     loser of a creation race finds the table or row made by the other on its next attempt."""
     if not is_embedded(broker_url):
         return False
+    from sqlalchemy.exc import DatabaseError
+
     for attempt in range(1, ATTEMPTS + 1):
         try:
             with Connection(broker_url) as connection:
