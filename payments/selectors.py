@@ -2,6 +2,7 @@
 
 from datetime import UTC, datetime, time, timedelta
 
+from django.db import connection
 from django.db.models import QuerySet, Sum
 from django.utils.dateparse import parse_date, parse_datetime
 
@@ -71,19 +72,54 @@ def charge_list(*, merchant: Merchant, livemode: bool, filters: dict) -> QuerySe
     return _date_filtered(qs, filters.get("date_from"), filters.get("date_to"))
 
 
-# The most frequent read of the API (merchants poll their charges): written out once, so that
-# no request pays for the ORM to compile it. Every column, whatever the model gains.
-CHARGE_GET_SQL = (
-    f"SELECT * FROM {Charge._meta.db_table} WHERE id = %s AND merchant_id = %s AND livemode = %s"
-)
-
-
 def charge_get(*, merchant: Merchant, livemode: bool, charge_id: str) -> Charge:
-    rows = Charge.objects.raw(CHARGE_GET_SQL, [charge_id, merchant.pk, livemode])
-    charge = next(iter(rows), None)
+    charge = _read_one(
+        Charge,
+        "id = %s AND merchant_id = %s AND livemode = %s",
+        [charge_id, merchant.pk, livemode],
+    )
     if charge is None:
         raise ResourceMissing("charge", charge_id)
     return charge
+
+
+# How a model's rows are read by _read_one, worked out once per model and database.
+_read_plans: dict[tuple, tuple[str, list[str], list]] = {}
+
+
+def _read_one(model, where: str, params: list):
+    """The one row of `model` matching `where` (SQL on its own columns), or None. For the most
+    frequent reads of the API (merchants poll their charges): the statement and the conversion
+    of its columns are worked out once, so that no request pays for the ORM compiling a query;
+    every column is read, and converted, as the ORM would."""
+    key = (model, connection.vendor)
+    plan = _read_plans.get(key)
+    if plan is None:
+        table = model._meta.db_table
+        fields = model._meta.concrete_fields
+        columns = [field.get_col(table) for field in fields]
+        quote = connection.ops.quote_name
+        select = f"SELECT {', '.join(quote(f.column) for f in fields)} FROM {quote(table)} WHERE "
+        converters = [
+            (index, column, converters)
+            for index, column in enumerate(columns)
+            if (
+                converters := connection.ops.get_db_converters(column)
+                + column.get_db_converters(connection)
+            )
+        ]
+        plan = _read_plans[key] = (select, [field.attname for field in fields], converters)
+    select, names, converters = plan
+    with connection.cursor() as cursor:
+        cursor.execute(select + where, params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    values = list(row)
+    for index, column, functions in converters:
+        for function in functions:
+            values[index] = function(values[index], column, connection)
+    return model.from_db(connection.alias, names, values)
 
 
 def refund_list(*, charge: Charge) -> QuerySet:
