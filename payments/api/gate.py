@@ -20,6 +20,7 @@ import secrets
 import time
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.core.cache import cache, caches
 from django.core.cache.backends.redis import RedisCache
 
@@ -85,16 +86,20 @@ def ask(*, address: str, rate_ident: str | None, rate_text: str) -> Seen:
     `rate_ident`, count one request against `rate_text` (e.g. "100/s")."""
     backend = caches["default"]
     failures_key, _ = throttles.window_key(
-        "auth_failures", address, throttles.Rate.parse(_auth_failures_rate())
+        "auth_failures", address, throttles.Rate.parse(settings.THROTTLE_AUTH_FAILURES)
     )
     rate = current = previous = elapsed = None
     if rate_ident is not None:
         rate, current, previous, elapsed = _rate_keys(rate_ident, rate_text)
     try:
         if isinstance(backend, RedisCache):
-            failures, generation, counts = _ask_redis(backend, failures_key, rate, current, previous)
+            failures, generation, counts = _ask_redis(
+                backend, failures_key, rate, current, previous
+            )
         else:
-            failures, generation, counts = _ask_cache(backend, failures_key, rate, current, previous)
+            failures, generation, counts = _ask_cache(
+                backend, failures_key, rate, current, previous
+            )
     except Exception as exc:  # the cache is down: nothing is applied, nothing cached is trusted
         logger.warning("rate limits not applied, cache unavailable: %s", type(exc).__name__)
         return Seen(auth_failures=None, generation=None, rate=None)
@@ -109,12 +114,6 @@ def ask(*, address: str, rate_ident: str | None, rate_text: str) -> Seen:
             key=current,
         )
     return Seen(auth_failures=failures, generation=generation, rate=window)
-
-
-def _auth_failures_rate() -> str:
-    from django.conf import settings
-
-    return settings.THROTTLE_AUTH_FAILURES
 
 
 def redis_client(backend: RedisCache):
@@ -163,7 +162,7 @@ def _ask_redis(backend: RedisCache, failures_key: str, rate, current, previous):
     return _int(failures), (int(generation) if generation is not None else None), counts
 
 
-def _new_generation(backend) -> None:
+def _new_generation(backend):
     """A cache that lost its generation (new, flushed or restarted) starts from a random one, so
     that a key cached under an old number can never match it again. Nothing is trusted now."""
     backend.add(GENERATION_KEY, secrets.randbits(52), timeout=None)
