@@ -209,9 +209,10 @@ def paid_orange_charge(orange, client, **body) -> Charge:
     created = charge_via_api(client, **body)
     charges.charge_request_payment(charge_id=created.id)
     callback = Client().post(
-        f"/providers/orange_money/callback?notif_token={settings.ORANGE_NOTIF_TOKEN}",
+        "/providers/orange_money/callback",
         json.dumps(orange.answer(created.id)),
         content_type="application/json",
+        HTTP_AUTHORIZATION=settings.ORANGE_CALLBACK_AUTHORIZATION,
     )
     assert callback.status_code == 200
     charges.charge_refresh(charge_id=created.id)  # the status check the callback queued
