@@ -32,7 +32,7 @@ from payments.providers.base import (
     ProviderOutcome,
 )
 from payments.representations import payout_repr
-from payments.services import queues
+from payments.services import networks, queues
 from payments.services.ledger import ledger_record
 from payments.services.provider_calls import answer_record, provider_ask
 
@@ -57,6 +57,9 @@ def payout_create(
 ) -> Payout:
     if livemode and not merchant.live_approved:
         raise LiveModeNotApproved()
+    networks.network_check_payable(
+        network=network, livemode=livemode, amount=amount, currency=currency
+    )
     adapter = registry.payouts(livemode=livemode, network=network)  # 503 when not configured
     # The balance lock: one payout of this merchant at a time is checked against its balance.
     # FOR NO KEY UPDATE, so that charges and refunds referring to the merchant are not held.
