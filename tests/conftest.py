@@ -113,6 +113,55 @@ def receiver(merchant):
         yield state
 
 
+# --- The books ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _books_balance(request):
+    """After every test that uses the database, the ledger must agree with the charges, refunds
+    and payouts it comes from: every scenario of the suite also checks the books. A test that
+    writes money state behind the services' back says so with @pytest.mark.books_unchecked."""
+    uses_db = any(
+        name in request.fixturenames for name in ("db", "transactional_db", "django_db_setup")
+    ) or request.node.get_closest_marker("django_db")
+    if not uses_db or request.node.get_closest_marker("books_unchecked"):
+        yield
+        return
+    request.getfixturevalue(
+        "transactional_db"
+        if (marker := request.node.get_closest_marker("django_db"))
+        and marker.kwargs.get("transaction")
+        else "db"
+    )
+    yield
+    from payments.services.ledger import ledger_check
+
+    problems = ledger_check()
+    assert problems == [], problems
+
+
+# --- Migrations ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def migrate_to(transactional_db):
+    """`migrate_to(targets)` moves the test database to those migrations and returns the
+    historical apps there; whatever happens, the database is migrated forward to the latest
+    migrations afterwards, so later tests find every table."""
+    from django.db.migrations.executor import MigrationExecutor
+
+    def migrate(targets):
+        executor = MigrationExecutor(connection)
+        executor.loader.build_graph()
+        executor.migrate(targets)
+        return executor.loader.project_state(targets).apps
+
+    yield migrate
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
 # --- Real browser -----------------------------------------------------------------------------
 
 # Playwright's sync API runs an event loop in the test thread; the ORM calls our tests make there
