@@ -1,10 +1,13 @@
 """How resources look in the API and in webhook events (one place, used by both)."""
 
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from payments.models import Charge, ChargeStatus, LedgerEntry, PaymentMethod, Payout, Refund
 from payments.phones import Prediction
-from payments.selectors import NetworkOverview
+
+if TYPE_CHECKING:
+    from payments.selectors import NetworkOverview
 
 
 def iso(value: datetime | None) -> str | None:
@@ -132,7 +135,7 @@ def balance_repr(*, livemode: bool, available: dict[str, int]) -> dict:
     }
 
 
-def network_repr(overview: NetworkOverview, *, livemode: bool) -> dict:
+def network_repr(overview: "NetworkOverview", *, livemode: bool) -> dict:
     return {
         "object": "network",
         "livemode": livemode,
