@@ -10,6 +10,7 @@ import json
 
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.contrib.admin.utils import quote
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
@@ -22,7 +23,7 @@ from payments.services import refunds
 
 def charge_link(refund: Refund) -> str:
     try:
-        url = reverse("admin:payments_charge_change", args=[refund.charge_id])
+        url = reverse("admin:payments_charge_change", args=[quote(refund.charge_id)])
     except NoReverseMatch:  # charges not in the admin
         return refund.charge_id
     return format_html('<a href="{}">{}</a>', url, refund.charge_id)
