@@ -1,5 +1,8 @@
 """Staff views of merchants: approval for live mode and the card rail, their API keys (issued
-here, shown once) and their webhook endpoints (URL per mode, secret rotation)."""
+here, shown once) and their webhook endpoints (URL per mode, secret rotation); the filter and
+columns of lists of merchants' rows."""
+
+from datetime import UTC
 
 from django.contrib import admin, messages
 from django.template.response import TemplateResponse
@@ -12,6 +15,52 @@ from payments.models import Merchant, Mode
 from payments.services import accounts
 from webhooks import services as webhook_services
 from webhooks.models import WebhookEndpoint
+
+
+class MerchantFilter(admin.SimpleListFilter):
+    """One merchant's rows (`?merchant=mer_…`), as the merchant's page links to them. Only the
+    chosen merchant is offered: a list of every merchant would grow without end."""
+
+    title = "merchant"
+    parameter_name = "merchant"
+
+    def lookups(self, request, model_admin):
+        merchant = Merchant.objects.filter(pk=self.value()).first() if self.value() else None
+        return [(merchant.pk, merchant.name)] if merchant else []
+
+    def queryset(self, request, queryset):
+        if self.value():
+            return queryset.filter(merchant_id=self.value())
+        return queryset
+
+
+class MerchantRowsMixin:
+    """The columns of a list of merchants' rows (payouts, ledger rows) that keep it narrow: the
+    merchant's name, the mode and a short UTC time; the merchant and the mode are left out when
+    the filters already pin them (as the merchant's page links to them)."""
+
+    pinned_by = {"merchant": "merchant_name", "livemode__exact": "mode"}
+
+    def get_list_display(self, request):
+        pinned = {column for param, column in self.pinned_by.items() if request.GET.get(param)}
+        return [column for column in super().get_list_display(request) if column not in pinned]
+
+    @admin.display(description="Merchant", ordering="merchant__name")
+    def merchant_name(self, obj):
+        return obj.merchant.name
+
+    @admin.display(description="Mode", ordering="livemode")
+    def mode(self, obj):
+        return "live" if obj.livemode else "test"
+
+    @admin.display(description="Created (UTC)", ordering="created_at")
+    def created(self, obj):
+        return nowrap(f"{obj.created_at.astimezone(UTC):%Y-%m-%d %H:%M}")
+
+
+def nowrap(text: str) -> str:
+    """A short value (an amount, a time) kept on one line in a narrow column."""
+    return format_html('<span style="white-space:nowrap">{}</span>', text)
 
 
 class WebhookEndpointInline(admin.TabularInline):
