@@ -1,17 +1,20 @@
 """Staff views of merchants: approval for live mode and the card rail, their API keys (issued
-here, shown once) and their webhook endpoints (URL per mode, secret rotation); the filter and
-columns of lists of merchants' rows."""
+here, shown once), their webhook endpoints (URL per mode, secret rotation) and each mode's
+balance, with links to that mode's ledger rows and payouts."""
 
 from datetime import UTC
+from urllib.parse import urlencode
 
 from django.contrib import admin, messages
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
+from payments import selectors
 from payments.admin.api_keys import ApiKeyInline
 from payments.models import Merchant, Mode
+from payments.money import format_amount
 from payments.services import accounts
 from webhooks import services as webhook_services
 from webhooks.models import WebhookEndpoint
@@ -63,6 +66,12 @@ def nowrap(text: str) -> str:
     return format_html('<span style="white-space:nowrap">{}</span>', text)
 
 
+def merchant_rows_url(changelist: str, merchant: Merchant, *, livemode: bool) -> str:
+    """A changelist (`admin:…_changelist`) filtered to one merchant and mode."""
+    query = urlencode({"merchant": merchant.pk, "livemode__exact": int(livemode)})
+    return f"{reverse(changelist)}?{query}"
+
+
 class WebhookEndpointInline(admin.TabularInline):
     """Each mode's default webhook URL (editable) and its signing secret (never shown whole)."""
 
@@ -88,8 +97,8 @@ class MerchantAdmin(admin.ModelAdmin):
     list_filter = ("live_approved", "card_rail_enabled")
     list_editable = ("live_approved", "card_rail_enabled")
     search_fields = ("id", "name", "webhook_endpoints__url")
-    readonly_fields = ("id", "created_at")
-    fields = ("id", "name", "live_approved", "card_rail_enabled", "created_at")
+    readonly_fields = ("id", "created_at", "balance")
+    fields = ("id", "name", "live_approved", "card_rail_enabled", "created_at", "balance")
     inlines = [WebhookEndpointInline, ApiKeyInline]
     actions = [
         "issue_test_key",
@@ -97,6 +106,36 @@ class MerchantAdmin(admin.ModelAdmin):
         "rotate_test_webhook_secret",
         "rotate_live_webhook_secret",
     ]
+
+    @admin.display(description="Balance")
+    def balance(self, obj):
+        """Each mode's available amount per currency: the sum of its ledger rows."""
+        if obj is None or obj._state.adding:
+            return "-"
+        rows = []
+        for livemode in (False, True):
+            available = selectors.balance_get(merchant=obj, livemode=livemode)
+            rows.append(
+                (
+                    "live" if livemode else "test",
+                    ", ".join(
+                        format_amount(amount, currency) for currency, amount in available.items()
+                    ),
+                    merchant_rows_url(
+                        "admin:payments_ledgerentry_changelist", obj, livemode=livemode
+                    ),
+                    merchant_rows_url("admin:payments_payout_changelist", obj, livemode=livemode),
+                )
+            )
+        return format_html(
+            '<table class="balance"><tbody>{}</tbody></table>',
+            format_html_join(
+                "",
+                '<tr><th scope="row">{}</th><td>{}</td><td><a href="{}">ledger rows</a></td>'
+                '<td><a href="{}">payouts</a></td></tr>',
+                rows,
+            ),
+        )
 
     def _issue(self, request, queryset, mode):
         """The new keys are shown once, on the response page itself: never in a message (Django
