@@ -102,6 +102,28 @@ def receiver(merchant):
         yield state
 
 
+# --- Migrations ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def migrate_to(transactional_db):
+    """`migrate_to(targets)` moves the test database to those migrations and returns the
+    historical apps there; whatever happens, the database is migrated forward to the latest
+    migrations afterwards, so later tests find every table."""
+    from django.db.migrations.executor import MigrationExecutor
+
+    def migrate(targets):
+        executor = MigrationExecutor(connection)
+        executor.loader.build_graph()
+        executor.migrate(targets)
+        return executor.loader.project_state(targets).apps
+
+    yield migrate
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
 # --- Real browser -----------------------------------------------------------------------------
 
 # Playwright's sync API runs an event loop in the test thread; the ORM calls our tests make there

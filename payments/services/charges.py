@@ -494,15 +494,9 @@ def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
     )
     if charge.status == ChargeStatus.SUCCEEDED:
         ledger_record(type=LedgerType.CHARGE, source=charge)
-    from webhooks.services import event_record
+    from webhooks.services import status_event_record
 
-    event_record(
-        merchant=charge.merchant,
-        livemode=charge.livemode,
-        type=f"charge.{charge.status}",
-        data=charge_repr(charge),
-        destination_url=charge.callback_url,
-    )
+    status_event_record(charge, data=charge_repr(charge), destination_url=charge.callback_url)
     if charge.checkout_session_id:
         from checkout.services import session_charge_finalized
 

@@ -214,15 +214,9 @@ def payout_apply_outcome(*, payout_id: str, outcome: ProviderOutcome) -> Payout:
     )
     if failed:
         ledger_record(type=LedgerType.PAYOUT_FAILURE, source=payout)
-    from webhooks.services import event_record
+    from webhooks.services import status_event_record
 
-    event_record(
-        merchant=payout.merchant,
-        livemode=payout.livemode,
-        type=f"payout.{payout.status}",
-        data=payout_repr(payout),
-        destination_url=payout.callback_url,
-    )
+    status_event_record(payout, data=payout_repr(payout), destination_url=payout.callback_url)
     return payout
 
 
@@ -241,30 +235,21 @@ def payout_resolve(*, payout_id: str, succeeded: bool, staff: str) -> Payout | N
     return payout_apply_outcome(payout_id=payout_id, outcome=outcome)
 
 
+def _enqueue_due(due, enqueue, now) -> int:
+    ids = queues.due_claim(due, now=now)
+    for payout_id in ids:
+        enqueue(payout_id=payout_id)
+    return len(ids)
+
+
 def payouts_send_unsent(*, now=None) -> int:
     """The sweep: payouts never handed to their operator (the broker was down, or the call could
     not be made) are sent now."""
-    now = now or timezone.now()
-    due = Payout.objects.filter(
-        status=PayoutStatus.PENDING,
-        provider_requested_at__isnull=True,
-        next_check_at__lte=now,
-    )
-    ids = queues.due_claim(due, now=now)
-    for payout_id in ids:
-        queues.payout_send_enqueue(payout_id=payout_id)
-    return len(ids)
+    pending = Payout.objects.filter(status=PayoutStatus.PENDING, provider_requested_at__isnull=True)
+    return _enqueue_due(pending, queues.payout_send_enqueue, now or timezone.now())
 
 
 def payouts_poll_due(*, now=None) -> int:
     """The poller: pending payouts handed to their operator whose next check is due."""
-    now = now or timezone.now()
-    due = Payout.objects.filter(
-        status=PayoutStatus.PENDING,
-        provider_requested_at__isnull=False,
-        next_check_at__lte=now,
-    )
-    ids = queues.due_claim(due, now=now)
-    for payout_id in ids:
-        queues.payout_refresh_enqueue(payout_id=payout_id)
-    return len(ids)
+    sent = Payout.objects.filter(status=PayoutStatus.PENDING, provider_requested_at__isnull=False)
+    return _enqueue_due(sent, queues.payout_refresh_enqueue, now or timezone.now())

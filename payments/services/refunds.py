@@ -317,15 +317,9 @@ def refund_apply_outcome(*, refund_id: str, outcome: ProviderOutcome) -> Refund:
         charge.updated_at = now
         charge.save(update_fields=["amount_refunded", "updated_at"])
         ledger_record(type=LedgerType.REFUND_FAILURE, source=refund)
-    from webhooks.services import event_record
+    from webhooks.services import status_event_record
 
-    event_record(
-        merchant=charge.merchant,
-        livemode=refund.livemode,
-        type=f"refund.{refund.status}",
-        data=refund_repr(refund),
-        destination_url=charge.callback_url,
-    )
+    status_event_record(refund, data=refund_repr(refund), destination_url=charge.callback_url)
     return refund
 
 
