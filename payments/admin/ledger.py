@@ -7,7 +7,8 @@ from django.contrib.admin.utils import quote
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 
-from payments.admin.merchants import MerchantFilter, MerchantRowsMixin, nowrap
+from payments.admin.display import nowrap
+from payments.admin.merchants import MerchantFilter, MerchantRowsMixin
 from payments.admin.refunds import ReadOnlyMixin
 from payments.models import LedgerEntry
 from payments.money import format_amount

@@ -13,6 +13,7 @@ from django.utils.html import format_html, format_html_join
 
 from payments import selectors
 from payments.admin.api_keys import ApiKeyInline
+from payments.admin.display import nowrap
 from payments.models import Merchant, Mode
 from payments.money import format_amount
 from payments.services import accounts
@@ -59,11 +60,6 @@ class MerchantRowsMixin:
     @admin.display(description="Created (UTC)", ordering="created_at")
     def created(self, obj):
         return nowrap(f"{obj.created_at.astimezone(UTC):%Y-%m-%d %H:%M}")
-
-
-def nowrap(text: str) -> str:
-    """A short value (an amount, a time) kept on one line in a narrow column."""
-    return format_html('<span style="white-space:nowrap">{}</span>', text)
 
 
 def merchant_rows_url(changelist: str, merchant: Merchant, *, livemode: bool) -> str:

@@ -6,8 +6,6 @@ they record what the operator confirmed ("paid" / "not paid") after a confirmati
 services.payouts.payout_resolve, which settles it like any answer (its ledger row and event).
 """
 
-import json
-
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import quote
@@ -18,7 +16,8 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from payments import phones
-from payments.admin.merchants import MerchantFilter, MerchantRowsMixin, nowrap
+from payments.admin.display import json_block, nowrap
+from payments.admin.merchants import MerchantFilter, MerchantRowsMixin
 from payments.admin.refunds import ReadOnlyMixin
 from payments.models import LedgerEntry, Payout, PayoutStatus
 from payments.money import format_amount
@@ -143,10 +142,7 @@ class PayoutAdmin(MerchantRowsMixin, ReadOnlyMixin, admin.ModelAdmin):
 
     @admin.display(description="Metadata")
     def metadata_display(self, obj):
-        return format_html(
-            "<pre style='white-space:pre-wrap;margin:0'>{}</pre>",
-            json.dumps(obj.metadata, indent=2, ensure_ascii=False),
-        )
+        return json_block(obj.metadata)
 
     @admin.display(description="Ledger rows")
     def ledger_display(self, obj):
@@ -184,10 +180,7 @@ class PayoutAdmin(MerchantRowsMixin, ReadOnlyMixin, admin.ModelAdmin):
     def provider_raw_display(self, obj):
         if not obj.provider_raw:
             return "-"
-        return format_html(
-            "<pre style='white-space:pre-wrap;margin:0'>{}</pre>",
-            json.dumps(obj.provider_raw, indent=2, ensure_ascii=False),
-        )
+        return json_block(obj.provider_raw)
 
     @admin.action(description="Check status now: ask the operator about the selected payouts")
     def check_with_operator(self, request, queryset):
