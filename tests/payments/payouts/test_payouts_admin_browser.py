@@ -10,7 +10,7 @@ from tests.factories import (
     staff_user,
     succeeded_mobile_money_charge,
 )
-from tests.helpers import admin_url, screenshot
+from tests.helpers import admin_sign_in, admin_url, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -19,16 +19,13 @@ def test_staff_settle_a_payout_and_read_the_ledger_and_balance(
     page, live_server, merchant, settings
 ):
     settings.SANDBOX_MOBILE_MONEY_DELAY = 3600  # the sandbox operator answers pending for now
-    staff_user("staff", password="pw-123-long")
+    staff_user("staff")
     succeeded_mobile_money_charge(merchant, amount=250000)
     sent_payout(merchant, amount=10000)
     waiting = payout_waiting_for_staff(merchant, amount=40000, phone="+243812345700")
 
     page.set_viewport_size({"width": 1280, "height": 800})
-    page.goto(f"{live_server.url}/admin/login/?next=/admin/payments/payout/")
-    page.fill("#id_username", "staff")
-    page.fill("#id_password", "pw-123-long")
-    page.click("input[type=submit]")
+    admin_sign_in(page, live_server.url, "/admin/payments/payout/")
     page.wait_for_selector(f"text={waiting.id}")
     assert "waiting for staff" in page.inner_text(f"tr:has(a:text-is('{waiting.id}'))")
     screenshot(page, "payout-admin-list")
