@@ -102,6 +102,33 @@ def receiver(merchant):
         yield state
 
 
+# --- The books ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _books_balance(request):
+    """After every test that uses the database, the ledger must agree with the charges, refunds
+    and payouts it comes from: every scenario of the suite also checks the books. A test that
+    writes money state behind the services' back says so with @pytest.mark.books_unchecked."""
+    uses_db = any(
+        name in request.fixturenames for name in ("db", "transactional_db", "django_db_setup")
+    ) or request.node.get_closest_marker("django_db")
+    if not uses_db or request.node.get_closest_marker("books_unchecked"):
+        yield
+        return
+    request.getfixturevalue(
+        "transactional_db"
+        if (marker := request.node.get_closest_marker("django_db"))
+        and marker.kwargs.get("transaction")
+        else "db"
+    )
+    yield
+    from payments.services.ledger import ledger_check
+
+    problems = ledger_check()
+    assert problems == [], problems
+
+
 # --- Migrations ------------------------------------------------------------------------------
 
 

@@ -34,7 +34,7 @@ from payments.providers.base import (
 from payments.representations import payout_repr
 from payments.services import queues
 from payments.services.ledger import ledger_record
-from payments.services.provider_calls import answer_record, provider_ask
+from payments.services.provider_calls import answer_record, call_claim, provider_ask
 
 logger = logging.getLogger("payments.services")
 
@@ -89,17 +89,6 @@ def payout_create(
     return payout
 
 
-def _claim_call(payout_id: str) -> bool:
-    """Take the payout's one call to the operator. False when it was already taken (a task
-    delivered twice, or the sweep and the first task racing) or the payout is settled."""
-    now = timezone.now()
-    return bool(
-        Payout.objects.filter(
-            pk=payout_id, status=PayoutStatus.PENDING, provider_requested_at__isnull=True
-        ).update(provider_requested_at=now, updated_at=now)
-    )
-
-
 def _request(payout: Payout) -> PayoutRequest:
     return PayoutRequest(
         reference=payout.id,
@@ -113,7 +102,7 @@ def _request(payout: Payout) -> PayoutRequest:
 
 def payout_send(*, payout_id: str) -> Payout:
     """Hand the payout to its operator, at most once."""
-    if not _claim_call(payout_id):
+    if not call_claim(Payout, payout_id):
         return Payout.objects.get(pk=payout_id)
     payout = Payout.objects.get(pk=payout_id)
     try:
