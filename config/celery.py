@@ -25,6 +25,7 @@ def _database_connections_as_around_a_request(task=None, **kwargs):
         return  # run inline by a caller (tests): its connection and transaction are its own
     close_old_connections()
 
+
 # Every periodic job of the service, in one place (seconds between runs). Tasks are thin
 # wrappers around services.
 app.conf.beat_schedule = {
