@@ -57,15 +57,15 @@ def test_a_list_is_one_query_plus_one_for_its_cursor(
 
 
 def test_post_charge_is_one_insert_in_its_transaction(warm, django_assert_num_queries):
-    with django_assert_num_queries(3):  # SAVEPOINT, INSERT, RELEASE
+    with django_assert_num_queries(4):  # SAVEPOINT, is the network open, INSERT, RELEASE
         assert warm.post("/v1/charges", MOBILE_MONEY, format="json").status_code == 201
 
 
 def test_post_charge_with_a_key_and_its_replay(warm, django_assert_num_queries, is_postgres):
     key = str(uuid.uuid4())
     # Look for an answer; in one transaction: claim the key (PostgreSQL's advisory lock), look
-    # again, the charge (its own SAVEPOINT, INSERT, RELEASE), the stored answer.
-    with django_assert_num_queries(9 if is_postgres else 8):
+    # again, the charge (its own SAVEPOINT, is the network open, INSERT, RELEASE), the answer.
+    with django_assert_num_queries(10 if is_postgres else 9):
         first = warm.post("/v1/charges", MOBILE_MONEY, format="json", HTTP_IDEMPOTENCY_KEY=key)
     assert first.status_code == 201
     with django_assert_num_queries(1):  # the stored answer, replayed
@@ -84,6 +84,7 @@ def test_post_payout_reads_the_balance_under_the_merchant_lock(
     warm, merchant, django_assert_num_queries
 ):
     succeeded_mobile_money_charge(merchant, amount=20000)
-    # SAVEPOINT, the merchant's row lock, the balance, the payout, its ledger row, RELEASE.
-    with django_assert_num_queries(6):
+    # SAVEPOINT, is the network open, the merchant's row lock, the balance, the payout, its
+    # ledger row, RELEASE.
+    with django_assert_num_queries(7):
         assert warm.post("/v1/payouts", PAYOUT, format="json").status_code == 201
