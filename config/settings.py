@@ -101,6 +101,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DB_CONN_MAX_AGE", default=60))
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# A persistent connection that ran a query this recently is not health-checked again before the
+# next request's first query (config/database.py); 0: before every request.
+DB_HEALTH_CHECK_AFTER = env.float("DB_HEALTH_CHECK_AFTER", default=1.0)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

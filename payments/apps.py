@@ -6,6 +6,8 @@ class PaymentsConfig(AppConfig):
     verbose_name = "Payments"
 
     def ready(self) -> None:
+        from config import database
         from payments.api import principals
 
         principals.connect()
+        database.connect()
