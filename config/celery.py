@@ -21,12 +21,9 @@ def _database_connections_as_around_a_request(task=None, **kwargs):
     settings leaves that to this.)"""
     from django.db import close_old_connections, connection
 
-    from config.database import skip_recent_health_checks
-
     if getattr(getattr(task, "request", None), "is_eager", False) or connection.in_atomic_block:
         return  # run inline by a caller (tests): its connection and transaction are its own
     close_old_connections()
-    skip_recent_health_checks()
 
 
 # Every periodic job of the service, in one place (seconds between runs). Tasks are thin

@@ -7,41 +7,42 @@ and was not closed at the end of its request (Django closes one that broke), is 
 one idle for longer is still checked, which is what the check is for: a connection closed while
 idle by the server, a proxy or a restart. A restart within that second can cost each connection
 used in it one failed request, as it would without health checks. 0 checks before every request.
+
+Each connection object gets this once, when it first connects (the backend itself stays Django's).
 """
 
 import time
 
 from django.conf import settings
-from django.core.signals import request_started
-from django.db import connections
 from django.db.backends.signals import connection_created
 
 
-def _record_use(execute, sql, params, many, context):
-    result = execute(sql, params, many, context)
-    context["connection"].used_at = time.monotonic()
-    return result
-
-
 def _watch(sender, connection, **kwargs) -> None:
-    if _record_use not in connection.execute_wrappers:
-        connection.execute_wrappers.append(_record_use)
+    if "used_at" in connection.__dict__:
+        return  # a reconnection of a connection object already watched
+    connection.used_at = None
+    open_cursor = connection._cursor
+    check = connection.close_if_health_check_failed
 
+    def _cursor(*args, **kwargs):
+        cursor = open_cursor(*args, **kwargs)
+        connection.used_at = time.monotonic()
+        return cursor
 
-def skip_recent_health_checks(**kwargs) -> None:
-    """After Django's close_old_connections: a connection used moments ago is not checked."""
-    now = time.monotonic()
-    for connection in connections.all(initialized_only=True):
-        used_at = getattr(connection, "used_at", None)
+    def close_if_health_check_failed() -> None:
+        used_at = connection.used_at
         if (
             connection.connection is not None
             and used_at is not None
-            and now - used_at < settings.DB_HEALTH_CHECK_AFTER
+            and time.monotonic() - used_at < settings.DB_HEALTH_CHECK_AFTER
         ):
-            connection.health_check_done = True
+            connection.health_check_done = True  # used moments ago: no SELECT 1 first
+        check()
+
+    connection._cursor = _cursor
+    connection.close_if_health_check_failed = close_if_health_check_failed
 
 
 def connect() -> None:
-    """From PaymentsConfig.ready, after Django's own receivers."""
-    connection_created.connect(_watch, dispatch_uid="database-record-use")
-    request_started.connect(skip_recent_health_checks, dispatch_uid="database-recent-use")
+    """From PaymentsConfig.ready."""
+    connection_created.connect(_watch, dispatch_uid="database-recent-use")

@@ -1,9 +1,10 @@
 """Persistent connections are health-checked (`SELECT 1`) before a request's first query only
-when they have been idle for DB_HEALTH_CHECK_AFTER seconds or more (config/database.py)."""
+when they have been idle for DB_HEALTH_CHECK_AFTER seconds or more (config/database.py). A
+connection the server closed stands for one that died while idle (a restart, a proxy)."""
 
 import pytest
 from django.core.signals import request_finished, request_started
-from django.db import connection
+from django.db import Error, connection, connections
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -14,36 +15,46 @@ def next_request() -> None:
     request_started.send(sender=None)
 
 
-def query() -> None:
+def query() -> int:
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
+        return cursor.fetchone()[0]
 
 
-def test_a_connection_used_moments_ago_is_not_checked_again(settings):
+def killed_by_the_server() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+    finally:
+        other.close()
+
+
+def test_an_idle_connection_is_checked_and_replaced_when_dead(settings):
     assert connection.settings_dict["CONN_HEALTH_CHECKS"]
     query()
+    killed_by_the_server()
+    connection.used_at -= settings.DB_HEALTH_CHECK_AFTER + 1  # idle since
     next_request()
-    assert connection.health_check_done  # used just now: no SELECT 1 first
+    assert query() == 1  # the check found it dead: a new connection answered
 
-    connection.used_at -= settings.DB_HEALTH_CHECK_AFTER + 1
-    next_request()
-    assert not connection.health_check_done  # idle: checked before its first query
+
+def test_a_connection_used_moments_ago_is_not_checked(settings):
     query()
-    assert connection.health_check_done
+    killed_by_the_server()  # within the second: the price of skipping the check
+    next_request()
+    with pytest.raises(Error):
+        query()
+    next_request()  # Django closes the connection that failed…
+    assert query() == 1  # …and the next request gets a new one
 
 
-def test_every_request_is_checked_with_zero(settings):
+def test_with_zero_every_request_is_checked(settings):
     settings.DB_HEALTH_CHECK_AFTER = 0
     query()
+    killed_by_the_server()
     next_request()
-    assert not connection.health_check_done
-
-
-def test_a_connection_that_broke_is_replaced(settings):
-    query()
-    broken = connection.connection
-    broken.close()  # as a server restart leaves it
-    connection.errors_occurred = True  # the request that met it failed
-    next_request()  # Django closes it at the end of that request
-    query()
-    assert connection.connection is not broken and not connection.connection.closed
+    assert query() == 1
