@@ -17,8 +17,8 @@ from checkout.forms import MobileMoneyForm
 from checkout.models import CheckoutSession, SessionStatus
 from payments import throttles
 from payments.errors import ApiError, CheckoutSessionNotOpen
-from payments.models import Charge, ChargeStatus, PaymentMethod
-from payments.money import format_amount
+from payments.models import Charge, ChargeStatus, Network, PaymentMethod
+from payments.money import format_customer_amount
 from payments.services import charges
 
 LANGUAGES = {code for code, _name in settings.LANGUAGES}
@@ -131,8 +131,9 @@ def _context(request, session: CheckoutSession, **extra) -> dict:
     language = translation.get_language()[:2]
     return {
         "session": session,
+        "merchant": session.merchant,
         "merchant_name": session.merchant.name,
-        "amount_display": format_amount(session.amount, session.currency, language),
+        "amount_display": format_customer_amount(session.amount, session.currency, language),
         "language": language,
         "language_links": _language_links(request),
         "cancel_url": services.cancel_redirect_url(session),
@@ -146,6 +147,14 @@ def _offers_card(session: CheckoutSession) -> bool:
     )
 
 
+def _phone_to_offer(session: CheckoutSession, failed: Charge | None) -> str:
+    """After a failed mobile money attempt the form keeps its number (the page invites the
+    customer to try again with it); otherwise the number the merchant gave, if any."""
+    if failed is not None and failed.phone:
+        return failed.phone
+    return session.customer_phone
+
+
 def _pay_page(
     request, session, *, form=None, failed=None, error=None, status=200, late_payment=False
 ):
@@ -155,8 +164,9 @@ def _pay_page(
         _context(
             request,
             session,
-            form=form or MobileMoneyForm(initial={"phone": session.customer_phone}),
+            form=form or MobileMoneyForm(initial={"phone": _phone_to_offer(session, failed)}),
             offers_mobile_money=PaymentMethod.MOBILE_MONEY in session.payment_methods,
+            networks=Network.values,
             offers_card=_offers_card(session),
             failed=failed,
             failed_return_url=services.cancel_redirect_url(session, failed) if failed else "",

@@ -6,6 +6,7 @@ Models hold data and constraints only; every change of money state goes through 
 import hashlib
 import secrets
 
+from django.core.validators import RegexValidator
 from django.db import models
 from django.utils import timezone
 
@@ -94,6 +95,19 @@ class Merchant(models.Model):
     )
     card_rail_enabled = models.BooleanField(
         default=True, help_text="Card payments enabled for this merchant."
+    )
+    # How the merchant's customers reach the merchant: shown on every hosted page.
+    support_email = models.EmailField(blank=True, default="")
+    support_phone = models.CharField(
+        max_length=30,
+        blank=True,
+        default="",
+        validators=[
+            RegexValidator(
+                r"^\+?[0-9][0-9 ]{5,24}[0-9]$",
+                "Digits and spaces, optionally after a +, e.g. +243 81 234 5678.",
+            )
+        ],
     )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 

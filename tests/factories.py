@@ -44,6 +44,14 @@ def merchant_with_keys(**kwargs):
     return created
 
 
+def with_support_contact(merchant, *, email: str = "", phone: str = "") -> Merchant:
+    """The merchant once staff set its customer support contact (as the admin's form saves it)."""
+    merchant.support_email, merchant.support_phone = email, phone
+    merchant.full_clean()
+    merchant.save(update_fields=["support_email", "support_phone"])
+    return merchant
+
+
 def staff_user(username: str = "staff", password: str = "pw-123-long"):
     """A superuser of the admin."""
     return get_user_model().objects.create_superuser(username, f"{username}@example.cd", password)

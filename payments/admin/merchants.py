@@ -1,5 +1,6 @@
-"""Staff views of merchants: approval for live mode and the card rail, their API keys (issued
-here, shown once) and their webhook endpoints (URL per mode, secret rotation)."""
+"""Staff views of merchants: approval for live mode and the card rail, the support contact their
+customers see on the payment pages, their API keys (issued here, shown once) and their webhook
+endpoints (URL per mode, secret rotation)."""
 
 from django.contrib import admin, messages
 from django.template.response import TemplateResponse
@@ -40,7 +41,16 @@ class MerchantAdmin(admin.ModelAdmin):
     list_editable = ("live_approved", "card_rail_enabled")
     search_fields = ("id", "name", "webhook_endpoints__url")
     readonly_fields = ("id", "created_at")
-    fields = ("id", "name", "live_approved", "card_rail_enabled", "created_at")
+    fieldsets = (
+        (None, {"fields": ("id", "name", "live_approved", "card_rail_enabled", "created_at")}),
+        (
+            "Customer support",
+            {
+                "fields": ("support_email", "support_phone"),
+                "description": "Shown to the merchant's customers on every payment page.",
+            },
+        ),
+    )
     inlines = [WebhookEndpointInline, ApiKeyInline]
     actions = [
         "issue_test_key",
