@@ -70,6 +70,18 @@ def screenshot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
+def axe_violations(page, axe_source: str) -> list[dict]:
+    """axe-core's violations on the page as it is now (every rule it runs by default), one
+    {id, impact, help, targets} per rule. The page's context must bypass the page's
+    Content-Security-Policy (`bypass_csp=True`), which would refuse the injected script."""
+    page.add_script_tag(content=axe_source)
+    return page.evaluate(
+        """async () => (await axe.run(document, {resultTypes: ["violations"]})).violations
+            .map(v => ({id: v.id, impact: v.impact, help: v.help,
+                        targets: v.nodes.map(n => n.target.join(" "))}))"""
+    )
+
+
 def query_params(url: str) -> dict:
     """The query string of `url`, one value per name."""
     return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
