@@ -281,6 +281,19 @@ def record_event(merchant, *, url: str = "", livemode: bool = False, type="charg
         )
 
 
+def event_with_id(merchant, event_id: str):
+    """An event written with the id given: one whose random part reads like the admin's quoting
+    of a character (`evt_5F…`, `evt_2F…`) shows whether an id survives the admin's addresses."""
+    from webhooks.models import Event
+
+    return Event.objects.create(
+        id=event_id,
+        merchant=merchant,
+        type="charge.succeeded",
+        data={"id": "ch_test", "object": "charge", "livemode": False},
+    )
+
+
 def expire_session(session) -> None:
     """The session's expiry as the state machine applies it (e.g. data from before the rule)."""
     from checkout.models import SessionStatus

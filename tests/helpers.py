@@ -30,8 +30,8 @@ def api_client(plaintext: str) -> APIClient:
 
 
 def admin_url(obj, action: str = "change") -> str:
-    """The admin page of `obj` as the admin itself links to it: ids are quoted (`_` → `_5F`),
-    so an id whose random part starts like a quoted character is never read back wrongly."""
+    """The admin page of `obj` as the admin itself links to it: reversed with the quoted id, as
+    Django's admin does, which the address shows as the id itself (payments.admin.addresses)."""
     meta = obj._meta
     return reverse(f"admin:{meta.app_label}_{meta.model_name}_{action}", args=[quote(obj.pk)])
 

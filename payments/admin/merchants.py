@@ -7,7 +7,9 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
+from payments.admin.addresses import PublicIdAdmin
 from payments.admin.api_keys import ApiKeyInline
 from payments.models import Merchant, Mode
 from payments.services import accounts
@@ -24,18 +26,17 @@ class WebhookEndpointInline(admin.TabularInline):
     can_delete = False
     fields = ("livemode", "url", "masked_secret", "previous_secret_expires_at")
     readonly_fields = ("livemode", "masked_secret", "previous_secret_expires_at")
-    verbose_name = "webhook endpoint"
 
     def has_add_permission(self, request, obj=None):
         return False
 
-    @admin.display(description="Signing secret")
+    @admin.display(description=_("Signing secret"))
     def masked_secret(self, obj):
         return format_html("<code>{}…</code>", obj.secret[:10]) if obj.secret else "—"
 
 
 @admin.register(Merchant)
-class MerchantAdmin(admin.ModelAdmin):
+class MerchantAdmin(PublicIdAdmin, admin.ModelAdmin):
     list_display = ("name", "id", "live_approved", "card_rail_enabled", "created_at")
     list_filter = ("live_approved", "card_rail_enabled")
     list_editable = ("live_approved", "card_rail_enabled")
@@ -44,10 +45,10 @@ class MerchantAdmin(admin.ModelAdmin):
     fieldsets = (
         (None, {"fields": ("id", "name", "live_approved", "card_rail_enabled", "created_at")}),
         (
-            "Customer support",
+            _("Customer support"),
             {
                 "fields": ("support_email", "support_phone"),
-                "description": "Shown to the merchant's customers on every payment page.",
+                "description": _("Shown to the merchant's customers on every payment page."),
             },
         ),
     )
@@ -80,11 +81,11 @@ class MerchantAdmin(admin.ModelAdmin):
         add_never_cache_headers(response)
         return response
 
-    @admin.action(description="Issue a new test secret key")
+    @admin.action(description=_("Issue a new test secret key"))
     def issue_test_key(self, request, queryset):
         return self._issue(request, queryset, Mode.TEST)
 
-    @admin.action(description="Issue a new live secret key")
+    @admin.action(description=_("Issue a new live secret key"))
     def issue_live_key(self, request, queryset):
         return self._issue(request, queryset, Mode.LIVE)
 
@@ -99,10 +100,10 @@ class MerchantAdmin(admin.ModelAdmin):
                 messages.WARNING,
             )
 
-    @admin.action(description="Rotate the test webhook signing secret")
+    @admin.action(description=_("Rotate the test webhook signing secret"))
     def rotate_test_webhook_secret(self, request, queryset):
         self._rotate(request, queryset, livemode=False)
 
-    @admin.action(description="Rotate the live webhook signing secret")
+    @admin.action(description=_("Rotate the live webhook signing secret"))
     def rotate_live_webhook_secret(self, request, queryset):
         self._rotate(request, queryset, livemode=True)
