@@ -17,7 +17,7 @@ from checkout.forms import MobileMoneyForm
 from checkout.models import CheckoutSession, SessionStatus
 from payments import throttles
 from payments.errors import ApiError, CheckoutSessionNotOpen
-from payments.models import Charge, ChargeStatus, Network, PaymentMethod
+from payments.models import Charge, ChargeStatus, PaymentMethod
 from payments.money import format_customer_amount
 from payments.services import charges
 
@@ -147,26 +147,35 @@ def _offers_card(session: CheckoutSession) -> bool:
     )
 
 
-def _phone_to_offer(session: CheckoutSession, failed: Charge | None) -> str:
-    """After a failed mobile money attempt the form keeps its number (the page invites the
-    customer to try again with it); otherwise the number the merchant gave, if any."""
-    if failed is not None and failed.phone:
-        return failed.phone
-    return session.customer_phone
+def _mobile_money_form(
+    session: CheckoutSession, data=None, *, failed: Charge | None = None
+) -> MobileMoneyForm:
+    """The phone form, offering only the networks that can take the payment now. After a failed
+    attempt it keeps that attempt's number (the page invites the customer to try again with it);
+    otherwise it offers the number the merchant gave, if any."""
+    return MobileMoneyForm(
+        data,
+        initial={"phone": failed.phone if failed and failed.phone else session.customer_phone},
+        amount=session.amount,
+        currency=session.currency,
+        unavailable=services.session_networks(session),
+    )
 
 
 def _pay_page(
     request, session, *, form=None, failed=None, error=None, status=200, late_payment=False
 ):
+    form = form or _mobile_money_form(session, failed=failed)
+    mobile_money = PaymentMethod.MOBILE_MONEY in session.payment_methods
     return render(
         request,
         "checkout/pay.html",
         _context(
             request,
             session,
-            form=form or MobileMoneyForm(initial={"phone": _phone_to_offer(session, failed)}),
-            offers_mobile_money=PaymentMethod.MOBILE_MONEY in session.payment_methods,
-            networks=Network.values,
+            form=form,
+            offers_mobile_money=mobile_money and bool(form.offered),
+            mobile_money_unavailable=mobile_money and not form.offered,
             offers_card=_offers_card(session),
             failed=failed,
             failed_return_url=services.cancel_redirect_url(session, failed) if failed else "",
@@ -320,7 +329,7 @@ def pay_mobile_money(request, session_id: str):
         return _not_found(request)
     if session.status != SessionStatus.OPEN:
         return HttpResponseRedirect(_page_url(session))
-    form = MobileMoneyForm(request.POST)
+    form = _mobile_money_form(session, request.POST)
     if not form.is_valid():
         return _pay_page(request, session, form=form, status=400)
     charge, response = _attempt(

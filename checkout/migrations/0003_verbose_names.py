@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('checkout', '0002_initial'),
-        ('payments', '0008_merchant_support_contact'),
+        ('payments', '0009_merchant_support_contact'),
     ]
 
     operations = [

@@ -1,4 +1,5 @@
-"""/v1 charges, refunds, payouts and the balance: thin views that validate, call one service or selector, and render."""
+"""/v1 charges, refunds, payouts, the balance and the networks: thin views that validate, call one
+service or selector, and render."""
 
 from django.http import StreamingHttpResponse
 from django.utils import timezone
@@ -14,6 +15,8 @@ from payments.api.serializers import (
     ChargeListQuery,
     LedgerExportQuery,
     LedgerListQuery,
+    NetworkListQuery,
+    NetworkPredictQuery,
     PageQuery,
     PayoutCreateIn,
     PayoutListQuery,
@@ -24,6 +27,8 @@ from payments.representations import (
     balance_transaction_repr,
     charge_created_repr,
     charge_repr,
+    network_prediction_repr,
+    network_repr,
     payout_repr,
     refund_repr,
 )
@@ -191,3 +196,32 @@ class BalanceTransactionExportView(ApiView):
             f'attachment; filename="balance-transactions-{mode}-{stamp}.csv"'
         )
         return response
+
+
+# --- Networks ---
+
+
+class NetworkListView(ApiView):
+    @extend_schema(responses={200: dict}, summary="List the networks: status, limits, payouts")
+    def get(self, request):
+        self.validated(NetworkListQuery, data=request.query_params.dict())
+        overview = selectors.network_overview(livemode=self.livemode)
+        return Response(
+            {
+                "object": "list",
+                "url": request.path,
+                "data": [network_repr(item, livemode=self.livemode) for item in overview],
+                "has_more": False,
+            }
+        )
+
+
+class NetworkPredictView(ApiView):
+    @extend_schema(
+        parameters=[NetworkPredictQuery],
+        responses={200: dict},
+        summary="Predict the network of a phone number",
+    )
+    def get(self, request):
+        data = self.validated(NetworkPredictQuery, data=request.query_params.dict())
+        return Response(network_prediction_repr(data["phone"]))

@@ -10,7 +10,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('payments', '0009_verbose_names'),
+        ('payments', '0010_verbose_names'),
         ('webhooks', '0004_payout_events'),
     ]
 

@@ -25,6 +25,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 DESKTOP = {"width": 1280, "height": 800}
 LISTS = [
     "payments/merchant",
+    "payments/networkstate",
     "payments/apikey",
     "payments/charge",
     "payments/refund",

@@ -13,7 +13,7 @@ from django.contrib import admin
 from django.utils import translation
 
 OURS = ("payments", "checkout", "webhooks")
-SAME_IN_FRENCH = {"ID", "URL", "mode", "description", "type", "Webhooks"}
+SAME_IN_FRENCH = {"ID", "URL", "mode", "Mode", "description", "type", "Webhooks"}
 CATALOGUES = sorted(Path(settings.BASE_DIR).glob("*/locale/fr/LC_MESSAGES/django.po"))
 
 
@@ -49,18 +49,18 @@ def po_entries(path: Path) -> dict[str, str]:
     """msgid → msgstr of a .po file (translated, single-form entries)."""
     entries, msgid, msgstr, part = {}, None, None, None
     for line in [*path.read_text().splitlines(), ""]:
-        if line.startswith("msgid "):
-            msgid, msgstr, part = ast.literal_eval(line[6:]), None, "id"
-        elif line.startswith("msgstr "):
-            msgstr, part = ast.literal_eval(line[7:]), "str"
-        elif line.startswith('"') and part == "id":
+        if line.startswith('"') and part == "id":
             msgid += ast.literal_eval(line)
         elif line.startswith('"') and part == "str":
             msgstr += ast.literal_eval(line)
-        elif not line.strip():
+        elif line.startswith("msgstr "):
+            msgstr, part = ast.literal_eval(line[7:]), "str"
+        else:  # the end of an entry: a blank line, a comment or the next msgid
             if msgid and msgstr:
                 entries[msgid] = msgstr
             msgid, msgstr, part = None, None, None
+            if line.startswith("msgid "):
+                msgid, part = ast.literal_eval(line[6:]), "id"
     return entries
 
 

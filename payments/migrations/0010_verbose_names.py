@@ -11,7 +11,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('checkout', '0003_verbose_names'),
-        ('payments', '0008_merchant_support_contact'),
+        ('payments', '0009_merchant_support_contact'),
     ]
 
     operations = [

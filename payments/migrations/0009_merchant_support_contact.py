@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('payments', '0007_ledger_from_history'),
+        ('payments', '0008_networks'),
     ]
 
     operations = [
