@@ -352,34 +352,45 @@ class Payout(models.Model):
     """Money sent from the merchant's balance to a mobile money wallet. Its amount is reserved
     (a ledger row) when it is written; a failed payout gives it back."""
 
-    id = models.CharField(primary_key=True, max_length=40, default=ids.payout_id, editable=False)
-    merchant = models.ForeignKey(Merchant, on_delete=models.PROTECT, related_name="payouts")
-    livemode = models.BooleanField(default=False)
-    amount = models.BigIntegerField()
-    currency = models.CharField(max_length=3, choices=Currency.choices)
-    phone = models.CharField(max_length=20)
-    network = models.CharField(max_length=20, choices=Network.choices)
+    id = models.CharField(
+        _("ID"), primary_key=True, max_length=40, default=ids.payout_id, editable=False
+    )
+    merchant = models.ForeignKey(
+        Merchant, verbose_name=_("merchant"), on_delete=models.PROTECT, related_name="payouts"
+    )
+    livemode = models.BooleanField(_("live mode"), default=False)
+    amount = models.BigIntegerField(_("amount (minor units)"))
+    currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
+    phone = models.CharField(_("phone"), max_length=20)
+    network = models.CharField(_("network"), max_length=20, choices=Network.choices)
     status = models.CharField(
-        max_length=10, choices=PayoutStatus.choices, default=PayoutStatus.PENDING
+        _("status"), max_length=10, choices=PayoutStatus.choices, default=PayoutStatus.PENDING
     )
-    description = models.TextField(blank=True, default="")
-    metadata = models.JSONField(default=dict, blank=True)
-    callback_url = models.URLField(max_length=2000, blank=True, default="")
-    failure_code = models.CharField(max_length=40, blank=True, default="")
-    failure_message = models.CharField(max_length=500, blank=True, default="")
-    provider = models.CharField(max_length=40, blank=True, default="")
-    provider_reference = models.CharField(max_length=100, blank=True, default="")
-    provider_raw = models.JSONField(default=list, blank=True)
+    description = models.TextField(_("description"), blank=True, default="")
+    metadata = models.JSONField(_("metadata"), default=dict, blank=True)
+    callback_url = models.URLField(_("callback URL"), max_length=2000, blank=True, default="")
+    failure_code = models.CharField(_("failure code"), max_length=40, blank=True, default="")
+    failure_message = models.CharField(_("failure message"), max_length=500, blank=True, default="")
+    provider = models.CharField(_("provider"), max_length=40, blank=True, default="")
+    provider_reference = models.CharField(
+        _("provider reference"), max_length=100, blank=True, default=""
+    )
+    provider_raw = models.JSONField(_("provider answers"), default=list, blank=True)
     provider_requested_at = models.DateTimeField(
-        null=True, blank=True, help_text="When the payout was handed to the operator (once)."
+        _("sent to the provider at"),
+        null=True,
+        blank=True,
+        help_text=_("When the payout was handed to the operator (once)."),
     )
-    check_count = models.PositiveIntegerField(default=0)
-    next_check_at = models.DateTimeField(null=True, blank=True)
-    finalized_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
-    updated_at = models.DateTimeField(default=timezone.now)
+    check_count = models.PositiveIntegerField(_("status checks"), default=0)
+    next_check_at = models.DateTimeField(_("next check at"), null=True, blank=True)
+    finalized_at = models.DateTimeField(_("final at"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
 
     class Meta:
+        verbose_name = _("payout")
+        verbose_name_plural = _("payouts")
         ordering = ["-created_at", "-id"]
         indexes = [
             models.Index(
@@ -413,30 +424,52 @@ class LedgerEntry(models.Model):
     Each source moves money of a given type at most once (the unique constraint)."""
 
     id = models.CharField(
-        primary_key=True, max_length=40, default=ids.balance_transaction_id, editable=False
+        _("ID"), primary_key=True, max_length=40, default=ids.balance_transaction_id, editable=False
     )
-    merchant = models.ForeignKey(Merchant, on_delete=models.PROTECT, related_name="ledger")
-    livemode = models.BooleanField()
-    currency = models.CharField(max_length=3, choices=Currency.choices)
-    type = models.CharField(max_length=20, choices=LedgerType.choices)
-    amount = models.BigIntegerField(help_text="Signed, in minor units.")
-    source = models.CharField(max_length=40, help_text="The charge, refund or payout id.")
+    merchant = models.ForeignKey(
+        Merchant, verbose_name=_("merchant"), on_delete=models.PROTECT, related_name="ledger"
+    )
+    livemode = models.BooleanField(_("live mode"))
+    currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
+    type = models.CharField(_("type"), max_length=20, choices=LedgerType.choices)
+    amount = models.BigIntegerField(
+        _("amount (minor units)"), help_text=_("Signed, in minor units.")
+    )
+    source = models.CharField(
+        _("source"), max_length=40, help_text=_("The charge, refund or payout id.")
+    )
     charge = models.ForeignKey(
-        Charge, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        Charge,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("charge"),
     )
     refund = models.ForeignKey(
-        Refund, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        Refund,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("refund"),
     )
     payout = models.ForeignKey(
-        Payout, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        Payout,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("payout"),
     )
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
 
     objects = LedgerEntryQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("ledger entry")
+        verbose_name_plural = _("ledger entries")
         ordering = ["-created_at", "-id"]
-        verbose_name_plural = "ledger entries"
         indexes = [
             models.Index(
                 fields=["merchant", "livemode", "-created_at", "-id"], name="ledger_list_idx"

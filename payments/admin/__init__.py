@@ -3,9 +3,9 @@ login (login.py) is routed in config/urls.py."""
 
 from django.contrib import admin
 
-from payments.admin import api_keys, charges, merchants, networks, refunds
+from payments.admin import api_keys, charges, ledger, merchants, networks, payouts, refunds
 
 # The lists need the whole width of a 1280 px screen; the index and the breadcrumbs lead around.
 admin.site.enable_nav_sidebar = False
 
-__all__ = ["api_keys", "charges", "merchants", "networks", "refunds"]
+__all__ = ["api_keys", "charges", "ledger", "merchants", "networks", "payouts", "refunds"]

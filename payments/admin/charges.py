@@ -1,15 +1,13 @@
 """Staff views of charges: read-only, with their refunds inline and one action, asking the
 provider where pending charges stand."""
 
-import json
-
 from django.contrib import admin, messages
-from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from payments import state
 from payments.admin.addresses import PublicIdAdmin
 from payments.admin.columns import merchant_name
+from payments.admin.display import json_block
 from payments.admin.refunds import RefundInline
 from payments.errors import ApiError
 from payments.models import Charge, ChargeStatus
@@ -142,10 +140,7 @@ class ChargeAdmin(PublicIdAdmin, admin.ModelAdmin):
     def provider_raw_pretty(self, obj):
         if not obj.provider_raw:
             return "—"
-        return format_html(
-            "<pre style='white-space:pre-wrap;margin:0'>{}</pre>",
-            json.dumps(obj.provider_raw, indent=2, ensure_ascii=False),
-        )
+        return json_block(obj.provider_raw)
 
     @admin.action(description=_("Check status with the provider now"))
     def check_status_now(self, request, queryset):

@@ -6,8 +6,6 @@ about (Airtel and M-Pesa publish no refund enquiry), record what the operator co
 confirmation page, through services.refunds.refund_resolve.
 """
 
-import json
-
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import quote
@@ -18,6 +16,7 @@ from django.utils.translation import gettext_lazy as _
 
 from payments.admin.addresses import PublicIdAdmin
 from payments.admin.columns import merchant_name
+from payments.admin.display import json_block
 from payments.models import Refund, RefundStatus
 from payments.money import format_amount
 from payments.providers.base import STAFF_REASON
@@ -95,7 +94,7 @@ class RefundAdmin(PublicIdAdmin, ReadOnlyMixin, admin.ModelAdmin):
 
     @admin.display(description=_("Metadata"))
     def metadata_display(self, obj):
-        return format_html("<pre>{}</pre>", json.dumps(obj.metadata, indent=2, ensure_ascii=False))
+        return json_block(obj.metadata)
 
     @admin.display(description=_("Waiting for staff because"))
     def staff_reason_display(self, obj):
@@ -104,9 +103,7 @@ class RefundAdmin(PublicIdAdmin, ReadOnlyMixin, admin.ModelAdmin):
 
     @admin.display(description=_("Provider answers"))
     def provider_raw_display(self, obj):
-        return format_html(
-            "<pre>{}</pre>", json.dumps(obj.provider_raw, indent=2, ensure_ascii=False)
-        )
+        return json_block(obj.provider_raw)
 
     @admin.action(description=_("Ask the provider where the selected pending refunds stand"))
     def check_with_provider(self, request, queryset):

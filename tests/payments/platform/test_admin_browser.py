@@ -14,6 +14,7 @@ from tests.factories import (
     make_session,
     merchant_with_keys,
     record_event,
+    sent_payout,
     settle,
     staff_user,
     succeeded_mobile_money_charge,
@@ -29,6 +30,8 @@ LISTS = [
     "payments/apikey",
     "payments/charge",
     "payments/refund",
+    "payments/payout",
+    "payments/ledgerentry",
     "checkout/checkoutsession",
     "webhooks/event",
     "webhooks/delivery",
@@ -43,6 +46,7 @@ def data(settings):
     make_charge(merchant, payment_method="card", status="declined", failure_code="card_declined")
     paid = succeeded_mobile_money_charge(merchant, amount=2_500_000_00)
     refunds.refund_create(charge=paid, amount=1_000_00, metadata={"sandbox_refund": "pending"})
+    sent_payout(merchant, amount=500_000_00, phone="+243971234567", network="AIRTEL_MONEY")
     session = make_session(merchant)
     settle(
         checkout_services.session_attempt_create(

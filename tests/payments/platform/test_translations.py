@@ -13,7 +13,17 @@ from django.contrib import admin
 from django.utils import translation
 
 OURS = ("payments", "checkout", "webhooks")
-SAME_IN_FRENCH = {"ID", "URL", "mode", "Mode", "description", "type", "Webhooks"}
+SAME_IN_FRENCH = {
+    "ID",
+    "URL",
+    "mode",
+    "Mode",
+    "description",
+    "type",
+    "source",
+    "Source",
+    "Webhooks",
+}
 CATALOGUES = sorted(Path(settings.BASE_DIR).glob("*/locale/fr/LC_MESSAGES/django.po"))
 
 
