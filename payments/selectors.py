@@ -250,29 +250,27 @@ def charges_past_deadline(*, livemode: bool, now: datetime) -> QuerySet:
     )
 
 
-def refunds_past_window(*, livemode: bool, now: datetime) -> QuerySet:
-    """Refunds still pending after RECONCILIATION_WINDOW, the time the service keeps asking the
-    provider: staff settle them with what the operator confirms."""
+def _pending_past_window(queryset: QuerySet, *, now: datetime) -> QuerySet:
+    """The rows of `queryset` created more than RECONCILIATION_WINDOW ago, oldest first."""
     window = timedelta(seconds=settings.RECONCILIATION_WINDOW)
     return (
-        Refund.objects.filter(
-            livemode=livemode, status=RefundStatus.PENDING, created_at__lte=now - window
-        )
+        queryset.filter(created_at__lte=now - window)
         .select_related("merchant")
         .order_by("created_at")
     )
+
+
+def refunds_past_window(*, livemode: bool, now: datetime) -> QuerySet:
+    """Refunds still pending after RECONCILIATION_WINDOW, the time the service keeps asking the
+    provider: staff settle them with what the operator confirms."""
+    pending = Refund.objects.filter(livemode=livemode, status=RefundStatus.PENDING)
+    return _pending_past_window(pending, now=now)
 
 
 def payouts_past_window(*, livemode: bool, now: datetime) -> QuerySet:
     """Payouts still pending after RECONCILIATION_WINDOW: staff decide with the operator."""
-    window = timedelta(seconds=settings.RECONCILIATION_WINDOW)
-    return (
-        Payout.objects.filter(
-            livemode=livemode, status=PayoutStatus.PENDING, created_at__lte=now - window
-        )
-        .select_related("merchant")
-        .order_by("created_at")
-    )
+    pending = Payout.objects.filter(livemode=livemode, status=PayoutStatus.PENDING)
+    return _pending_past_window(pending, now=now)
 
 
 def late_payments(*, livemode: bool, since: datetime) -> QuerySet:

@@ -21,6 +21,7 @@ from tests.factories import (
     make_session,
     record_event,
     sent_charge,
+    sent_payout,
     timed_out_charge,
 )
 from tests.helpers import admin_url
@@ -157,10 +158,11 @@ def week_of_charges(merchant, settings, eager_tasks, django_capture_on_commit_ca
         waiting = refunds.refund_create(
             charge=paid, amount=100000, metadata={"sandbox_refund": "pending"}
         )
+        payout = sent_payout(merchant, amount=50000)
         expired = make_session(merchant)
     with time_machine.travel(NOW - timedelta(hours=1), tick=False):
         open_ = make_session(merchant)
-    return {"fresh": fresh, "stuck": stuck, "late": late, "refund": waiting,
+    return {"fresh": fresh, "stuck": stuck, "late": late, "refund": waiting, "payout": payout,
             "expired": expired, "open": open_}  # fmt: skip
 
 
@@ -184,11 +186,12 @@ def test_overview_counts_the_days_and_weeks_charges_and_finds_what_is_late(staff
     # (timeout), and last Sunday's charge is last week's.
     assert vodacom_week[1:8] == ["CDF", "4", "2", "3,500.00 CDF", "1", "1", "67\xa0%"]
 
-    overdue = [table(page, "data-overdue", i) for i in range(2)]
+    overdue = [table(page, "data-overdue", i) for i in range(3)]
     stuck, fresh = week_of_charges["stuck"], week_of_charges["fresh"]
     assert [row[0] for row in overdue[0]] == [stuck.id]  # not the prompt sent just now
     assert fresh.id not in page
     assert [row[0] for row in overdue[1]] == [week_of_charges["refund"].id]
+    assert [row[0] for row in overdue[2]] == [week_of_charges["payout"].id]
     assert "<h3>Sessions de paiement (1)</h3>" in page and week_of_charges["expired"].id in page
     assert week_of_charges["open"].id not in page
     assert Refund.objects.get(pk=week_of_charges["refund"].id).status == "pending"
