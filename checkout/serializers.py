@@ -1,5 +1,6 @@
 """Request validation for /v1/checkout/sessions."""
 
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
@@ -20,8 +21,8 @@ class ExpiresInField(serializers.Field):
     def to_internal_value(self, data):
         if type(data) is not int or not EXPIRES_IN_MIN <= data <= EXPIRES_IN_MAX:
             raise ValidationError(
-                f"expires_in must be an integer number of seconds between {EXPIRES_IN_MIN} "
-                f"and {EXPIRES_IN_MAX}.",
+                _("expires_in must be an integer number of seconds between %(min)s and %(max)s.")
+                % {"min": EXPIRES_IN_MIN, "max": EXPIRES_IN_MAX},
                 code="parameter_invalid",
             )
         return data

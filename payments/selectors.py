@@ -4,6 +4,7 @@ from datetime import UTC, datetime, time, timedelta
 
 from django.db.models import QuerySet, Sum
 from django.utils.dateparse import parse_date, parse_datetime
+from django.utils.translation import gettext as _
 
 from payments.errors import InvalidRequest, ResourceMissing
 from payments.models import Charge, Currency, LedgerEntry, Merchant, Payout, Refund
@@ -32,8 +33,11 @@ def parse_date_bound(value: str, *, param: str, upper: bool) -> tuple[datetime, 
         moment = None
     if moment is None or moment.tzinfo is None:
         raise InvalidRequest(
-            f"Invalid {param}: use YYYY-MM-DD or an ISO 8601 datetime with offset "
-            "(e.g. 2026-11-21T09:30:00Z).",
+            _(
+                "Invalid %(param)s: use YYYY-MM-DD or an ISO 8601 datetime with offset "
+                "(e.g. 2026-11-21T09:30:00Z)."
+            )
+            % {"param": param},
             param=param,
         )
     try:
@@ -44,7 +48,8 @@ def parse_date_bound(value: str, *, param: str, upper: bool) -> tuple[datetime, 
 
 def _out_of_range(param: str) -> InvalidRequest:
     return InvalidRequest(
-        f"Invalid {param}: out of range (years 0001 to 9999 in UTC).", param=param
+        _("Invalid %(param)s: out of range (years 0001 to 9999 in UTC).") % {"param": param},
+        param=param,
     )
 
 

@@ -134,9 +134,10 @@ class HttpUrlField(serializers.Field):
             raise ValidationError(_("Live mode requires an https URL."), code="url_invalid")
         if self.destination:
             refusal = url_refusal(data, allow_private=settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS)
-            if refusal:
+            if refusal is not None:
                 raise ValidationError(
-                    _("Webhooks cannot be sent there: %(reason)s.") % {"reason": refusal},
+                    _("Webhooks cannot be sent there: %(reason)s.")
+                    % {"reason": refusal.localized()},
                     code="url_invalid",
                 )
         return data
@@ -156,8 +157,10 @@ class StrictSerializer(serializers.Serializer):
                     {
                         param: [
                             ErrorDetail(
-                                "Card details must never be sent to this API: card payments are "
-                                "entered on the card provider's hosted page only.",
+                                _(
+                                    "Card details must never be sent to this API: card payments "
+                                    "are entered on the card provider's hosted page only."
+                                ),
                                 code="card_data_forbidden",
                             )
                         ]
@@ -169,7 +172,8 @@ class StrictSerializer(serializers.Serializer):
                         {
                             key: [
                                 ErrorDetail(
-                                    f"Received unknown parameter: {key}.", code="parameter_unknown"
+                                    _("Received unknown parameter: %(param)s.") % {"param": key},
+                                    code="parameter_unknown",
                                 )
                             ]
                         }

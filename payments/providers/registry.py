@@ -9,6 +9,7 @@ from functools import cache
 
 from django.conf import settings
 from django.utils.module_loading import import_string
+from django.utils.translation import gettext as _
 
 from payments.errors import ProviderUnavailable
 from payments.models import Network
@@ -36,8 +37,11 @@ def _get(livemode: bool, rail: str, label: str):
     path = settings.PAYMENT_PROVIDERS.get(_mode(livemode), {}).get(rail)
     if not path:
         raise ProviderUnavailable(
-            f"{label} is not available in {_mode(livemode)} mode yet: no provider is connected "
-            "for it. Please retry later."
+            _(
+                "%(what)s is not available in %(mode)s mode yet: no provider is connected for it. "
+                "Please retry later."
+            )
+            % {"what": label, "mode": _mode(livemode)}
         )
     return _load(path)
 
