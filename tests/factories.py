@@ -130,9 +130,15 @@ def succeeded_mobile_money_charge(
     """A test mode mobile money charge paid through the sandbox operator (prompt sent, status
     checked)."""
     created = make_charge(merchant, amount=amount, currency=currency, **fields)
+    return sandbox_paid(created.id)
+
+
+def sandbox_paid(charge_id: str) -> Charge:
+    """A pending test mode mobile money charge (to a number the sandbox accepts) as the sandbox
+    operator leaves it once the customer has approved: prompt sent, status checked, succeeded."""
     with override_settings(SANDBOX_MOBILE_MONEY_DELAY=0):
-        charges.charge_request_payment(charge_id=created.id)
-        paid = charges.charge_refresh(charge_id=created.id)
+        charges.charge_request_payment(charge_id=charge_id)
+        paid = charges.charge_refresh(charge_id=charge_id)
     assert paid.status == "succeeded"
     return paid
 

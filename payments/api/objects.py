@@ -21,8 +21,9 @@ from payments.models import (
 )
 
 
-def object_field(name: str) -> serializers.CharField:
-    return serializers.CharField(help_text=f'Always "{name}".')
+def object_field(name: str) -> serializers.ChoiceField:
+    """The `object` field that names what an object is (one value per kind of object)."""
+    return serializers.ChoiceField(choices=[name], help_text=f'Always "{name}".')
 
 
 def livemode_field() -> serializers.BooleanField:
@@ -73,7 +74,7 @@ class NextAction(serializers.Serializer):
     """What the customer's browser must do to pay a pending card charge: POST a form with one
     hidden input per `params` entry, unchanged, to `payment_url`."""
 
-    type = serializers.CharField(help_text='Always "provider_redirect".')
+    type = serializers.ChoiceField(choices=["provider_redirect"])
     payment_url = serializers.URLField(help_text="The card provider's hosted payment page.")
     params = serializers.DictField(
         child=serializers.CharField(),

@@ -25,7 +25,7 @@ class WebhookEndpoint(serializers.Serializer):
 
 class EventData(serializers.Serializer):
     object = PolymorphicProxySerializer(
-        component_name="EventObject",
+        component_name="EventDataObject",
         serializers={
             "charge": objects.Charge,
             "refund": objects.Refund,
