@@ -83,10 +83,12 @@ class ChargeCreateIn(StrictSerializer):
         required=False,
         allow_blank=True,
         trim_whitespace=False,
-        help_text=f"Mobile money: {PHONE_HELP}",
+        help_text=f"Mobile money, required: {PHONE_HELP[0].lower()}{PHONE_HELP[1:]}",
     )
     network = serializers.ChoiceField(
-        choices=Network.values, required=False, help_text=f"Mobile money: {NETWORK_HELP}"
+        choices=Network.values,
+        required=False,
+        help_text=f"Mobile money, required: {NETWORK_HELP[0].lower()}{NETWORK_HELP[1:]}",
     )
     payment_method = serializers.ChoiceField(
         choices=PaymentMethod.values, default=PaymentMethod.MOBILE_MONEY
