@@ -1,11 +1,14 @@
-"""The hosted page's mobile money form: the API's phone rules (payments.phones), messages in the
-customer's language."""
+"""The hosted page's mobile money form: the API's reading of typed numbers and its phone rules
+(payments.phones), the networks the page cannot offer now, messages in the customer's language."""
 
 from django import forms
+from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from payments import phones
 from payments.models import Network
+from payments.money import format_amount
+from payments.selectors import network_limits
 
 AUTO = "auto"
 NETWORK_LABELS = dict(Network.choices)  # the display names the networks' adapters declare
@@ -33,24 +36,50 @@ class MobileMoneyForm(forms.Form):
         required=False,
     )
 
+    def __init__(self, *args, amount: int = 0, currency: str = "", unavailable=None, **kwargs):
+        """`unavailable`: network → "closed" | "limits" (checkout.services.session_networks);
+        those networks are not offered, and a number of theirs is refused with the reason."""
+        super().__init__(*args, **kwargs)
+        self.amount, self.currency = amount, currency
+        self.unavailable = {network: why for network, why in (unavailable or {}).items() if why}
+        self.fields["network"].widget.choices = [
+            (value, label)
+            for value, label in self.fields["network"].choices
+            if value not in self.unavailable
+        ]
+
+    @property
+    def offered(self) -> list[str]:
+        """The display names of the networks the page offers, in order."""
+        return [
+            label for network, label in NETWORK_LABELS.items() if network not in self.unavailable
+        ]
+
+    def unavailable_message(self, network: str) -> str:
+        label = NETWORK_LABELS[network]
+        if self.unavailable.get(network) == "closed":
+            return _("%(network)s is unavailable at the moment.") % {"network": label}
+        low, high = network_limits(network=network, currency=self.currency)
+        language = (translation.get_language() or "fr")[:2]
+        return _("%(network)s takes payments of %(min)s to %(max)s only.") % {
+            "network": label,
+            "min": format_amount(low, self.currency, language),
+            "max": format_amount(high, self.currency, language),
+        }
+
+    @property
+    def unavailable_messages(self) -> list[tuple[str, str]]:
+        return [(network, self.unavailable_message(network)) for network in self.unavailable]
+
     def clean(self):
         data = super().clean()
         raw = data.get("phone")
         if not raw:
             return data
-        phone = phones.normalise(raw)
+        prediction = phones.predict(raw)
         chosen = data.get("network") or AUTO
         network = None if chosen == AUTO else chosen
-        problem = phones.phone_problem(phone, network)
-        if problem == phones.PHONE_NETWORK_MISMATCH:
-            owner = NETWORK_LABELS.get(phones.network_for(phone), "")
-            self.add_error(
-                "network",
-                _("This number belongs to %(owner)s, not %(network)s.")
-                % {"owner": owner, "network": NETWORK_LABELS[network]},
-            )
-            return data
-        if problem:
+        if prediction is None:
             self.add_error(
                 "phone",
                 _(
@@ -59,13 +88,25 @@ class MobileMoneyForm(forms.Form):
                 ),
             )
             return data
+        phone = prediction.phone
+        if phones.phone_problem(phone, network) == phones.PHONE_NETWORK_MISMATCH:
+            self.add_error(
+                "network",
+                _("This number belongs to %(owner)s, not %(network)s.")
+                % {"owner": NETWORK_LABELS[prediction.network], "network": NETWORK_LABELS[network]},
+            )
+            return data
+        network = network or prediction.network
         if network is None:
-            network = phones.network_for(phone)
-            if network is None:
-                self.add_error(
-                    "network", _("We cannot tell the operator from this number: choose it.")
-                )
-                return data
+            self.add_error("network", _("We cannot tell the operator from this number: choose it."))
+            return data
+        if network in self.unavailable:
+            self.add_error(
+                "network" if chosen != AUTO else "phone",
+                _("%(reason)s Pay with a number of another operator.")
+                % {"reason": self.unavailable_message(network)},
+            )
+            return data
         data["phone"] = phone
         data["network"] = network
         return data

@@ -23,9 +23,10 @@ from payments.errors import (
     LiveModeNotApproved,
 )
 from payments.links import with_query
-from payments.models import Charge, ChargeStatus, Currency, Merchant, PaymentMethod
+from payments.models import Charge, ChargeStatus, Currency, Merchant, Network, PaymentMethod
 from payments.providers import registry
-from payments.services import charges
+from payments.selectors import networks_closed
+from payments.services import charges, networks
 
 DEFAULT_LIFETIME = 24 * 3600
 SESSION_ID_PLACEHOLDER = "{CHECKOUT_SESSION_ID}"
@@ -58,10 +59,37 @@ def card_offered(*, merchant: Merchant, livemode: bool, currency: str) -> bool:
     return registry.card_available(livemode=livemode)
 
 
+def mobile_money_takes(*, amount: int, currency: str) -> bool:
+    """Whether some network takes this amount (whole units, within its limits)."""
+    return money.is_whole(amount) and any(
+        networks.network_takes(network=network, currency=currency, amount=amount)
+        for network in Network.values
+    )
+
+
+def session_networks(session: CheckoutSession) -> dict[str, str | None]:
+    """network → why the page cannot offer it now: "closed" (by staff), "limits" (it does not
+    take the session's amount), or None when it is offered."""
+    closed = networks_closed(livemode=session.livemode)
+
+    def refusal(network: str) -> str | None:
+        if network in closed:
+            return "closed"
+        if not networks.network_takes(
+            network=network, currency=session.currency, amount=session.amount
+        ):
+            return "limits"
+        return None
+
+    return {network: refusal(network) for network in Network.values}
+
+
 def session_payment_methods(
     *, merchant: Merchant, livemode: bool, amount: int, currency: str
 ) -> list[str]:
-    """["mobile_money"], ["mobile_money", "card"] or ["card"]; amount_invalid when nothing fits."""
+    """["mobile_money"], ["mobile_money", "card"] or ["card"]; amount_invalid when nothing fits.
+    Mobile money is offered when some network takes the amount (a network closed for now is
+    still counted: closing is temporary)."""
     whole = money.is_whole(amount)
     card = card_offered(merchant=merchant, livemode=livemode, currency=currency)
     if currency == Currency.CDF and not whole:
@@ -82,7 +110,19 @@ def session_payment_methods(
             code="amount_invalid",
             param="amount",
         )
-    methods = [PaymentMethod.MOBILE_MONEY.value] if whole else []
+    within = mobile_money_takes(amount=amount, currency=currency)
+    if whole and not within and not card:
+        raise InvalidRequest(
+            _("No mobile money network takes this amount:")
+            + " "
+            + " ".join(
+                networks.limits_message(network=network, currency=currency)
+                for network in Network.values
+            ),
+            code="amount_invalid",
+            param="amount",
+        )
+    methods = [PaymentMethod.MOBILE_MONEY.value] if within else []
     if card:
         methods.append(PaymentMethod.CARD.value)
     return methods

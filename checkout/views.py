@@ -146,17 +146,31 @@ def _offers_card(session: CheckoutSession) -> bool:
     )
 
 
+def _mobile_money_form(session: CheckoutSession, data=None) -> MobileMoneyForm:
+    """The phone form, offering only the networks that can take the payment now."""
+    return MobileMoneyForm(
+        data,
+        initial={"phone": session.customer_phone},
+        amount=session.amount,
+        currency=session.currency,
+        unavailable=services.session_networks(session),
+    )
+
+
 def _pay_page(
     request, session, *, form=None, failed=None, error=None, status=200, late_payment=False
 ):
+    form = form or _mobile_money_form(session)
+    mobile_money = PaymentMethod.MOBILE_MONEY in session.payment_methods
     return render(
         request,
         "checkout/pay.html",
         _context(
             request,
             session,
-            form=form or MobileMoneyForm(initial={"phone": session.customer_phone}),
-            offers_mobile_money=PaymentMethod.MOBILE_MONEY in session.payment_methods,
+            form=form,
+            offers_mobile_money=mobile_money and bool(form.offered),
+            mobile_money_unavailable=mobile_money and not form.offered,
             offers_card=_offers_card(session),
             failed=failed,
             failed_return_url=services.cancel_redirect_url(session, failed) if failed else "",
@@ -310,7 +324,7 @@ def pay_mobile_money(request, session_id: str):
         return _not_found(request)
     if session.status != SessionStatus.OPEN:
         return HttpResponseRedirect(_page_url(session))
-    form = MobileMoneyForm(request.POST)
+    form = _mobile_money_form(session, request.POST)
     if not form.is_valid():
         return _pay_page(request, session, form=form, status=400)
     charge, response = _attempt(

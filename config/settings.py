@@ -234,6 +234,7 @@ SPECTACULAR_SETTINGS = {
         {"name": "Refunds", "description": "Money given back on a succeeded charge."},
         {"name": "Payouts", "description": "Money sent from your balance to a mobile wallet."},
         {"name": "Balance", "description": "What is available, and every movement of it."},
+        {"name": "Networks", "description": "The mobile money networks: status and limits."},
         {"name": "Checkout sessions", "description": "Payment pages hosted for you."},
         {"name": "Webhooks", "description": "Where events go, and what was sent."},
     ],
@@ -262,6 +263,9 @@ SPECTACULAR_SETTINGS = {
         "DeliveryObject": ["delivery"],
         "WebhookEndpointObject": ["webhook_endpoint"],
         "ListObject": ["list"],
+        "NetworkObject": ["network"],
+        "NetworkPredictionObject": ["network_prediction"],
+        "NetworkStatus": ["operational", "degraded", "closed"],
         "NextActionType": ["provider_redirect"],
     },
     "ENUM_GENERATE_CHOICE_DESCRIPTION": False,
@@ -397,3 +401,54 @@ PAYMENT_PROVIDERS = {
     },
     "live": {rail: path for rail, path in LIVE_PAYMENT_ADAPTERS.items() if _configured(path)},
 }
+
+# --- Networks: limits and availability -------------------------------------------------------
+# The amounts each network takes, per currency, in WHOLE units (operators take whole francs and
+# dollars): "CDF=100-5000000,USD=1-2500" applies to every network, "AIRTEL_MONEY:USD=1-1500"
+# to one. NETWORK_LIMITS is read on top of the defaults, so it only needs what differs.
+# Charges and payouts outside them answer 400 amount_invalid; GET /v1/networks shows them.
+MOBILE_MONEY_NETWORKS = [rail for rail in LIVE_PAYMENT_ADAPTERS if rail != "card"]
+NETWORK_LIMITS_DEFAULT = "CDF=100-5000000,USD=1-2500"
+_LIMIT_CURRENCIES = ("CDF", "USD")
+_LIMIT_MAX_UNITS = 999_999_999_999 // 100  # the API's largest amount, in whole units
+
+
+def parse_network_limits(text: str, base: dict | None = None) -> dict[str, dict[str, tuple]]:
+    """`"CDF=100-5000000,AIRTEL_MONEY:USD=1-1500"` → {network: {currency: (min, max)}} in minor
+    units, on top of `base`. ImproperlyConfigured for anything it cannot read."""
+    limits = {network: dict((base or {}).get(network, {})) for network in MOBILE_MONEY_NETWORKS}
+    for entry in filter(None, (part.strip() for part in text.split(","))):
+        scope, _, bounds = entry.partition("=")
+        network, _, currency = scope.strip().rpartition(":")
+        low, _, high = bounds.strip().partition("-")
+        if (
+            (network and network not in MOBILE_MONEY_NETWORKS)
+            or currency not in _LIMIT_CURRENCIES
+            or not (low.isdigit() and high.isdigit())
+            or not 1 <= int(low) <= int(high) <= _LIMIT_MAX_UNITS
+        ):
+            raise ImproperlyConfigured(
+                f"NETWORK_LIMITS: cannot read {entry!r}. Expected CURRENCY=MIN-MAX or "
+                f"NETWORK:CURRENCY=MIN-MAX in whole units, 1 <= MIN <= MAX <= {_LIMIT_MAX_UNITS}, "
+                f"currency one of {', '.join(_LIMIT_CURRENCIES)}, network one of "
+                f"{', '.join(MOBILE_MONEY_NETWORKS)}."
+            )
+        for name in [network] if network else MOBILE_MONEY_NETWORKS:
+            limits[name][currency] = (int(low) * 100, int(high) * 100)
+    return limits
+
+
+NETWORK_LIMITS = parse_network_limits(
+    env.str("NETWORK_LIMITS", default=""), parse_network_limits(NETWORK_LIMITS_DEFAULT)
+)
+# A network is `degraded` while, over the last NETWORK_DEGRADED_WINDOW seconds, at least
+# NETWORK_DEGRADED_MIN_ATTEMPTS of its mobile money charges were settled and the share of them
+# that failed with an operator error or a timeout reached NETWORK_DEGRADED_THRESHOLD.
+NETWORK_DEGRADED_WINDOW = env.int("NETWORK_DEGRADED_WINDOW", default=900)
+NETWORK_DEGRADED_THRESHOLD = env.float("NETWORK_DEGRADED_THRESHOLD", default=0.5)
+NETWORK_DEGRADED_MIN_ATTEMPTS = env.int("NETWORK_DEGRADED_MIN_ATTEMPTS", default=10)
+if not 0 < NETWORK_DEGRADED_THRESHOLD <= 1 or NETWORK_DEGRADED_WINDOW < 1:
+    raise ImproperlyConfigured(
+        "NETWORK_DEGRADED_THRESHOLD must be a share above 0 and at most 1 (e.g. 0.5), and "
+        "NETWORK_DEGRADED_WINDOW a number of seconds of at least 1."
+    )

@@ -138,6 +138,16 @@ class TranslatableError(Exception):
         return gettext(self.template) % params
 
 
+class NetworkUnavailable(ApiError):
+    """A network that staff closed (an operator's outage or maintenance): nothing new is sent
+    to it until it is reopened."""
+
+    status = 503
+    type = "api_error"
+    code = "network_unavailable"
+    default_message = "This network is unavailable at the moment. Please retry later."
+
+
 class CardReplyRejected(Exception):
     """A card provider reply posted to our receipt page that we do not trust (bad signature, not
     our charge, or echoes that differ from what we asked for). Shown as a 400 page, never an API

@@ -1,4 +1,5 @@
-"""Merchants, API keys, charges, refunds, payouts, the ledger and idempotency records.
+"""Merchants, API keys, charges, refunds, payouts, the ledger, the networks' state and
+idempotency records.
 
 Models hold data and constraints only; every change of money state goes through services/.
 """
@@ -215,6 +216,12 @@ class Charge(models.Model):
                 name="charge_pending_check_idx",
                 condition=models.Q(status="pending"),
             ),
+            # The recent outcomes per network that tell whether it is degraded.
+            models.Index(
+                fields=["livemode", "finalized_at"],
+                name="charge_mm_finalized_idx",
+                condition=models.Q(payment_method="mobile_money", finalized_at__isnull=False),
+            ),
         ]
         constraints = [
             models.CheckConstraint(condition=models.Q(amount__gt=0), name="charge_amount_positive"),
@@ -388,6 +395,30 @@ class LedgerEntry(models.Model):
 
     def delete(self, *args, **kwargs):
         raise TypeError("ledger rows are never deleted")
+
+
+class NetworkState(models.Model):
+    """Whether staff closed a network in one mode (an operator's outage or maintenance): new
+    charges and payouts on a closed network are refused. No row: the network is open. The
+    reason is for staff; merchants only see that the network is closed."""
+
+    network = models.CharField(max_length=20, choices=Network.choices)
+    livemode = models.BooleanField()
+    closed = models.BooleanField(default=False)
+    reason = models.CharField(
+        max_length=500, blank=True, default="", help_text="Why it is closed (staff only)."
+    )
+    updated_at = models.DateTimeField(default=timezone.now)
+    updated_by = models.CharField(max_length=150, blank=True, default="")
+
+    class Meta:
+        ordering = ["livemode", "network"]
+        constraints = [
+            models.UniqueConstraint(fields=["network", "livemode"], name="network_state_per_mode")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_network_display()} ({'live' if self.livemode else 'test'})"
 
 
 class IdempotencyRecord(models.Model):

@@ -2,6 +2,7 @@
 prefix table (the DRC has no number portability). The one place that knows the prefixes."""
 
 import re
+from dataclasses import dataclass
 
 from payments.models import Network
 from payments.providers.base import national_number
@@ -47,17 +48,41 @@ def phone_problem(phone: str, network: str | None = None) -> str | None:
     return None
 
 
-def normalise(raw: str) -> str:
-    """Turn what a customer types (0812 345 678, 243812345678, +243 81…) into E.164 if possible."""
-    digits = re.sub(r"[^\d+]", "", raw or "")
-    if digits.startswith("+"):
-        return digits
-    if digits.startswith("00243"):
-        return "+" + digits[2:]
-    if digits.startswith("243") and len(digits) == 12:
-        return "+" + digits
-    if digits.startswith("0") and len(digits) == 10:
-        return "+243" + digits[1:]
-    if len(digits) == 9:
-        return "+243" + digits
-    return raw
+# What a customer may type around the digits: spaces (also non-breaking), dots, dashes, slashes,
+# brackets, and one leading "+". Anything else (letters…) is no phone number.
+TYPED = re.compile(r"\+?[0-9 \u00a0.()/-]{1,30}")
+
+
+def normalise(raw: str) -> str | None:
+    """What a customer types (0812 345 678, +243 81 234 5678, 243812345678, 00243…, 812345678,
+    also +243 0812… with the trunk 0 kept) as E.164 +243 and 9 digits, or None when it cannot
+    be one. Whether it is a DRC mobile number is for is_valid_drc_mobile to say."""
+    if not isinstance(raw, str) or TYPED.fullmatch(raw.strip()) is None:
+        return None
+    digits = re.sub(r"[^0-9]", "", raw)
+    if raw.strip().startswith("+"):
+        digits = "+" + digits
+    for prefix in ("+243", "00243", "243", "0", ""):
+        if digits.startswith(prefix):
+            national = digits[len(prefix) :]
+            if prefix not in ("0", "") and len(national) == 10 and national.startswith("0"):
+                national = national[1:]  # +243 0812…: the trunk 0 kept after the country code
+            if len(national) == 9 and (prefix != "" or len(digits) == 9):
+                return "+243" + national
+    return None
+
+
+@dataclass(frozen=True)
+class Prediction:
+    phone: str  # E.164
+    network: str | None  # None: a DRC mobile number whose prefix the table does not know
+
+
+def predict(raw: str) -> Prediction | None:
+    """The number a customer typed, in E.164, and the operator it belongs to; None when it is no
+    DRC mobile number. The one reading of typed numbers: GET /v1/networks/predict and the
+    hosted page's phone field both use it."""
+    phone = normalise(raw)
+    if phone is None or not is_valid_drc_mobile(phone):
+        return None
+    return Prediction(phone=phone, network=network_for(phone))

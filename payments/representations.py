@@ -1,8 +1,13 @@
 """How resources look in the API and in webhook events (one place, used by both)."""
 
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from payments.models import Charge, ChargeStatus, LedgerEntry, PaymentMethod, Payout, Refund
+from payments.phones import Prediction
+
+if TYPE_CHECKING:
+    from payments.selectors import NetworkOverview
 
 
 def iso(value: datetime | None) -> str | None:
@@ -127,4 +132,26 @@ def balance_repr(*, livemode: bool, available: dict[str, int]) -> dict:
         "available": [
             {"currency": currency, "amount": amount} for currency, amount in available.items()
         ],
+    }
+
+
+def network_repr(overview: "NetworkOverview", *, livemode: bool) -> dict:
+    return {
+        "object": "network",
+        "livemode": livemode,
+        "network": overview.network,
+        "status": overview.status,
+        "currencies": [
+            {"currency": currency, "min_amount": low, "max_amount": high}
+            for currency, (low, high) in overview.limits.items()
+        ],
+        "payouts": overview.payouts,
+    }
+
+
+def network_prediction_repr(prediction: Prediction) -> dict:
+    return {
+        "object": "network_prediction",
+        "phone": prediction.phone,
+        "network": str(prediction.network) if prediction.network else None,
     }

@@ -1,13 +1,28 @@
-"""Reads: what a merchant in one mode may see."""
+"""Reads: what a merchant in one mode may see, and the state of the networks."""
 
+from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 
-from django.db.models import QuerySet, Sum
+from django.conf import settings
+from django.db.models import Count, Q, QuerySet, Sum
+from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.translation import gettext as _
 
 from payments.errors import InvalidRequest, ResourceMissing
-from payments.models import Charge, Currency, LedgerEntry, Merchant, Payout, Refund
+from payments.models import (
+    Charge,
+    ChargeStatus,
+    Currency,
+    LedgerEntry,
+    Merchant,
+    Network,
+    NetworkState,
+    PaymentMethod,
+    Payout,
+    Refund,
+)
+from payments.providers import registry
 
 
 def parse_date_bound(value: str, *, param: str, upper: bool) -> tuple[datetime, bool]:
@@ -156,3 +171,103 @@ def ledger_export_rows(*, merchant: Merchant, livemode: bool, filters: dict) -> 
         .select_related("charge", "refund", "payout")
         .order_by("created_at", "id")
     )
+
+
+# --- Networks ---------------------------------------------------------------------------------
+#
+# `degraded` is read from the charges themselves: one aggregate over the mobile money charges of
+# the mode settled within NETWORK_DEGRADED_WINDOW, by a partial index on (livemode, finalized_at),
+# so it costs one index range scan of the last minutes whatever the table's size, stays right
+# across processes and restarts, and needs no counter kept anywhere else.
+
+# Failures that say the operator, not the customer, did not deliver: its errors and the prompts
+# that were never answered in time. Declines (insufficient funds, refused on the phone) are the
+# operator working.
+OPERATOR_TROUBLE_CODES = ("provider_error", "timeout")
+
+
+@dataclass(frozen=True)
+class NetworkOverview:
+    network: str
+    status: str  # operational | degraded | closed
+    limits: dict[str, tuple[int, int]]  # currency → (min, max) in minor units
+    payouts: bool
+    settled: int  # mobile money charges settled within the window
+    troubled: int  # of which failed with an operator error or a timeout
+
+
+def network_limits(*, network: str, currency: str) -> tuple[int, int]:
+    """(min, max) in minor units of what `network` takes in `currency` (settings.NETWORK_LIMITS)."""
+    low, high = settings.NETWORK_LIMITS[network][currency]
+    return low, high
+
+
+def network_is_closed(*, network: str, livemode: bool) -> bool:
+    return NetworkState.objects.filter(network=network, livemode=livemode, closed=True).exists()
+
+
+def networks_closed(*, livemode: bool) -> set[str]:
+    return set(
+        NetworkState.objects.filter(livemode=livemode, closed=True).values_list(
+            "network", flat=True
+        )
+    )
+
+
+def network_recent_outcomes(*, livemode: bool) -> dict[str, tuple[int, int]]:
+    """network → (settled, troubled): the mobile money charges of the mode settled within
+    NETWORK_DEGRADED_WINDOW, and those of them that failed with an operator error or timeout."""
+    since = timezone.now() - timedelta(seconds=settings.NETWORK_DEGRADED_WINDOW)
+    rows = (
+        Charge.objects.filter(
+            livemode=livemode,
+            payment_method=PaymentMethod.MOBILE_MONEY,
+            finalized_at__isnull=False,
+            finalized_at__gte=since,
+        )
+        .order_by()
+        .values("network")
+        .annotate(
+            settled=Count("pk"),
+            troubled=Count(
+                "pk",
+                filter=Q(status=ChargeStatus.FAILED, failure_code__in=OPERATOR_TROUBLE_CODES),
+            ),
+        )
+    )
+    return {row["network"]: (row["settled"], row["troubled"]) for row in rows}
+
+
+def network_status(*, closed: bool, settled: int, troubled: int) -> str:
+    if closed:
+        return "closed"
+    if (
+        settled >= settings.NETWORK_DEGRADED_MIN_ATTEMPTS
+        and troubled >= settings.NETWORK_DEGRADED_THRESHOLD * settled
+    ):
+        return "degraded"
+    return "operational"
+
+
+def network_overview(*, livemode: bool) -> list[NetworkOverview]:
+    """Every network in this mode: its status, limits per currency and whether it pays out.
+    Two queries whatever the traffic."""
+    closed = networks_closed(livemode=livemode)
+    outcomes = network_recent_outcomes(livemode=livemode)
+    overview = []
+    for network in Network.values:
+        settled, troubled = outcomes.get(network, (0, 0))
+        overview.append(
+            NetworkOverview(
+                network=network,
+                status=network_status(closed=network in closed, settled=settled, troubled=troubled),
+                limits={
+                    currency: network_limits(network=network, currency=currency)
+                    for currency in Currency.values
+                },
+                payouts=registry.payouts_available(livemode=livemode, network=network),
+                settled=settled,
+                troubled=troubled,
+            )
+        )
+    return overview

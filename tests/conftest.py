@@ -58,6 +58,17 @@ def _throttles_out_of_the_way(settings):
         setattr(settings, name, "1000000/s")
 
 
+@pytest.fixture(autouse=True)
+def _network_limits_out_of_the_way(settings):
+    """The suite's amounts (from 1 CDF up to the API's largest) were chosen for other rules than
+    the networks' limits: every network takes the API's whole range here, as it did before
+    limits existed. tests/payments/networks/ applies the configured limits on purpose."""
+    settings.NETWORK_LIMITS = {
+        network: {currency: (1, 999_999_999_999) for currency in ("CDF", "USD")}
+        for network in settings.MOBILE_MONEY_NETWORKS
+    }
+
+
 @pytest.fixture
 def is_postgres() -> bool:
     return connection.vendor == "postgresql"
@@ -100,6 +111,55 @@ def receiver(merchant):
     """The merchant's live webhook receiver, knowing the merchant's test mode signing secret."""
     with merchant_site.serving(webhook_secret(merchant)) as state:
         yield state
+
+
+# --- The books ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _books_balance(request):
+    """After every test that uses the database, the ledger must agree with the charges, refunds
+    and payouts it comes from: every scenario of the suite also checks the books. A test that
+    writes money state behind the services' back says so with @pytest.mark.books_unchecked."""
+    uses_db = any(
+        name in request.fixturenames for name in ("db", "transactional_db", "django_db_setup")
+    ) or request.node.get_closest_marker("django_db")
+    if not uses_db or request.node.get_closest_marker("books_unchecked"):
+        yield
+        return
+    request.getfixturevalue(
+        "transactional_db"
+        if (marker := request.node.get_closest_marker("django_db"))
+        and marker.kwargs.get("transaction")
+        else "db"
+    )
+    yield
+    from payments.services.ledger import ledger_check
+
+    problems = ledger_check()
+    assert problems == [], problems
+
+
+# --- Migrations ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def migrate_to(transactional_db):
+    """`migrate_to(targets)` moves the test database to those migrations and returns the
+    historical apps there; whatever happens, the database is migrated forward to the latest
+    migrations afterwards, so later tests find every table."""
+    from django.db.migrations.executor import MigrationExecutor
+
+    def migrate(targets):
+        executor = MigrationExecutor(connection)
+        executor.loader.build_graph()
+        executor.migrate(targets)
+        return executor.loader.project_state(targets).apps
+
+    yield migrate
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
 
 
 # --- Real browser -----------------------------------------------------------------------------

@@ -233,6 +233,40 @@ def answered_mpesa_charge(mpesa, client, code: str, **body) -> Charge:
     return Charge.objects.get(pk=created.id)
 
 
+# --- Networks ----------------------------------------------------------------------------------
+
+
+def close_network(network: str, *, livemode: bool = False, reason: str = "Operator outage"):
+    """`network` closed by staff in one mode, as the admin closes it."""
+    from payments.services.networks import network_set_closed
+
+    return network_set_closed(
+        network=network, livemode=livemode, closed=True, reason=reason, by="staff"
+    )
+
+
+def settled_charges(
+    merchant, network: str, outcomes: dict[str, int], *, livemode: bool = False, at=None
+) -> None:
+    """Mobile money charges on `network` settled through the state machine (at `at`, or now):
+    `outcomes` maps "succeeded", "declined" or a failure code ("provider_error", "timeout") to
+    how many of them."""
+    phone = {"VODACOM_MPESA": PHONE, "AIRTEL_MONEY": "+243971234567"}.get(network, "+243851234567")
+    for outcome, count in outcomes.items():
+        status = outcome if outcome in ("succeeded", "declined") else "failed"
+        code = {"succeeded": "", "declined": "insufficient_funds"}.get(outcome, outcome)
+        for _ in range(count):
+            make_charge(
+                merchant,
+                livemode=livemode,
+                at=at,
+                status=status,
+                failure_code=code,
+                phone=phone,
+                network=network,
+            )
+
+
 # --- Refunds, checkout sessions, events --------------------------------------------------------
 
 

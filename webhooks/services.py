@@ -114,6 +114,18 @@ def event_record(
     return event
 
 
+def status_event_record(obj, *, data: dict, destination_url: str = "") -> Event:
+    """The `<object>.<status>` event (charge.succeeded, refund.failed, payout.succeeded, …) of a
+    charge, refund or payout that has just reached its status; `data` is how the API shows it."""
+    return event_record(
+        merchant=obj.merchant,
+        livemode=obj.livemode,
+        type=f"{data['object']}.{obj.status}",
+        data=data,
+        destination_url=destination_url,
+    )
+
+
 @transaction.atomic
 def event_resend(*, event: Event, url: str) -> Delivery:
     """A new delivery of the same event (same id, so receivers can de-duplicate) to `url`."""

@@ -193,3 +193,37 @@ BALANCE_RETRIEVE = [answer("Balance", BALANCE)]
 BALANCE_TRANSACTION_LIST = [
     answer("Balance transactions", page("/v1/balance_transactions", BALANCE_TRANSACTION))
 ]
+NETWORK_LIST = [
+    answer(
+        "Networks",
+        {
+            "object": "list",
+            "url": "/v1/networks",
+            "data": [
+                {
+                    "object": "network",
+                    "livemode": False,
+                    "network": network,
+                    "status": status,
+                    "currencies": [
+                        {"currency": "CDF", "min_amount": 10000, "max_amount": 500000000},
+                        {"currency": "USD", "min_amount": 100, "max_amount": 250000},
+                    ],
+                    "payouts": True,
+                }
+                for network, status in (
+                    ("AIRTEL_MONEY", "operational"),
+                    ("VODACOM_MPESA", "degraded"),
+                    ("ORANGE_MONEY", "closed"),
+                )
+            ],
+            "has_more": False,
+        },
+    )
+]
+NETWORK_PREDICT = [
+    answer(
+        "Vodacom number",
+        {"object": "network_prediction", "phone": "+243812345678", "network": "VODACOM_MPESA"},
+    )
+]

@@ -13,11 +13,13 @@ from payments.models import (
     ChargeStatus,
     Currency,
     LedgerType,
-    Network,
     PaymentMethod,
     PayoutStatus,
     RefundReason,
     RefundStatus,
+)
+from payments.models import (
+    Network as NetworkCode,
 )
 
 
@@ -67,7 +69,7 @@ def phone_field(**kwargs) -> serializers.CharField:
 
 
 def network_field(**kwargs) -> serializers.ChoiceField:
-    return serializers.ChoiceField(choices=Network.values, **kwargs)
+    return serializers.ChoiceField(choices=NetworkCode.values, **kwargs)
 
 
 class NextAction(serializers.Serializer):
@@ -225,6 +227,38 @@ class BalanceTransaction(serializers.Serializer):
     created_at = timestamp_field()
 
 
+class NetworkLimits(serializers.Serializer):
+    currency = currency_field()
+    min_amount = amount_field(help_text="The smallest amount the network takes, in minor units.")
+    max_amount = amount_field(help_text="The largest amount the network takes, in minor units.")
+
+
+class Network(serializers.Serializer):
+    """A mobile money network: whether it takes payments now, the amounts it takes, whether it
+    pays out."""
+
+    object = object_field("network")
+    livemode = livemode_field()
+    network = network_field()
+    status = serializers.ChoiceField(
+        choices=["operational", "degraded", "closed"],
+        help_text="closed: new charges and payouts are refused (503 network_unavailable) until it "
+        "reopens; degraded: many recent payments failed at the operator.",
+    )
+    currencies = NetworkLimits(many=True, help_text="What it takes, per currency.")
+    payouts = serializers.BooleanField(help_text="Whether payouts can be sent on it.")
+
+
+class NetworkPrediction(serializers.Serializer):
+    """The operator a typed number belongs to."""
+
+    object = object_field("network_prediction")
+    phone = phone_field()
+    network = network_field(
+        allow_null=True, help_text="null: a DRC mobile number of a prefix no operator is known for."
+    )
+
+
 def list_envelope(item, name: str, *, paged: bool = True) -> type[serializers.Serializer]:
     """The list `{object: "list", url, data, has_more, limit, offset}` of `item` objects."""
     fields = {
@@ -244,3 +278,4 @@ ChargeList = list_envelope(Charge, "ChargeList")
 RefundList = list_envelope(Refund, "RefundList")
 PayoutList = list_envelope(Payout, "PayoutList")
 BalanceTransactionList = list_envelope(BalanceTransaction, "BalanceTransactionList")
+NetworkList = list_envelope(Network, "NetworkList", paged=False)

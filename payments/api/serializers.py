@@ -1,4 +1,4 @@
-"""Request validation for /v1 charges, refunds, payouts and the ledger."""
+"""Request validation for /v1 charges, refunds, payouts, the ledger and the networks."""
 
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_serializer
@@ -175,3 +175,28 @@ class LedgerExportQuery(StrictSerializer):
 
 class LedgerListQuery(PageQuery, LedgerExportQuery):
     pass
+
+
+class NetworkListQuery(StrictSerializer):
+    """GET /v1/networks takes no parameters (an unknown one is refused)."""
+
+
+class NetworkPredictQuery(StrictSerializer):
+    phone = serializers.CharField(
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="The number as a customer types it: 0812 345 678, +243 81 234 5678, "
+        "243812345678…",
+    )
+
+    def validate_phone(self, value: str) -> phones.Prediction:
+        prediction = phones.predict(value)
+        if prediction is None:
+            raise ValidationError(
+                _(
+                    "phone is not a DRC mobile number: give 10 digits starting with 08 or 09 "
+                    "(e.g. 0812 345 678), or +243 then 9 digits (e.g. +243812345678)."
+                ),
+                code=phones.PHONE_INVALID,
+            )
+        return prediction

@@ -1,4 +1,5 @@
-"""/v1 charges, refunds, payouts and the balance: thin views that validate, call one service or selector, and render."""
+"""/v1 charges, refunds, payouts, the balance and the networks: thin views that validate, call one
+service or selector, and render."""
 
 from django.http import StreamingHttpResponse
 from django.utils import timezone
@@ -17,6 +18,8 @@ from payments.api.serializers import (
     ChargeListQuery,
     LedgerExportQuery,
     LedgerListQuery,
+    NetworkListQuery,
+    NetworkPredictQuery,
     PageQuery,
     PayoutCreateIn,
     PayoutListQuery,
@@ -27,6 +30,8 @@ from payments.representations import (
     balance_transaction_repr,
     charge_created_repr,
     charge_repr,
+    network_prediction_repr,
+    network_repr,
     payout_repr,
     refund_repr,
 )
@@ -321,3 +326,46 @@ class BalanceTransactionExportView(ApiView):
             f'attachment; filename="balance-transactions-{mode}-{stamp}.csv"'
         )
         return response
+
+
+# --- Networks ---
+
+
+class NetworkListView(ApiView):
+    @extend_schema(
+        operation_id="networks_list",
+        tags=["Networks"],
+        summary="List the networks",
+        description="Each mobile money network in this key's mode: whether it takes payments now "
+        "(operational, degraded, closed), the amounts it takes per currency, whether it pays "
+        "out. Offer your customers the networks that are not closed and take the amount.",
+        responses={200: objects.NetworkList},
+        examples=examples.NETWORK_LIST,
+    )
+    def get(self, request):
+        self.validated(NetworkListQuery, data=request.query_params.dict())
+        overview = selectors.network_overview(livemode=self.livemode)
+        return Response(
+            {
+                "object": "list",
+                "url": request.path,
+                "data": [network_repr(item, livemode=self.livemode) for item in overview],
+                "has_more": False,
+            }
+        )
+
+
+class NetworkPredictView(ApiView):
+    @extend_schema(
+        operation_id="networks_predict",
+        tags=["Networks"],
+        summary="Predict the network of a phone number",
+        description="The number as typed by a customer, in E.164, and the operator its prefix "
+        "belongs to (400 phone_invalid when it is no DRC mobile number).",
+        parameters=[NetworkPredictQuery],
+        responses={200: objects.NetworkPrediction},
+        examples=examples.NETWORK_PREDICT,
+    )
+    def get(self, request):
+        data = self.validated(NetworkPredictQuery, data=request.query_params.dict())
+        return Response(network_prediction_repr(data["phone"]))

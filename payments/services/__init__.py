@@ -4,6 +4,8 @@
   charges.py         charges: creation, status checks, reconciliation, late payments, sweeps
   refunds.py         refunds: reservation, sending, status checks, staff settlement, sweep
   payouts.py         payouts: reservation against the balance, the one call, status checks
+  networks.py        networks: staff closing and reopening them, their amount limits, the
+                     check every new charge and payout passes
   ledger.py          the ledger rows every movement of money writes, and the check of the books
   idempotency.py     the purge of stored Idempotency-Key answers
   provider_calls.py  asking a provider (an answer that says nothing is `pending`) and keeping

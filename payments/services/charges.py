@@ -35,7 +35,7 @@ from payments.providers.base import (
 )
 from payments.providers.secure_acceptance import attempt_issued
 from payments.representations import charge_repr
-from payments.services import queues, refunds
+from payments.services import networks, queues, refunds
 from payments.services.ledger import ledger_record
 from payments.services.provider_calls import answer_record, provider_ask, provider_for
 
@@ -74,7 +74,8 @@ def charge_create(
     checkout_session=None,
     locale: str = "fr",
 ) -> Charge:
-    """Create a pending charge. Mobile money: the prompt is sent by a task once this commits.
+    """Create a pending charge. Mobile money: on a network that takes the amount and is not
+    closed (networks.network_check_payable); the prompt is sent by a task once this commits.
     Card: the signed form for the hosted page is made now and kept as next_action."""
     _check_access(merchant=merchant, livemode=livemode, payment_method=payment_method)
     now = timezone.now()
@@ -99,6 +100,9 @@ def charge_create(
         charge.next_check_at = now + timedelta(seconds=CARD_FIRST_CHECK)
         charge.save(force_insert=True)
     else:
+        networks.network_check_payable(
+            network=network, livemode=livemode, amount=amount, currency=currency
+        )
         provider = registry.mobile_money(livemode=livemode, network=network)
         charge.phone = phone
         charge.network = network
@@ -494,15 +498,9 @@ def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
     )
     if charge.status == ChargeStatus.SUCCEEDED:
         ledger_record(type=LedgerType.CHARGE, source=charge)
-    from webhooks.services import event_record
+    from webhooks.services import status_event_record
 
-    event_record(
-        merchant=charge.merchant,
-        livemode=charge.livemode,
-        type=f"charge.{charge.status}",
-        data=charge_repr(charge),
-        destination_url=charge.callback_url,
-    )
+    status_event_record(charge, data=charge_repr(charge), destination_url=charge.callback_url)
     if charge.checkout_session_id:
         from checkout.services import session_charge_finalized
 

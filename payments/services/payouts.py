@@ -33,9 +33,9 @@ from payments.providers.base import (
     ProviderOutcome,
 )
 from payments.representations import payout_repr
-from payments.services import queues
+from payments.services import networks, queues
 from payments.services.ledger import ledger_record
-from payments.services.provider_calls import answer_record, provider_ask
+from payments.services.provider_calls import answer_record, call_claim, provider_ask
 
 logger = logging.getLogger("payments.services")
 
@@ -58,6 +58,9 @@ def payout_create(
 ) -> Payout:
     if livemode and not merchant.live_approved:
         raise LiveModeNotApproved()
+    networks.network_check_payable(
+        network=network, livemode=livemode, amount=amount, currency=currency
+    )
     adapter = registry.payouts(livemode=livemode, network=network)  # 503 when not configured
     # The balance lock: one payout of this merchant at a time is checked against its balance.
     # FOR NO KEY UPDATE, so that charges and refunds referring to the merchant are not held.
@@ -93,17 +96,6 @@ def payout_create(
     return payout
 
 
-def _claim_call(payout_id: str) -> bool:
-    """Take the payout's one call to the operator. False when it was already taken (a task
-    delivered twice, or the sweep and the first task racing) or the payout is settled."""
-    now = timezone.now()
-    return bool(
-        Payout.objects.filter(
-            pk=payout_id, status=PayoutStatus.PENDING, provider_requested_at__isnull=True
-        ).update(provider_requested_at=now, updated_at=now)
-    )
-
-
 def _request(payout: Payout) -> PayoutRequest:
     return PayoutRequest(
         reference=payout.id,
@@ -117,7 +109,7 @@ def _request(payout: Payout) -> PayoutRequest:
 
 def payout_send(*, payout_id: str) -> Payout:
     """Hand the payout to its operator, at most once."""
-    if not _claim_call(payout_id):
+    if not call_claim(Payout, payout_id):
         return Payout.objects.get(pk=payout_id)
     payout = Payout.objects.get(pk=payout_id)
     try:
@@ -218,15 +210,9 @@ def payout_apply_outcome(*, payout_id: str, outcome: ProviderOutcome) -> Payout:
     )
     if failed:
         ledger_record(type=LedgerType.PAYOUT_FAILURE, source=payout)
-    from webhooks.services import event_record
+    from webhooks.services import status_event_record
 
-    event_record(
-        merchant=payout.merchant,
-        livemode=payout.livemode,
-        type=f"payout.{payout.status}",
-        data=payout_repr(payout),
-        destination_url=payout.callback_url,
-    )
+    status_event_record(payout, data=payout_repr(payout), destination_url=payout.callback_url)
     return payout
 
 
@@ -245,30 +231,21 @@ def payout_resolve(*, payout_id: str, succeeded: bool, staff: str) -> Payout | N
     return payout_apply_outcome(payout_id=payout_id, outcome=outcome)
 
 
+def _enqueue_due(due, enqueue, now) -> int:
+    ids = queues.due_claim(due, now=now)
+    for payout_id in ids:
+        enqueue(payout_id=payout_id)
+    return len(ids)
+
+
 def payouts_send_unsent(*, now=None) -> int:
     """The sweep: payouts never handed to their operator (the broker was down, or the call could
     not be made) are sent now."""
-    now = now or timezone.now()
-    due = Payout.objects.filter(
-        status=PayoutStatus.PENDING,
-        provider_requested_at__isnull=True,
-        next_check_at__lte=now,
-    )
-    ids = queues.due_claim(due, now=now)
-    for payout_id in ids:
-        queues.payout_send_enqueue(payout_id=payout_id)
-    return len(ids)
+    pending = Payout.objects.filter(status=PayoutStatus.PENDING, provider_requested_at__isnull=True)
+    return _enqueue_due(pending, queues.payout_send_enqueue, now or timezone.now())
 
 
 def payouts_poll_due(*, now=None) -> int:
     """The poller: pending payouts handed to their operator whose next check is due."""
-    now = now or timezone.now()
-    due = Payout.objects.filter(
-        status=PayoutStatus.PENDING,
-        provider_requested_at__isnull=False,
-        next_check_at__lte=now,
-    )
-    ids = queues.due_claim(due, now=now)
-    for payout_id in ids:
-        queues.payout_refresh_enqueue(payout_id=payout_id)
-    return len(ids)
+    sent = Payout.objects.filter(status=PayoutStatus.PENDING, provider_requested_at__isnull=False)
+    return _enqueue_due(sent, queues.payout_refresh_enqueue, now or timezone.now())

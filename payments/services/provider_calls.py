@@ -1,4 +1,4 @@
-"""Asking a charge's provider, and keeping what it answered.
+"""Asking a provider about a charge, refund or payout, and keeping what it answered.
 
 An answer that says nothing (the provider unreachable, timed out, a 5xx, a reply we cannot read)
 decides nothing: it is unknown whether the provider got the request, so the payment or refund
@@ -10,8 +10,10 @@ import logging
 from collections.abc import Callable
 from datetime import datetime
 
+from django.utils import timezone
+
 from payments.errors import ProviderUnavailable
-from payments.models import Charge, PaymentMethod, Refund
+from payments.models import Charge, PaymentMethod, Payout, Refund
 from payments.providers import registry
 from payments.providers.base import OutcomeStatus, ProviderError, ProviderOutcome
 
@@ -51,8 +53,19 @@ def provider_ask(
         return ProviderOutcome(status=PENDING, check_after=check_after, raw={"error": str(exc)})
 
 
+def call_claim(model, pk: str) -> bool:
+    """Take the one call to the provider of a pending refund or payout: its provider_requested_at
+    set by one atomic UPDATE, so that whoever runs it too (a task delivered twice, a sweep racing
+    it) finds it taken and calls nobody. False when it was taken already or is settled."""
+    return bool(
+        model.objects.filter(pk=pk, status=PENDING, provider_requested_at__isnull=True).update(
+            provider_requested_at=timezone.now()
+        )
+    )
+
+
 def answer_record(
-    payment: Charge | Refund, *, raw: dict, provider_reference: str = "", at: datetime
+    payment: Charge | Refund | Payout, *, raw: dict, provider_reference: str = "", at: datetime
 ) -> list[str]:
     """Keep a provider's answer on a charge or refund, not yet saved: its raw answer appended to
     the history (the newest RAW_HISTORY), and the provider's reference the first time one comes.

@@ -41,7 +41,7 @@ from payments.providers.base import STAFF_REASON, ProviderOutcome, RefundQuery, 
 from payments.representations import refund_repr
 from payments.services import queues
 from payments.services.ledger import ledger_record
-from payments.services.provider_calls import answer_record, provider_ask, provider_for
+from payments.services.provider_calls import answer_record, call_claim, provider_ask, provider_for
 
 logger = logging.getLogger("payments.services")
 
@@ -196,9 +196,7 @@ def _send_on_commit(refund: Refund) -> None:
 
 def refund_send(*, refund_id: str) -> Refund:
     """Hand a reserved refund to its provider, at most once, and apply the answer."""
-    claimed = Refund.objects.filter(
-        pk=refund_id, status=RefundStatus.PENDING, provider_requested_at__isnull=True
-    ).update(provider_requested_at=timezone.now())
+    claimed = call_claim(Refund, refund_id)
     refund = Refund.objects.select_related("charge").get(pk=refund_id)
     if not claimed:
         return refund
@@ -331,15 +329,9 @@ def refund_apply_outcome(*, refund_id: str, outcome: ProviderOutcome) -> Refund:
         charge.updated_at = now
         charge.save(update_fields=["amount_refunded", "updated_at"])
         ledger_record(type=LedgerType.REFUND_FAILURE, source=refund)
-    from webhooks.services import event_record
+    from webhooks.services import status_event_record
 
-    event_record(
-        merchant=charge.merchant,
-        livemode=refund.livemode,
-        type=f"refund.{refund.status}",
-        data=refund_repr(refund),
-        destination_url=charge.callback_url,
-    )
+    status_event_record(refund, data=refund_repr(refund), destination_url=charge.callback_url)
     return refund
 
 

@@ -2,8 +2,6 @@
 receivers already verify live events with it), gets a new test secret, and its URL in both modes."""
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -11,10 +9,8 @@ BEFORE = [("payments", "0003_late_payments"), ("webhooks", "0002_webhooks_delive
 AFTER = [("payments", "0004_merchant_webhook_fields_moved")]
 
 
-def test_existing_merchants_keep_their_secret_for_live_and_get_a_new_test_one():
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE)
-    Merchant = executor.loader.project_state(BEFORE).apps.get_model("payments", "Merchant")
+def test_existing_merchants_keep_their_secret_for_live_and_get_a_new_test_one(migrate_to):
+    Merchant = migrate_to(BEFORE).get_model("payments", "Merchant")
     kept = Merchant.objects.create(
         id="mer_" + "a" * 24,
         name="Boutique Gombe",
@@ -23,10 +19,7 @@ def test_existing_merchants_keep_their_secret_for_live_and_get_a_new_test_one():
     )
     bare = Merchant.objects.create(id="mer_" + "b" * 24, name="No URL", webhook_url="")
 
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(AFTER)
-    Endpoint = executor.loader.project_state(AFTER).apps.get_model("webhooks", "WebhookEndpoint")
+    Endpoint = migrate_to(AFTER).get_model("webhooks", "WebhookEndpoint")
     live = Endpoint.objects.get(merchant_id=kept.id, livemode=True)
     test = Endpoint.objects.get(merchant_id=kept.id, livemode=False)
     assert (live.url, live.secret) == ("https://shop.example.cd/hooks", kept.webhook_secret)
@@ -34,8 +27,3 @@ def test_existing_merchants_keep_their_secret_for_live_and_get_a_new_test_one():
     assert test.secret.startswith("whsec_") and test.secret != kept.webhook_secret
     assert Endpoint.objects.filter(merchant_id=bare.id).count() == 2
     assert set(Endpoint.objects.filter(merchant_id=bare.id).values_list("url", flat=True)) == {""}
-
-    # The tests that follow find the schema of today.
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())

@@ -167,6 +167,9 @@ def test_every_answer_is_a_named_schema_and_every_error_status_is_documented(doc
         "DeliveryList",
         "Error",
         "WebhookEndpoint",
+        "Network",
+        "NetworkList",
+        "NetworkPrediction",
     ):
         assert expected in schemas, expected
 
@@ -321,6 +324,11 @@ def test_every_object_the_api_sends_is_as_described(document, api, merchant, rec
     event = made["event"].id
     check("post", "/v1/events/{event_id}/resend", f"/v1/events/{event}/resend")
     check("get", "/v1/webhook_endpoint", "/v1/webhook_endpoint")
+    networks = check("get", "/v1/networks", "/v1/networks")["data"]
+    assert {n["network"] for n in networks} == {"AIRTEL_MONEY", "VODACOM_MPESA", "ORANGE_MONEY"}
+    check("get", "/v1/networks/predict", "/v1/networks/predict?phone=0812345678")
+    check("get", "/v1/networks/predict", "/v1/networks/predict?phone=+243870000000")
+    check("get", "/v1/networks/predict", "/v1/networks/predict?phone=12", status=400)
     check("post", "/v1/webhook_endpoint", "/v1/webhook_endpoint", {"url": None})
     check("post", "/v1/webhook_endpoint/rotate_secret", "/v1/webhook_endpoint/rotate_secret")
     mobile_money = {

@@ -22,7 +22,7 @@ def test_make_run_settles_a_sandbox_charge_on_the_embedded_broker(tmp_path):
         charge = call(
             "POST",
             "/v1/charges",
-            {"amount": 5000, "currency": "CDF", "phone": "+243812345678",
+            {"amount": 250000, "currency": "CDF", "phone": "+243812345678",
              "network": "VODACOM_MPESA"},
         )  # fmt: skip
         assert charge["status"] == "pending"

@@ -2,8 +2,6 @@
 every balance is right from the first deploy."""
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -12,10 +10,8 @@ BEFORE = [("payments", "0004_merchant_webhook_fields_moved")]
 AFTER = [("payments", "0007_ledger_from_history")]
 
 
-def test_existing_charges_and_refunds_get_their_ledger_rows():
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE)
-    apps = executor.loader.project_state(BEFORE).apps
+def test_existing_charges_and_refunds_get_their_ledger_rows(migrate_to):
+    apps = migrate_to(BEFORE)
     Merchant = apps.get_model("payments", "Merchant")
     Charge = apps.get_model("payments", "Charge")
     Refund = apps.get_model("payments", "Refund")
@@ -71,10 +67,7 @@ def test_existing_charges_and_refunds_get_their_ledger_rows():
         reason="late_payment",
     )
 
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(AFTER)
-    Entry = executor.loader.project_state(AFTER).apps.get_model("payments", "LedgerEntry")
+    Entry = migrate_to(AFTER).get_model("payments", "LedgerEntry")
     written = sorted(Entry.objects.values_list("source", "type", "amount", "livemode", "currency"))
     assert written == sorted(
         [
@@ -92,7 +85,5 @@ def test_existing_charges_and_refunds_get_their_ledger_rows():
 
     from payments.services.ledger import ledger_check
 
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    migrate_to([("payments", "0007_ledger_from_history"), ("sandbox", "0001_initial")])
     assert ledger_check() == []

@@ -160,6 +160,7 @@ def test_postgresql_refuses_updates_and_deletes_of_ledger_rows(merchant):
     assert LedgerEntry.objects.get(pk=entry.pk).amount == charge.amount
 
 
+@pytest.mark.books_unchecked  # it writes a row no state change called for, on purpose
 def test_the_check_finds_a_ledger_that_disagrees_with_its_sources(merchant, capsys):
     charge = succeeded_card_charge(merchant, amount=1999)
     call_command("checkledger")

@@ -4,6 +4,7 @@ live rules, idempotency, and each merchant and mode seeing only its own."""
 import pytest
 
 from payments.models import LedgerEntry, Payout
+from payments.services import payouts
 from tests.factories import succeeded_mobile_money_charge
 from tests.helpers import assert_error
 
@@ -118,12 +119,17 @@ def test_an_idempotent_retry_makes_one_payout_and_reserves_once(api, funded):
     assert_error(other, 400, "idempotency_error", "idempotency_key_reused")
 
 
-def test_payouts_list_filters_and_scoping(api, live_api, funded):
+def test_payouts_list_filters_and_scoping(api, live_api, funded, settings):
+    settings.SANDBOX_MOBILE_MONEY_DELAY = 0
+    phones = ["+243812345001", "+243812345678", "+243812345678"]  # 001: refused by the operator
     ids = [
-        api.post("/v1/payouts", {**BODY, "amount": 1000}, format="json").json()["id"]
-        for _ in range(3)
+        api.post("/v1/payouts", {**BODY, "amount": 1000, "phone": phone}, format="json").json()[
+            "id"
+        ]
+        for phone in phones
     ]
-    Payout.objects.filter(pk=ids[0]).update(status="failed")
+    payouts.payout_send(payout_id=ids[0])
+    assert payouts.payout_refresh(payout_id=ids[0]).status == "failed"
     body = api.get("/v1/payouts").json()
     assert (body["object"], body["url"]) == ("list", "/v1/payouts")
     assert [p["id"] for p in body["data"]] == ids[::-1]

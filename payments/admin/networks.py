@@ -1,0 +1,107 @@
+"""Staff views of the networks: close one in a mode (an operator's outage or maintenance; new
+charges and payouts on it are then refused with 503 network_unavailable and the hosted page no
+longer offers it) or reopen it, and see how each one does now (operational, degraded, closed,
+with its recent operator errors and timeouts). Changes go through services.networks."""
+
+from django import forms
+from django.conf import settings
+from django.contrib import admin, messages
+
+from payments import selectors
+from payments.models import NetworkState
+from payments.services import networks
+
+
+class NetworkStateForm(forms.ModelForm):
+    class Meta:
+        model = NetworkState
+        fields = ("closed", "reason")
+        widgets = {"reason": forms.Textarea(attrs={"rows": 3, "cols": 60})}
+
+    def clean(self):
+        data = super().clean()
+        if data.get("closed") and not (data.get("reason") or "").strip():
+            self.add_error("reason", "Say why the network is closed (for staff only).")
+        return data
+
+
+@admin.register(NetworkState)
+class NetworkStateAdmin(admin.ModelAdmin):
+    form = NetworkStateForm
+    list_display = (
+        "network",
+        "mode",
+        "closed",
+        "status_display",
+        "reason",
+        "updated_at",
+        "updated_by",
+    )
+    list_filter = ("livemode", "closed")
+    list_display_links = ("network",)
+    ordering = ("livemode", "network")
+    fields = (
+        "network",
+        "mode",
+        "status_display",
+        "closed",
+        "reason",
+        "updated_at",
+        "updated_by",
+    )
+    readonly_fields = ("network", "mode", "status_display", "updated_at", "updated_by")
+    actions = ["reopen"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def changelist_view(self, request, extra_context=None):
+        networks.network_states_ensure()  # a network added since is listed too
+        return super().changelist_view(request, extra_context)
+
+    @admin.display(description="Mode", ordering="livemode")
+    def mode(self, obj):
+        return "live" if obj.livemode else "test"
+
+    @admin.display(description="Status now")
+    def status_display(self, obj):
+        settled, troubled = selectors.network_recent_outcomes(livemode=obj.livemode).get(
+            obj.network, (0, 0)
+        )
+        status = selectors.network_status(closed=obj.closed, settled=settled, troubled=troubled)
+        minutes = settings.NETWORK_DEGRADED_WINDOW // 60
+        return (
+            f"{status} — last {minutes} min: {troubled} of {settled} settled charges failed "
+            "with an operator error or timeout"
+        )
+
+    def save_model(self, request, obj, form, change):
+        state = networks.network_set_closed(
+            network=obj.network,
+            livemode=obj.livemode,
+            closed=obj.closed,
+            reason=obj.reason.strip(),
+            by=request.user.get_username(),
+        )
+        obj.pk, obj.updated_at, obj.updated_by = state.pk, state.updated_at, state.updated_by
+        if state.closed:
+            self.message_user(
+                request,
+                f"{state} is closed: new charges and payouts on it answer 503 "
+                "network_unavailable and the hosted page no longer offers it.",
+                messages.WARNING,
+            )
+
+    @admin.action(description="Reopen the selected networks")
+    def reopen(self, request, queryset):
+        for state in queryset.filter(closed=True):
+            networks.network_set_closed(
+                network=state.network,
+                livemode=state.livemode,
+                closed=False,
+                by=request.user.get_username(),
+            )
+            self.message_user(request, f"{state} is open again.", messages.SUCCESS)
