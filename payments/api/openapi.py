@@ -151,8 +151,8 @@ ERRORS = {
         ],
     ),
     503: (
-        "No provider is connected for this payment in this mode yet (provider_unavailable): "
-        "retry later.",
+        "The network is closed for now (network_unavailable), or no provider is connected for "
+        "this payment in this mode yet (provider_unavailable): retry later.",
         [
             _error_example(
                 503,
