@@ -1,120 +1,8 @@
 """Domain errors. Services raise these; the one exception handler turns them into the contract's
 error envelope. No view builds an error body by hand."""
 
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext as _
-
-
-class ApiError(Exception):
-    status = 400
-    type = "invalid_request_error"
-    code = "parameter_invalid"
-    default_message = gettext_lazy("The request is invalid.")
-
-    def __init__(
-        self,
-        message: str | None = None,
-        *,
-        code: str | None = None,
-        param: str | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> None:
-        # A default message is said in the language of the request that sees it.
-        self.message = message or self.default_message
-        if code:
-            self.code = code
-        self.param = param
-        self.headers = headers or {}
-        super().__init__(self.message)
-
-
-class InvalidRequest(ApiError):
-    """400 invalid_request_error, with the code that says what is wrong (parameter_invalid, …)."""
-
-
-class ResourceMissing(ApiError):
-    status = 404
-    code = "resource_missing"
-
-    def __init__(
-        self, resource: str = "object", object_id: str | None = None, *, param: str | None = None
-    ):
-        message = (
-            _("No such %(resource)s: '%(id)s'.") % {"resource": resource, "id": object_id}
-            if object_id
-            else _("Unrecognized request URL.")
-        )
-        super().__init__(message, param=param)
-
-
-class ChargeNotRefundable(ApiError):
-    code = "charge_not_refundable"
-    default_message = gettext_lazy("This charge cannot be refunded.")
-
-
-class AmountExceedsRefundable(ApiError):
-    code = "amount_exceeds_refundable"
-    default_message = gettext_lazy(
-        "The refund amount is greater than what remains refundable on this charge."
-    )
-
-
-class CheckoutSessionNotOpen(ApiError):
-    code = "checkout_session_not_open"
-    default_message = gettext_lazy("This checkout session is no longer open.")
-
-
-class CheckoutSessionPaymentPending(ApiError):
-    code = "checkout_session_payment_pending"
-    default_message = gettext_lazy(
-        "A payment attempt of this checkout session is still pending: it cannot be expired now."
-    )
-
-
-class PermissionDenied(ApiError):
-    status = 403
-    type = "permission_error"
-
-
-class LiveModeNotApproved(PermissionDenied):
-    code = "live_mode_not_approved"
-    default_message = gettext_lazy("This account is not yet approved for live payments.")
-
-
-class CardRailDisabled(PermissionDenied):
-    code = "card_rail_disabled"
-    default_message = gettext_lazy("Card payments are not enabled for this account.")
-
-
-class IdempotencyError(ApiError):
-    type = "idempotency_error"
-
-
-class IdempotencyKeyInUse(IdempotencyError):
-    status = 409
-    code = "idempotency_key_in_use"
-    default_message = gettext_lazy(
-        "A request with this Idempotency-Key is still being processed. Retry after it completes."
-    )
-
-
-class IdempotencyKeyInvalid(IdempotencyError):
-    code = "idempotency_key_invalid"
-    default_message = gettext_lazy("Idempotency-Key must be 1 to 255 printable ASCII characters.")
-
-
-class IdempotencyKeyReused(IdempotencyError):
-    code = "idempotency_key_reused"
-    default_message = gettext_lazy(
-        "This Idempotency-Key was already used with another endpoint or another request body."
-    )
-
-
-class ProviderUnavailable(ApiError):
-    status = 503
-    type = "api_error"
-    code = "provider_unavailable"
-    default_message = gettext_lazy("The payment provider is unavailable. Please retry later.")
 
 
 class TranslatableError(Exception):
@@ -138,6 +26,123 @@ class TranslatableError(Exception):
         return gettext(self.template) % params
 
 
+class ApiError(TranslatableError):
+    """`message` is what logs, staff and the hosted pages show: as given (a message a request
+    path has already translated), else in English. The API answers with `localized()`: a
+    `default_message`, or a `message` given with `params`, is then said in the request's
+    language."""
+
+    status = 400
+    type = "invalid_request_error"
+    code = "parameter_invalid"
+    default_message = gettext_noop("The request is invalid.")
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        code: str | None = None,
+        param: str | None = None,
+        headers: dict[str, str] | None = None,
+        params: dict | None = None,
+    ) -> None:
+        super().__init__(message or self.default_message, **(params or {}))
+        self.message = str(self)
+        if code:
+            self.code = code
+        self.param = param
+        self.headers = headers or {}
+
+
+class InvalidRequest(ApiError):
+    """400 invalid_request_error, with the code that says what is wrong (parameter_invalid, …)."""
+
+
+class ResourceMissing(ApiError):
+    status = 404
+    code = "resource_missing"
+
+    def __init__(
+        self, resource: str = "object", object_id: str | None = None, *, param: str | None = None
+    ):
+        message = (
+            _("No such %(resource)s: '%(id)s'.") % {"resource": resource, "id": object_id}
+            if object_id
+            else _("Unrecognized request URL.")
+        )
+        super().__init__(message, param=param)
+
+
+class ChargeNotRefundable(ApiError):
+    code = "charge_not_refundable"
+    default_message = gettext_noop("This charge cannot be refunded.")
+
+
+class AmountExceedsRefundable(ApiError):
+    code = "amount_exceeds_refundable"
+    default_message = gettext_noop(
+        "The refund amount is greater than what remains refundable on this charge."
+    )
+
+
+class CheckoutSessionNotOpen(ApiError):
+    code = "checkout_session_not_open"
+    default_message = gettext_noop("This checkout session is no longer open.")
+
+
+class CheckoutSessionPaymentPending(ApiError):
+    code = "checkout_session_payment_pending"
+    default_message = gettext_noop(
+        "A payment attempt of this checkout session is still pending: it cannot be expired now."
+    )
+
+
+class PermissionDenied(ApiError):
+    status = 403
+    type = "permission_error"
+
+
+class LiveModeNotApproved(PermissionDenied):
+    code = "live_mode_not_approved"
+    default_message = gettext_noop("This account is not yet approved for live payments.")
+
+
+class CardRailDisabled(PermissionDenied):
+    code = "card_rail_disabled"
+    default_message = gettext_noop("Card payments are not enabled for this account.")
+
+
+class IdempotencyError(ApiError):
+    type = "idempotency_error"
+
+
+class IdempotencyKeyInUse(IdempotencyError):
+    status = 409
+    code = "idempotency_key_in_use"
+    default_message = gettext_noop(
+        "A request with this Idempotency-Key is still being processed. Retry after it completes."
+    )
+
+
+class IdempotencyKeyInvalid(IdempotencyError):
+    code = "idempotency_key_invalid"
+    default_message = gettext_noop("Idempotency-Key must be 1 to 255 printable ASCII characters.")
+
+
+class IdempotencyKeyReused(IdempotencyError):
+    code = "idempotency_key_reused"
+    default_message = gettext_noop(
+        "This Idempotency-Key was already used with another endpoint or another request body."
+    )
+
+
+class ProviderUnavailable(ApiError):
+    status = 503
+    type = "api_error"
+    code = "provider_unavailable"
+    default_message = gettext_noop("The payment provider is unavailable. Please retry later.")
+
+
 class NetworkUnavailable(ApiError):
     """A network that staff closed (an operator's outage or maintenance): nothing new is sent
     to it until it is reopened."""
@@ -145,7 +150,7 @@ class NetworkUnavailable(ApiError):
     status = 503
     type = "api_error"
     code = "network_unavailable"
-    default_message = "This network is unavailable at the moment. Please retry later."
+    default_message = gettext_noop("This network is unavailable at the moment. Please retry later.")
 
 
 class CardReplyRejected(Exception):
@@ -156,4 +161,4 @@ class CardReplyRejected(Exception):
 
 class BalanceInsufficient(ApiError):
     code = "balance_insufficient"
-    default_message = gettext_lazy("The available balance is lower than the payout amount.")
+    default_message = gettext_noop("The available balance is lower than the payout amount.")

@@ -198,6 +198,39 @@ def test_a_french_api_request_leaves_the_next_one_english(api, anon, merchant):
     assert large.json()["error"]["message"].startswith("The request body is larger than")
 
 
+@pytest.mark.parametrize(
+    ("headers", "provider", "network"),
+    [
+        ({}, "Vodacom M-Pesa is not available in test mode yet", "Airtel Money is unavailable"),
+        (
+            {"HTTP_ACCEPT_LANGUAGE": "fr"},
+            "Vodacom M-Pesa n’est pas encore disponible en mode test",
+            "Airtel Money est indisponible",
+        ),
+    ],
+)
+def test_unavailable_providers_and_networks_are_said_in_the_request_language(
+    api, settings, headers, provider, network
+):
+    from payments.services.networks import network_set_closed
+
+    providers = settings.PAYMENT_PROVIDERS
+    settings.PAYMENT_PROVIDERS = {
+        **providers,
+        "test": {k: v for k, v in providers["test"].items() if k != "VODACOM_MPESA"},
+    }
+    unconnected = api.post("/v1/charges", MM, format="json", **headers)
+    assert unconnected.status_code == 503
+    assert unconnected.json()["error"]["code"] == "provider_unavailable"
+    assert unconnected.json()["error"]["message"].startswith(provider)
+    network_set_closed(network="AIRTEL_MONEY", livemode=False, closed=True)
+    airtel = {**MM, "phone": "+243971234567", "network": "AIRTEL_MONEY"}
+    closed = api.post("/v1/charges", airtel, format="json", **headers)
+    assert closed.status_code == 503
+    assert closed.json()["error"]["code"] == "network_unavailable"
+    assert closed.json()["error"]["message"].startswith(network)
+
+
 def test_checkout_pages_stay_french_by_default(merchant):
     session = make_session(merchant)
     page = Client().get(f"/pay/{session.id}")
