@@ -363,6 +363,19 @@ ORANGE_BASE_URL = env.str("ORANGE_BASE_URL", default="https://api.orange.com").r
 ORANGE_CLIENT_ID = env.str("ORANGE_CLIENT_ID", default="")
 ORANGE_CLIENT_SECRET = env.str("ORANGE_CLIENT_SECRET", default="")
 ORANGE_POS_ID = env.str("ORANGE_POS_ID", default="")
+# What public material leaves open about the B2B RDC API, one setting each (README "to confirm
+# with the vendor"; payments/providers/orange.py, Assumptions).
+ORANGE_API_PATH = env.str("ORANGE_API_PATH", default="/orange-money-b2b/v1/cd").rstrip("/")
+ORANGE_CASHOUT_SERVICE = env.str("ORANGE_CASHOUT_SERVICE", default="cashout")
+ORANGE_CASHIN_SERVICE = env.str("ORANGE_CASHIN_SERVICE", default="cashin")
+# GET /services and /forms/{service} first, and send x-omr-forms-token, x-omr-forms-version and
+# service headers on transactions, as independent integrations do.
+ORANGE_FORMS = env.bool("ORANGE_FORMS", default=True)
+# The Authorization header value set in the partner profile, sent by Orange on notifications.
+ORANGE_CALLBACK_AUTHORIZATION = env.str("ORANGE_CALLBACK_AUTHORIZATION", default="")
+# Fields of Orange's answers and notifications that carry its own id of a transaction.
+ORANGE_REFERENCE_FIELDS = env.list("ORANGE_REFERENCE_FIELDS", default=["reference", "txnId"])
+# The earlier callback form (a token of ours in the URL or body): accepted only while set.
 ORANGE_NOTIF_TOKEN = env.str("ORANGE_NOTIF_TOKEN", default="")
 # Payouts are cashins, which Orange enables per merchant account: off until it has.
 ORANGE_PAYOUTS_ENABLED = env.bool("ORANGE_PAYOUTS_ENABLED", default=False)

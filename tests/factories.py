@@ -1,5 +1,5 @@
 """Test data, built through the same services and API the service itself uses: merchants and their
-keys, staff users, charges in any state, refunds, checkout sessions and events.
+keys, staff users, charges in any state, refunds, payouts, checkout sessions and events.
 
 Every builder of the suite lives here; a test module only says what it needs of the data."""
 
@@ -15,9 +15,10 @@ from django.db import transaction
 from django.test import Client, override_settings
 
 from checkout import services as checkout_services
-from payments.models import Charge, Merchant
+from payments.models import Charge, Merchant, Payout
 from payments.providers.base import ProviderOutcome, RefundRequest
 from payments.services import accounts, charges
+from payments.services import payouts as payout_services
 
 PHONE = "+243812345678"
 # What a charge is made of unless a test says otherwise.
@@ -151,6 +152,17 @@ def succeeded_card_charge(merchant, *, amount: int = 1999, **fields) -> Charge:
     return paid
 
 
+def succeeded_live_charge(merchant, *, amount: int = 10000, currency: str = "CDF") -> Charge:
+    """A live mobile money charge its operator reported paid (the sandbox operator standing in
+    for the live one). Approves the merchant for live mode."""
+    merchant.live_approved = True
+    merchant.save(update_fields=["live_approved"])
+    sandbox = {"VODACOM_MPESA": "payments.providers.sandbox.SandboxMobileMoney"}
+    with override_settings(PAYMENT_PROVIDERS={**settings.PAYMENT_PROVIDERS, "live": sandbox}):
+        created = make_charge(merchant, livemode=True, amount=amount, currency=currency)
+    return settle(created, "succeeded", provider_reference="MP1")
+
+
 # --- Charges, through the API ------------------------------------------------------------------
 
 
@@ -215,9 +227,10 @@ def paid_orange_charge(orange, client, **body) -> Charge:
     created = charge_via_api(client, **body)
     charges.charge_request_payment(charge_id=created.id)
     callback = Client().post(
-        f"/providers/orange_money/callback?notif_token={settings.ORANGE_NOTIF_TOKEN}",
+        "/providers/orange_money/callback",
         json.dumps(orange.answer(created.id)),
         content_type="application/json",
+        HTTP_AUTHORIZATION=settings.ORANGE_CALLBACK_AUTHORIZATION,
     )
     assert callback.status_code == 200
     charges.charge_refresh(charge_id=created.id)  # the status check the callback queued
@@ -265,6 +278,47 @@ def settled_charges(
                 phone=phone,
                 network=network,
             )
+
+
+# --- Payouts -----------------------------------------------------------------------------------
+
+
+def sent_payout(
+    merchant,
+    *,
+    amount: int = 5000,
+    currency: str = "CDF",
+    phone: str = PHONE,
+    network: str = "VODACOM_MPESA",
+    **fields,
+) -> Payout:
+    """A test mode payout from the merchant's balance (which must hold it), handed to the sandbox
+    operator, which has not answered yet: pending, its next status check planned."""
+    created = payout_services.payout_create(
+        merchant=merchant,
+        livemode=False,
+        amount=amount,
+        currency=currency,
+        phone=phone,
+        network=network,
+        **fields,
+    )
+    sent = payout_services.payout_send(payout_id=created.id)
+    assert sent.status == "pending" and sent.provider_requested_at is not None
+    return sent
+
+
+def payout_waiting_for_staff(merchant, **fields) -> Payout:
+    """A sent payout whose operator said nothing until its status checks ended: pending, no
+    next check, for staff to settle with what the operator confirmed."""
+    sent = sent_payout(merchant, **fields)
+    later = sent.provider_requested_at + timedelta(seconds=settings.RECONCILIATION_WINDOW + 1)
+    with _at(later):
+        waiting = payout_services.payout_apply_outcome(
+            payout_id=sent.id, outcome=ProviderOutcome(status="pending", raw={"error": "HTTP 503"})
+        )
+    assert waiting.status == "pending" and waiting.next_check_at is None
+    return waiting
 
 
 # --- Refunds, checkout sessions, events --------------------------------------------------------

@@ -79,6 +79,15 @@ def screenshot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
+def admin_sign_in(page, base_url: str, next_path: str, username: str = "staff") -> None:
+    """Sign in to the admin in the browser (as `tests.factories.staff_user` made them) and land
+    on `next_path`."""
+    page.goto(f"{base_url}/admin/login/?next={next_path}")
+    page.fill("#id_username", username)
+    page.fill("#id_password", "pw-123-long")
+    page.click("input[type=submit]")
+
+
 def query_params(url: str) -> dict:
     """The query string of `url`, one value per name."""
     return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}

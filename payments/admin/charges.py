@@ -1,12 +1,10 @@
 """Staff views of charges: read-only, with their refunds inline and one action, asking the
 provider where pending charges stand."""
 
-import json
-
 from django.contrib import admin, messages
-from django.utils.html import format_html
 
 from payments import state
+from payments.admin.display import json_block
 from payments.admin.refunds import RefundInline
 from payments.errors import ApiError
 from payments.models import Charge, ChargeStatus
@@ -129,10 +127,7 @@ class ChargeAdmin(admin.ModelAdmin):
     def provider_raw_pretty(self, obj):
         if not obj.provider_raw:
             return "—"
-        return format_html(
-            "<pre style='white-space:pre-wrap;margin:0'>{}</pre>",
-            json.dumps(obj.provider_raw, indent=2, ensure_ascii=False),
-        )
+        return json_block(obj.provider_raw)
 
     @admin.action(description="Check status with the provider now")
     def check_status_now(self, request, queryset):

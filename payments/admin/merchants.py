@@ -1,17 +1,71 @@
 """Staff views of merchants: approval for live mode and the card rail, their API keys (issued
-here, shown once) and their webhook endpoints (URL per mode, secret rotation)."""
+here, shown once), their webhook endpoints (URL per mode, secret rotation) and each mode's
+balance, with links to that mode's ledger rows and payouts."""
+
+from datetime import UTC
+from urllib.parse import urlencode
 
 from django.contrib import admin, messages
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
+from payments import selectors
 from payments.admin.api_keys import ApiKeyInline
+from payments.admin.display import nowrap
 from payments.models import Merchant, Mode
+from payments.money import format_amount
 from payments.services import accounts
 from webhooks import services as webhook_services
 from webhooks.models import WebhookEndpoint
+
+
+class MerchantFilter(admin.SimpleListFilter):
+    """One merchant's rows (`?merchant=mer_…`), as the merchant's page links to them. Only the
+    chosen merchant is offered: a list of every merchant would grow without end."""
+
+    title = "merchant"
+    parameter_name = "merchant"
+
+    def lookups(self, request, model_admin):
+        merchant = Merchant.objects.filter(pk=self.value()).first() if self.value() else None
+        return [(merchant.pk, merchant.name)] if merchant else []
+
+    def queryset(self, request, queryset):
+        if self.value():
+            return queryset.filter(merchant_id=self.value())
+        return queryset
+
+
+class MerchantRowsMixin:
+    """The columns of a list of merchants' rows (payouts, ledger rows) that keep it narrow: the
+    merchant's name, the mode and a short UTC time; the merchant and the mode are left out when
+    the filters already pin them (as the merchant's page links to them)."""
+
+    pinned_by = {"merchant": "merchant_name", "livemode__exact": "mode"}
+
+    def get_list_display(self, request):
+        pinned = {column for param, column in self.pinned_by.items() if request.GET.get(param)}
+        return [column for column in super().get_list_display(request) if column not in pinned]
+
+    @admin.display(description="Merchant", ordering="merchant__name")
+    def merchant_name(self, obj):
+        return obj.merchant.name
+
+    @admin.display(description="Mode", ordering="livemode")
+    def mode(self, obj):
+        return "live" if obj.livemode else "test"
+
+    @admin.display(description="Created (UTC)", ordering="created_at")
+    def created(self, obj):
+        return nowrap(f"{obj.created_at.astimezone(UTC):%Y-%m-%d %H:%M}")
+
+
+def merchant_rows_url(changelist: str, merchant: Merchant, *, livemode: bool) -> str:
+    """A changelist (`admin:…_changelist`) filtered to one merchant and mode."""
+    query = urlencode({"merchant": merchant.pk, "livemode__exact": int(livemode)})
+    return f"{reverse(changelist)}?{query}"
 
 
 class WebhookEndpointInline(admin.TabularInline):
@@ -39,8 +93,8 @@ class MerchantAdmin(admin.ModelAdmin):
     list_filter = ("live_approved", "card_rail_enabled")
     list_editable = ("live_approved", "card_rail_enabled")
     search_fields = ("id", "name", "webhook_endpoints__url")
-    readonly_fields = ("id", "created_at")
-    fields = ("id", "name", "live_approved", "card_rail_enabled", "created_at")
+    readonly_fields = ("id", "created_at", "balance")
+    fields = ("id", "name", "live_approved", "card_rail_enabled", "created_at", "balance")
     inlines = [WebhookEndpointInline, ApiKeyInline]
     actions = [
         "issue_test_key",
@@ -48,6 +102,36 @@ class MerchantAdmin(admin.ModelAdmin):
         "rotate_test_webhook_secret",
         "rotate_live_webhook_secret",
     ]
+
+    @admin.display(description="Balance")
+    def balance(self, obj):
+        """Each mode's available amount per currency: the sum of its ledger rows."""
+        if obj is None or obj._state.adding:
+            return "-"
+        rows = []
+        for livemode in (False, True):
+            available = selectors.balance_get(merchant=obj, livemode=livemode)
+            rows.append(
+                (
+                    "live" if livemode else "test",
+                    ", ".join(
+                        format_amount(amount, currency) for currency, amount in available.items()
+                    ),
+                    merchant_rows_url(
+                        "admin:payments_ledgerentry_changelist", obj, livemode=livemode
+                    ),
+                    merchant_rows_url("admin:payments_payout_changelist", obj, livemode=livemode),
+                )
+            )
+        return format_html(
+            '<table class="balance"><tbody>{}</tbody></table>',
+            format_html_join(
+                "",
+                '<tr><th scope="row">{}</th><td>{}</td><td><a href="{}">ledger rows</a></td>'
+                '<td><a href="{}">payouts</a></td></tr>',
+                rows,
+            ),
+        )
 
     def _issue(self, request, queryset, mode):
         """The new keys are shown once, on the response page itself: never in a message (Django

@@ -6,14 +6,14 @@ about (Airtel and M-Pesa publish no refund enquiry), record what the operator co
 confirmation page, through services.refunds.refund_resolve.
 """
 
-import json
-
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.contrib.admin.utils import quote
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 
+from payments.admin.display import json_block
 from payments.models import Refund, RefundStatus
 from payments.money import format_amount
 from payments.providers.base import STAFF_REASON
@@ -22,7 +22,7 @@ from payments.services import refunds
 
 def charge_link(refund: Refund) -> str:
     try:
-        url = reverse("admin:payments_charge_change", args=[refund.charge_id])
+        url = reverse("admin:payments_charge_change", args=[quote(refund.charge_id)])
     except NoReverseMatch:  # charges not in the admin
         return refund.charge_id
     return format_html('<a href="{}">{}</a>', url, refund.charge_id)
@@ -91,7 +91,7 @@ class RefundAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     @admin.display(description="Metadata")
     def metadata_display(self, obj):
-        return format_html("<pre>{}</pre>", json.dumps(obj.metadata, indent=2, ensure_ascii=False))
+        return json_block(obj.metadata)
 
     @admin.display(description="Waiting for staff because")
     def staff_reason_display(self, obj):
@@ -100,9 +100,7 @@ class RefundAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     @admin.display(description="Provider answers")
     def provider_raw_display(self, obj):
-        return format_html(
-            "<pre>{}</pre>", json.dumps(obj.provider_raw, indent=2, ensure_ascii=False)
-        )
+        return json_block(obj.provider_raw)
 
     @admin.action(description="Ask the provider where the selected pending refunds stand")
     def check_with_provider(self, request, queryset):

@@ -7,7 +7,9 @@ the status check (tasks.charge_refresh → services.charge_refresh, which asks t
 and the operator gets its small JSON 200 at once; the body never sets a status. A charge failed by
 our clock and still under reconciliation gets its reconciliation check instead. Unknown, final,
 test-mode and other-network charges are acknowledged and ignored. A callback about one of our
-refunds (Orange calls back for the cashin of a refund) queues the refund's status check.
+refunds (Orange calls back for the cashin of a refund) queues the refund's status check. The
+operator's own id a callback states (Orange's `reference`) is kept on the live charge or refund
+while it has none; that is all a callback body ever writes.
 Duplicates of one callback within CHECK_WINDOW enqueue nothing more, and the task skips a charge
 that is final by the time it runs. If the broker cannot take the task, the callback is still
 acknowledged: the poller (beat `charges-poll-due`) checks the charge on its next round. A refused
@@ -33,6 +35,7 @@ from payments.models import Charge, ChargeStatus, PaymentMethod, Refund, RefundS
 from payments.providers import registry
 from payments.providers.base import (
     CallbackIncomplete,
+    CallbackNotice,
     CallbackUnauthenticated,
     CallingBack,
     ProviderCallback,
@@ -187,6 +190,26 @@ def _take(request: HttpRequest, adapter: CallingBack, network: str) -> JsonRespo
         )
     except CallbackIncomplete as exc:
         return _missing(request, exc.param)
+    if notice.provider_reference:
+        _keep_reference(notice, network)
     if notice.refund_id:
         return _enqueue_refund_check(notice.refund_id, network)
     return _enqueue_check(notice.charge_id, network)
+
+
+def _keep_reference(notice: CallbackNotice, network: str) -> None:
+    """The operator's own id stated by an authenticated callback, kept on our live charge or
+    refund of that network while it has none (staff find the payment at the operator by it).
+    Never a status: that is the status check's."""
+    reference = notice.provider_reference[:100]
+    if notice.refund_id:
+        found = Refund.objects.filter(
+            pk=notice.refund_id, livemode=True, charge__network=network, provider_reference=""
+        )
+    else:
+        found = Charge.objects.filter(
+            pk=notice.charge_id, livemode=True, network=network, provider_reference=""
+        )
+    if found.update(provider_reference=reference):
+        ident = notice.refund_id or notice.charge_id
+        logger.info("%s callback for %s: operator reference kept", network, ident)

@@ -27,7 +27,8 @@
   clients (e.g. PyPI `airtelmoney-ug`).
 
 Confirm with Airtel before going live: the v1 endpoints are still open to new merchants (v2 adds
-x-signature/x-key message signing), the callback hash (which bytes are hashed), the response_code
+x-signature/x-key message signing), the callback hash (which bytes are hashed, and whether
+non-ASCII characters are escaped first; both are accepted), the response_code
 table, whether USD is enabled on the merchant wallet, and whether refunds are idempotent. For
 payouts: that v1 disbursements are enabled for CD (v2 signs messages and encrypts the PIN with
 RSA-OAEP under a key fetched from /v1/rsa/encryption-keys), the PIN public key for CD, whether
@@ -479,9 +480,13 @@ def outcome_for_disbursement(response, enquiry: bool = False) -> ProviderOutcome
 def callback_hash_valid(raw_body: bytes, body: dict, key: str) -> bool:
     """Airtel's optional callback authentication: base64(HMAC-SHA256(key, message)) sent as `hash`
     beside `transaction`. Which bytes are hashed is not settled by the public documentation, so
-    both readings seen in integrations are accepted: the compact JSON of the `transaction` object
-    (keys in the order received) and the raw body without its `hash` member. A callback only ever
-    triggers an enquiry, so a lenient reading cannot credit a payment."""
+    the readings seen in integrations are accepted: the compact JSON of the `transaction` object
+    (keys in the order received), the same of the body without its `hash` member, and the raw
+    body. Each compact JSON is read twice: with non-ASCII characters as they are (UTF-8) and with
+    them escaped (`\u00e9`), which is what public SDKs compute — Python's json.dumps default, as
+    in airtelmoney-py's `verify_callback_hash` — so a message holding accents ("Paiement réussi")
+    verifies either way. A callback only ever triggers an enquiry, so a lenient reading cannot
+    credit a payment."""
     import base64
     import hashlib
     import hmac
@@ -490,15 +495,13 @@ def callback_hash_valid(raw_body: bytes, body: dict, key: str) -> bool:
     received = body.get("hash")
     if not isinstance(received, str) or not received:
         return False
+    signed_parts = (body.get("transaction"), {k: v for k, v in body.items() if k != "hash"})
     candidates = [
-        json.dumps(body.get("transaction"), separators=(",", ":"), ensure_ascii=False),
-        json.dumps(
-            {k: v for k, v in body.items() if k != "hash"},
-            separators=(",", ":"),
-            ensure_ascii=False,
-        ),
-        raw_body.decode("utf-8", "replace"),
+        json.dumps(part, separators=(",", ":"), ensure_ascii=ascii_only)
+        for part in signed_parts
+        for ascii_only in (False, True)
     ]
+    candidates.append(raw_body.decode("utf-8", "replace"))
     for message in candidates:
         digest = hmac.new(key.encode(), message.encode("utf-8"), hashlib.sha256).digest()
         if hmac.compare_digest(base64.b64encode(digest).decode(), received):

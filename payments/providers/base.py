@@ -189,6 +189,9 @@ class CallbackNotice:
 
     charge_id: str = ""
     refund_id: str = ""
+    # The operator's own id of that transaction, when the callback states one (Orange's
+    # `reference`): kept as its operator reference if none is known yet, never a status.
+    provider_reference: str = ""
 
 
 class MobileMoneyProvider(Protocol):
@@ -238,6 +241,8 @@ class CallingBack(MobileMoneyNetwork, Protocol):
 
     # Settings without which its callbacks are refused (403 callbacks_not_configured).
     callback_settings: tuple[str, ...]
+    # Optional `callback_paths`: further paths under /providers/<network>/callback/ that reach the
+    # same view (an operator that appends one to the URL it was given, e.g. "notifications").
 
     def parse_callback(self, callback: ProviderCallback) -> CallbackNotice:
         """Authenticate the callback (CallbackUnauthenticated) and say which charge or refund it

@@ -7,12 +7,14 @@
   verified with the same secret (secure_acceptance.verify); either only triggers check_status.
 - check_status: POST /tss/v2/searches on CARD_REST_BASE_URL for clientReferenceInformation.code =
   our charge id (Secure Acceptance's reference_number), authenticated with an HTTP Signature
-  (v-c-merchant-id, Date, Host, Digest, HmacSHA256 with the base64-decoded shared secret). Search
-  results lag by seconds to minutes: nothing found → pending.
+  (v-c-merchant-id, Date, Host, Digest, HmacSHA256 with the base64-decoded shared secret), signed
+  and sent as CyberSource's own SDKs do (see SIGNED_HEADERS). Search results lag by seconds to
+  minutes: nothing found → pending.
 - refund: POST /pts/v2/payments/{id}/refunds ("Refund a Payment", for authorisation and capture
   made together, which a Secure Acceptance `sale` is), id = the payment's transaction id, our refund
   id as clientReferenceInformation.code. 201 `PENDING` means CyberSource took the credit for the
-  next settlement batch: the refund has succeeded for us. 400 INVALID_REQUEST is a refusal (failed).
+  next settlement batch: the refund has succeeded for us. 400 INVALID_REQUEST is a refusal
+  (failed), and so is a 201 whose status is DECLINED or INVALID_REQUEST (no credit was made).
   Not idempotent, so never retried: a timeout or a 5xx/502 SERVER_ERROR leaves it pending.
 - check_refund (only for a refund whose answer was lost): the same search, for our refund id. Found
   and accepted → succeeded; found and refused → failed; nothing found → still pending for staff
@@ -61,7 +63,17 @@ logger = logging.getLogger("payments.providers.cybersource")
 
 SEARCH_PATH = "/tss/v2/searches"
 REFUND_PATH = "/pts/v2/payments/{id}/refunds"
-SIGNED_HEADERS = "host date (request-target) digest v-c-merchant-id"
+# HTTP Signature as CyberSource's own SDKs compute it (cybersource-rest-client-python 0.0.80,
+# authenticationsdk/http/HTTPSignatureToken.py and GetSignatureParameter.py; the Node SDK 0.0.83,
+# src/authentication/http/HTTPSigToken.js and SignatureParameterGenerator.js): the pseudo-header
+# is named `request-target`, without the parentheses of the IETF draft, in the `headers=` list and
+# in the string signed alike.
+SIGNED_HEADERS = "host date request-target digest v-c-merchant-id"
+# The media types each endpoint answers, as the SDKs send them (search_transactions_api and
+# refund_api of the same versions): the search answers JSON, the refund HAL+JSON.
+SEARCH_MEDIA = {"Accept": "application/json;charset=utf-8",
+                "Content-Type": "application/json;charset=utf-8"}  # fmt: skip
+REFUND_MEDIA = {"Accept": "application/hal+json", "Content-Type": "application/json"}
 # 400 INVALID_REQUEST reasons of a refused refund → what the merchant is told.
 REFUND_REFUSALS = {
     "INVALID_AMOUNT": ("amount_invalid", "The card provider refused the refund amount."),
@@ -72,6 +84,10 @@ REFUND_REFUSALS = {
     "CAPTURE_ALREADY_VOIDED": ("provider_error", "This card payment was voided."),
     "INVALID_CARD": ("provider_error", "The card can no longer receive a refund."),
 }
+
+# Statuses of a 201 answer to "Refund a Payment" that refuse the credit (the SDK's
+# PtsV2PaymentsRefundPost201Response: PENDING, DECLINED, INVALID_REQUEST).
+REFUND_REFUSED_STATUSES = {"DECLINED", "INVALID_REQUEST"}
 
 ACCEPT_REASONS = {"100"}
 # 110: "only a partial amount was approved". Never a success: the charge is for its whole amount.
@@ -96,7 +112,7 @@ def signature_header(
         [
             f"host: {host}",
             f"date: {date}",
-            f"(request-target): {method.lower()} {path}",
+            f"request-target: {method.lower()} {path}",
             f"digest: {body_digest}",
             f"v-c-merchant-id: {merchant_id}",
         ]
@@ -222,8 +238,11 @@ class CyberSourceCard:
     def verify_reply(self, fields: dict[str, str]) -> CardReply:
         return secure_acceptance.verified_reply(fields, settings.CARD_LIVE_SECRET_KEY)
 
-    def _post(self, path: str, payload: dict, *, what: str, ref: str, idempotent: bool):
-        """One signed POST to the REST API (HTTP Signature over host, date, target, digest)."""
+    def _post(
+        self, path: str, payload: dict, *, media: dict, what: str, ref: str, idempotent: bool
+    ):
+        """One signed POST to the REST API (HTTP Signature over host, date, target, digest), with
+        the endpoint's media types (`media`: Accept and Content-Type)."""
         body = json.dumps(payload, separators=(",", ":")).encode()
         host = urlsplit(settings.CARD_REST_BASE_URL).netloc
         date = formatdate(usegmt=True)
@@ -241,8 +260,7 @@ class CyberSourceCard:
                 body_digest=body_digest,
                 merchant_id=settings.CARD_MERCHANT_ID,
             ),
-            "Content-Type": "application/json;charset=utf-8",
-            "Accept": "application/hal+json;charset=utf-8",
+            **media,
         }
         return http.send(
             "POST",
@@ -267,6 +285,7 @@ class CyberSourceCard:
                 "limit": 50,
                 "sort": "id:asc,submitTimeUtc:asc",
             },
+            media=SEARCH_MEDIA,
             what="card search",
             ref=ref,
             idempotent=True,
@@ -296,6 +315,7 @@ class CyberSourceCard:
                         }
                     },
                 },
+                media=REFUND_MEDIA,
                 what="card refund",
                 ref=request.refund_id,
                 idempotent=False,
@@ -327,8 +347,15 @@ class CyberSourceCard:
             return ProviderOutcome(
                 status="succeeded", provider_reference=str(body.get("id", "")), raw=raw
             )
-        if 400 <= response.status_code < 500:
-            reason = str(body.get("reason", ""))
+        if 400 <= response.status_code < 500 or (
+            response.status_code in (200, 201) and status in REFUND_REFUSED_STATUSES
+        ):
+            # A 201 may carry a refusal too: status DECLINED or INVALID_REQUEST, its reason in
+            # errorInformation (the 201 answer of "Refund a Payment"); no credit was made.
+            error = body.get("errorInformation")
+            reason = str(
+                body.get("reason") or (error.get("reason") if isinstance(error, dict) else "") or ""
+            )
             code, message = REFUND_REFUSALS.get(
                 reason, ("provider_error", "The card provider refused the refund.")
             )

@@ -117,10 +117,12 @@ class _Token:
 
 
 class TokenCache:
-    """Access tokens shared by every thread of the process, renewed shortly before they expire."""
+    """Access tokens shared by every thread of the process, renewed shortly before they expire.
+    A fetch may itself need another cached token (Orange's forms token needs its services token,
+    which needs the access token): the lock is re-entrant for the fetching thread."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._tokens: dict[tuple, _Token] = {}
 
     def get(self, key: tuple, fetch: Callable[[], tuple[str, float]]) -> str:

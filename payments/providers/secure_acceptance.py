@@ -35,6 +35,18 @@ REQUEST_SIGNED_FIELDS = (
 )
 # Where the provider also POSTs the reply server to server (the Merchant POST URL), signed too.
 BACKOFFICE_FIELD = "override_backoffice_post_url"
+# The `locale` field takes a locale code of Secure Acceptance's "Checkout Language Localization"
+# table (e.g. `<input type="hidden" name="locale" value="en-us">`): French is fr-fr, American
+# English en-us. Our pages speak French and English; their language becomes that code.
+LOCALES = {"fr": "fr-fr", "en": "en-us"}
+
+
+def form_locale(language: str) -> str:
+    """The documented locale code of a page language (`fr`, `en`, `en-US`…); French otherwise."""
+    code = (language or "").strip().lower().replace("_", "-")
+    if code in LOCALES.values():
+        return code
+    return LOCALES.get(code.split("-")[0], LOCALES["fr"])
 
 
 def data_to_sign(fields: dict[str, str], signed_field_names: str | None = None) -> str:
@@ -83,7 +95,8 @@ def build_request(
     notify_url: str = "",
     now: datetime | None = None,
 ) -> dict[str, str]:
-    """The signed fields of one payment attempt (a fresh transaction_uuid each time)."""
+    """The signed fields of one payment attempt (a fresh transaction_uuid each time); `locale` is
+    the page language, sent as its documented locale code (form_locale)."""
     names = (*REQUEST_SIGNED_FIELDS, BACKOFFICE_FIELD) if notify_url else REQUEST_SIGNED_FIELDS
     fields = {
         "access_key": access_key,
@@ -92,7 +105,7 @@ def build_request(
         "signed_field_names": ",".join(names),
         "unsigned_field_names": "",
         "signed_date_time": signed_date_time(now),
-        "locale": locale,
+        "locale": form_locale(locale),
         "transaction_type": "sale",
         "reference_number": reference_number,
         "amount": money.major_units(amount),

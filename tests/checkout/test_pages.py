@@ -193,7 +193,7 @@ def test_card_attempt_renders_the_signed_form_to_the_provider(client, merchant, 
     assert 'action="https://pay.example.cd/sandbox/card/pay"' in html
     for name, value in charge.next_action["params"].items():
         assert f'name="{name}" value="{value}"' in html
-    assert charge.next_action["params"]["locale"] == "en"
+    assert charge.next_action["params"]["locale"] == "en-us"
     assert "form-action 'self' https://pay.example.cd" in response["Content-Security-Policy"]
     assert ">Continue</button>" in html
 

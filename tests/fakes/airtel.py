@@ -262,12 +262,14 @@ class FakeAirtel(FakeProvider):
         record = self.transactions[txn]
         transaction = {
             "id": txn,
-            "message": "Paid" if status_code == "TS" else "Failed",
+            # Airtel CD writes its messages in French: accents reach the hashed JSON.
+            "message": "Paiement réussi" if status_code == "TS" else "Échec du paiement",
             "status_code": status_code,
             "airtel_money_id": record["airtel_money_id"],
         }
         body: dict = {"transaction": transaction}
         if hash_key:
+            # As the public SDKs compute it: compact JSON, non-ASCII escaped (json.dumps default).
             message = json.dumps(transaction, separators=(",", ":")).encode()
             body["hash"] = base64.b64encode(
                 hmac.new(hash_key.encode(), message, hashlib.sha256).digest()

@@ -1,6 +1,8 @@
-"""A local CyberSource: the hosted page's signature rules, the Transaction Search
-and the "Refund a Payment" REST APIs with their HTTP Signature authentication, recomputed on every
-call. Money rule: the refunds of a payment never exceed it (an over-refund is a violation)."""
+"""A local CyberSource: the hosted page's signature rules (and its documented locale codes), the
+Transaction Search and the "Refund a Payment" REST APIs with their HTTP Signature authentication
+as CyberSource's SDKs compute it, recomputed on every call, and the media type each endpoint
+answers (an Accept that does not allow it gets 406). Money rule: the refunds of a payment never
+exceed it (an over-refund is a violation)."""
 
 import base64
 import hashlib
@@ -15,6 +17,10 @@ from payments.providers import secure_acceptance
 from tests.fakes.base import FakeProvider, Request, Response
 
 SIGNATURE = re.compile(r'(\w+)="([^"]*)"')
+# HTTP Signature as CyberSource's SDKs sign it: `request-target`, no parentheses.
+SIGNED_HEADERS = "host date request-target digest v-c-merchant-id"
+# Locale codes of Secure Acceptance's "Checkout Language Localization" table (a few of them).
+LOCALES = {"en-us", "en-gb", "fr-fr", "fr-ca", "es-es", "pt-br", "de-de", "ar-xn", "zh-cn"}
 REPLY_DECISIONS = {"accept": ("ACCEPT", "100"), "decline": ("DECLINE", "203"),
                    "error": ("ERROR", "150"), "cancel": ("CANCEL", "")}  # fmt: skip
 
@@ -31,7 +37,8 @@ class FakeCyberSource(FakeProvider):
         self.search_lag = 0  # searches answering nothing before results show up
         self.searches = 0
         # How the next refunds are answered: "accept", "refuse" (400 ACCOUNT_NOT_ALLOWED_CREDIT),
-        # "server_error" (502 after recording the credit), "hang" (recorded, answered too late).
+        # "decline" / "invalid" (201 DECLINED / INVALID_REQUEST: no credit), "server_error" (502
+        # after recording the credit), "hang" (recorded, answered too late).
         self.refund_mode = "accept"
         self.refunded: dict[str, str] = {}  # refund transaction id → payment id
         self.released = threading.Event()
@@ -45,6 +52,7 @@ class FakeCyberSource(FakeProvider):
         secure_acceptance.verify(params, self.secret_key)
         assert params["access_key"] == self.access_key and params["profile_id"] == self.profile_id
         assert re.match(r"^\d+\.\d{2}$", params["amount"]) and params["transaction_type"] == "sale"
+        assert params["locale"] in LOCALES, f"locale {params['locale']!r} is no documented code"
         signed_at = secure_acceptance.parse_signed_date_time(params["signed_date_time"])
         assert abs(datetime.now(UTC) - signed_at) < timedelta(minutes=15)
         assert params["transaction_uuid"] not in self.uuids, "reason 104: duplicate uuid"
@@ -102,13 +110,13 @@ class FakeCyberSource(FakeProvider):
         parts = dict(SIGNATURE.findall(h.get("signature", "")))
         if parts.get("keyid") != self.key_id or parts.get("algorithm") != "HmacSHA256":
             return self.refuse(401, "Signature keyid/algorithm")
-        if parts.get("headers") != "host date (request-target) digest v-c-merchant-id":
+        if parts.get("headers") != SIGNED_HEADERS:
             return self.refuse(401, "Signature headers list")
         lines = []
         for name in parts["headers"].split(" "):
             value = (
                 f"{request.method.lower()} {request.path}"
-                if name == "(request-target)"
+                if name == "request-target"
                 else h.get(name, "")
             )
             lines.append(f"{name}: {value}")
@@ -120,12 +128,22 @@ class FakeCyberSource(FakeProvider):
             return self.refuse(401, "HTTP Signature does not verify")
         return None
 
+    def _accepts(self, request: Request, media: str) -> Response | None:
+        """406 unless the request's Accept allows the media type the endpoint answers."""
+        accepted = {
+            part.split(";")[0].strip().lower()
+            for part in request.headers.get("accept", "").split(",")
+        }
+        if accepted & {media, "*/*", media.split("/")[0] + "/*"}:
+            return None
+        return self.refuse(406, f"Accept {request.headers.get('accept')!r}: this answers {media}")
+
     def refunds_of(self, payment_id: str) -> list[dict]:
         with self.lock:
             return [t for t in self.transactions if self.refunded.get(t["id"]) == payment_id]
 
     def refund(self, request: Request, payment_id: str) -> Response:
-        refused = self._check_signature(request)
+        refused = self._check_signature(request) or self._accepts(request, "application/hal+json")
         if refused:
             return refused
         body = request.json()
@@ -195,6 +213,41 @@ class FakeCyberSource(FakeProvider):
                     },
                 )
             refund_id = "".join(secrets.choice("0123456789") for _ in range(22))
+            if mode in ("decline", "invalid"):
+                # Answered 201 all the same, refusing the credit: nothing is given back.
+                status, reason = (
+                    ("DECLINED", "PROCESSOR_DECLINED")
+                    if mode == "decline"
+                    else ("INVALID_REQUEST", "INVALID_DATA")
+                )
+                self.transactions.append(
+                    {
+                        "id": refund_id,
+                        "submitTimeUtc": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                        "clientReferenceInformation": {"code": code},
+                        "applicationInformation": {
+                            "reasonCode": "233" if mode == "decline" else "102",
+                            "rCode": "0",
+                            "applications": [{"name": "ics_credit", "rCode": "0"}],
+                        },
+                        "orderInformation": {
+                            "amountDetails": {"totalAmount": amount, "currency": currency}
+                        },
+                    }
+                )
+                return Response(
+                    201,
+                    {
+                        "id": refund_id,
+                        "status": status,
+                        "submitTimeUtc": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                        "clientReferenceInformation": {"code": code},
+                        "errorInformation": {
+                            "reason": reason,
+                            "message": "Decline - General decline of the card.",
+                        },
+                    },
+                )
             self.refunded[refund_id] = payment_id
             self.transactions.append(
                 {
@@ -227,7 +280,7 @@ class FakeCyberSource(FakeProvider):
         )
 
     def search(self, request: Request) -> Response:
-        refused = self._check_signature(request)
+        refused = self._check_signature(request) or self._accepts(request, "application/json")
         if refused:
             return refused
         body = request.json()

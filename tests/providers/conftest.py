@@ -81,7 +81,9 @@ def orange(settings, live_merchant):
     settings.ORANGE_CLIENT_ID = fake.client_id
     settings.ORANGE_CLIENT_SECRET = fake.client_secret
     settings.ORANGE_POS_ID = fake.pos_id
-    settings.ORANGE_NOTIF_TOKEN = "orange-notif-token-0123456789"
+    # The partner profile's notification header; the earlier notif_token form stays off.
+    settings.ORANGE_CALLBACK_AUTHORIZATION = fake.callback_authorization
+    settings.ORANGE_NOTIF_TOKEN = ""
     yield fake
     fake.released.set()
     _finish(fake)

@@ -196,6 +196,31 @@ def test_callback_hash_readings():
     assert not airtel_module.callback_hash_valid(b"", body, key)
 
 
+# Test vector of a callback whose message holds accents. The hash was computed the way the public
+# Python SDK airtelmoney-py 1.0.6 (PyPI) computes it in CollectionAPI.verify_callback_hash —
+# HMAC-SHA256 over json.dumps(transaction, separators=(",", ":")), non-ASCII escaped, base64 —
+# and that SDK's own verify_callback_hash accepts it. The SDK is not a dependency.
+SDK_CALLBACK_KEY = "airtel-callback-key-0123"
+SDK_CALLBACK_TRANSACTION = {
+    "id": "ch_vector0001",
+    "message": "Paiement réussi à Kinshasa",
+    "status_code": "TS",
+    "airtel_money_id": "MP210603.1234.L06941",
+}
+SDK_CALLBACK_HASH = "4sMiMzLJp/USJmNwXi/qVsjZ/WNOQ3+wDUxm/qrogls="
+
+
+def test_a_callback_hash_over_escaped_accents_is_accepted():
+    body = {"transaction": SDK_CALLBACK_TRANSACTION, "hash": SDK_CALLBACK_HASH}
+    for raw in (json.dumps(body).encode(), json.dumps(body, ensure_ascii=False).encode()):
+        assert airtel_module.callback_hash_valid(raw, json.loads(raw), SDK_CALLBACK_KEY)
+    assert not airtel_module.callback_hash_valid(b"", body, "another-key")
+    tampered = {**SDK_CALLBACK_TRANSACTION, "message": "Paiement reussi a Kinshasa"}
+    assert not airtel_module.callback_hash_valid(
+        b"", {"transaction": tampered, "hash": SDK_CALLBACK_HASH}, SDK_CALLBACK_KEY
+    )
+
+
 def test_refunds_through_the_api_reach_airtel_once_committed(
     airtel, live_api, client, settings, eager_tasks, django_capture_on_commit_callbacks
 ):

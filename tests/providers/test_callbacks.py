@@ -66,15 +66,19 @@ def test_callbacks_for_charges_not_waiting_for_one_queue_nothing(
     assert Charge.objects.get(pk=settled.id).status == "succeeded"
     orange_charge = prompt_sent(charge_via_api(live_api, **ORANGE))
     airtel_pending = prompt_sent(charge_via_api(live_api, **{**AIRTEL, "phone": "+243991234567"}))
-    orange_url = f"{ORANGE_CALLBACK}?notif_token={settings.ORANGE_NOTIF_TOKEN}"
 
     with django_capture_on_commit_callbacks() as queued:
         assert post_airtel(client, airtel, settled.id).status_code == 200  # final already
         body = {"transaction": {"id": orange_charge.id, "status_code": "TS"}}
         response = client.post(AIRTEL_CALLBACK, json.dumps(body), content_type="application/json")
         assert response.status_code == 200  # another network's charge
-        body = {"partnerTransactionId": airtel_pending.id, "transactionStatus": "SUCCESS"}
-        response = client.post(orange_url, json.dumps(body), content_type="application/json")
+        body = {"transactionId": airtel_pending.id, "status": "SUCCESS", "reference": "MP1"}
+        response = client.post(
+            ORANGE_CALLBACK,
+            json.dumps(body),
+            content_type="application/json",
+            HTTP_AUTHORIZATION=settings.ORANGE_CALLBACK_AUTHORIZATION,
+        )
         assert response.status_code == 200 and response.json() == {"received": True}
     assert queued == []
     assert airtel.enquiries(settled.id) == 1 and airtel.enquiries(airtel_pending.id) == 0

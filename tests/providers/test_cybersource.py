@@ -1,11 +1,15 @@
 """Live card adapter: Secure Acceptance signing, the Transaction Search and Refund a Payment APIs
 with HTTP Signature authentication, recomputed by the local CyberSource."""
 
+import json
+from email.utils import formatdate
 from urllib.parse import urlsplit
 
 import pytest
+import requests
 
 from payments.models import Charge, Refund
+from payments.providers import cybersource as adapter
 from payments.providers.base import InvalidSignature
 from payments.providers.cybersource import CyberSourceCard
 from payments.services import charges, refunds
@@ -227,3 +231,127 @@ def test_the_shared_card_mapping_refuses_a_partial_approval():
     partial = card_outcome("ACCEPT", "110", "T1", {})
     assert (partial.status, partial.failure_code) == ("failed", "partial_approval")
     assert card_outcome("ACCEPT", "100", "T1", {}).status == "succeeded"
+
+
+# --- speaking as CyberSource's own SDKs --------------------------------------------------------
+
+# Test vector: the Signature header CyberSource's SDKs compute for these inputs. The expected
+# strings were produced by running the signing code of cybersource-rest-client-python 0.0.80
+# (authenticationsdk.http.HTTPSignatureToken, PyPI sdist) and of the Node SDK
+# cybersource-rest-client 0.0.83 (src/authentication/http/HTTPSigToken.js, npm tarball, with
+# Date.now() fixed to the date below); both gave the same bytes. Neither SDK is a dependency.
+SDK_VECTOR = {
+    "host": "apitest.cybersource.com",
+    "date": "Sat, 21 Nov 2026 09:30:12 GMT",
+    "merchant_id": "drc_test_merchant",
+    "key_id": "7f3c9a52-4b1e-4d7a-9c0e-2a6b8d1f3e59",
+    "shared_secret": "c2VjcmV0LW9mLXRoZS1kcmMtdGVzdC12ZWN0b3ItMzI=",
+}
+SDK_SIGNATURES = [
+    (
+        "/pts/v2/payments/7012345678901234567890/refunds",
+        b'{"clientReferenceInformation":{"code":"re_test123"},"orderInformation":'
+        b'{"amountDetails":{"totalAmount":"12.50","currency":"USD"}}}',
+        "SHA-256=PP1N49qCzxDmBi5MhCm9JckDRCt3eEQU/TEEAhOE2+Q=",
+        "eOj52iRYhuqDMXIWmc2DURcIEmiUPAq2on1gylZScE0=",
+    ),
+    (
+        "/tss/v2/searches",
+        b'{"save":false,"name":"status ch_test123","timezone":"UTC","query":'
+        b'"clientReferenceInformation.code:ch_test123","offset":0,"limit":50,'
+        b'"sort":"id:asc,submitTimeUtc:asc"}',
+        "SHA-256=5CdKAphvhgdlg97zM1pcEKHRAqb4kj/2dSK3A/Tp8Mw=",
+        "fKXQKrCUNutUZDF4zWSsD5UlcuEartq4Xxw6GwFDxXI=",
+    ),
+]
+
+
+@pytest.mark.parametrize("path, body, body_digest, signature", SDK_SIGNATURES)
+def test_the_http_signature_is_byte_identical_to_the_official_sdks(
+    settings, path, body, body_digest, signature
+):
+    settings.CARD_REST_KEY_ID = SDK_VECTOR["key_id"]
+    settings.CARD_REST_SHARED_SECRET = SDK_VECTOR["shared_secret"]
+    assert adapter.digest(body) == body_digest
+    header = adapter.signature_header(
+        host=SDK_VECTOR["host"],
+        date=SDK_VECTOR["date"],
+        method="POST",
+        path=path,
+        body_digest=body_digest,
+        merchant_id=SDK_VECTOR["merchant_id"],
+    )
+    assert header == (
+        f'keyid="{SDK_VECTOR["key_id"]}", algorithm="HmacSHA256", '
+        'headers="host date request-target digest v-c-merchant-id", '
+        f'signature="{signature}"'
+    )
+
+
+def test_each_endpoint_gets_the_media_types_the_sdks_send(cybersource, live_api):
+    charge = paid_live_card_charge(cybersource, live_api)
+    refunds.refund_send(refund_id=pending_refund_via_api(live_api, charge, 500)["id"])
+    [search, *_] = cybersource.requests_to("POST", "/tss/v2/searches")
+    [refund] = cybersource.requests_to(
+        "POST", f"/pts/v2/payments/{charge.provider_reference}/refunds"
+    )
+    assert (search.headers["accept"], search.headers["content-type"]) == (
+        "application/json;charset=utf-8",
+        "application/json;charset=utf-8",
+    )
+    assert (refund.headers["accept"], refund.headers["content-type"]) == (
+        "application/hal+json",
+        "application/json",
+    )
+
+
+def test_the_fake_refuses_the_draft_signature_and_a_wrong_accept(cybersource, live_api, settings):
+    """The local CyberSource's strictness: what the adapter used to send is refused."""
+    body = json.dumps({"query": "clientReferenceInformation.code:ch_x", "limit": 1,
+                       "offset": 0, "timezone": "UTC"}).encode()  # fmt: skip
+    host = urlsplit(settings.CARD_REST_BASE_URL).netloc
+    date = formatdate(usegmt=True)
+    good = adapter.signature_header(
+        host=host, date=date, method="POST", path="/tss/v2/searches",
+        body_digest=adapter.digest(body), merchant_id=cybersource.merchant_id,
+    )  # fmt: skip
+    draft = good.replace("host date request-target", "host date (request-target)")
+    headers = {
+        "v-c-merchant-id": cybersource.merchant_id, "Date": date, "Host": host,
+        "Digest": adapter.digest(body), **adapter.SEARCH_MEDIA,
+    }  # fmt: skip
+
+    def search(**extra):
+        return requests.post(
+            f"{cybersource.url}/tss/v2/searches", data=body, headers={**headers, **extra}
+        )
+
+    assert search(Signature=good).status_code == 201
+    assert search(Signature=draft).status_code == 401
+    assert search(Signature=good, Accept="application/hal+json;charset=utf-8").status_code == 406
+    assert cybersource.violations == [
+        "Signature headers list",
+        "Accept 'application/hal+json;charset=utf-8': this answers application/json",
+    ]
+    cybersource.violations.clear()
+
+
+@pytest.mark.parametrize("mode, status", [("decline", "DECLINED"), ("invalid", "INVALID_REQUEST")])
+def test_a_refund_answered_201_but_refused_fails_and_frees_its_amount(
+    cybersource, live_api, mode, status
+):
+    charge = paid_live_card_charge(cybersource, live_api)
+    cybersource.refund_mode = mode
+    refused = refunds.refund_send(refund_id=pending_refund_via_api(live_api, charge, 700)["id"])
+    assert (refused.status, refused.failure_code) == ("failed", "provider_error")
+    assert refused.failure_message == "The card provider refused the refund."
+    assert refused.provider_raw[-1]["status"] == status  # kept for staff
+    assert cybersource.refunds_of(charge.provider_reference) == []
+    assert live_api.get(f"/v1/charges/{charge.id}").json()["amount_refunded"] == 0
+    assert Event.objects.filter(type="refund.failed", livemode=True).count() == 1
+
+
+def test_the_live_form_sends_a_documented_locale(cybersource, live_api):
+    body = card_charge_via_api(live_api)
+    assert body["next_action"]["params"]["locale"] == "fr-fr"
+    cybersource.pay(body["next_action"]["params"], "accept")  # accepted by the local provider

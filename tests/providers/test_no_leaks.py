@@ -33,7 +33,10 @@ def secrets_of(name: str, fake, settings) -> list[str]:
         "orange": lambda: [
             settings.ORANGE_CLIENT_SECRET,
             settings.ORANGE_NOTIF_TOKEN,
+            settings.ORANGE_CALLBACK_AUTHORIZATION,
             *fake.tokens,
+            *fake.services_tokens,
+            *fake.forms_tokens,
         ],
         "card": lambda: [settings.CARD_LIVE_SECRET_KEY, settings.CARD_REST_SHARED_SECRET],
     }[name]()

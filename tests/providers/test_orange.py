@@ -26,6 +26,17 @@ def http_path(txn_or_service: str) -> str:
     return f"/orange-money-b2b/v1/cd/transactions/{txn_or_service}"
 
 
+def notify(client, settings, body: dict, **extra):
+    """Orange posts its notification with the partner profile's Authorization header."""
+    return client.post(
+        CALLBACK,
+        json.dumps(body),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=settings.ORANGE_CALLBACK_AUTHORIZATION,
+        **extra,
+    )
+
+
 def status_queries(orange, txn: str) -> int:
     return [r.path for r in orange.log].count(http_path(txn))
 
@@ -39,15 +50,14 @@ def test_cashout_callback_and_confirming_status(
     record = orange.transactions[charge.id]
     assert record["peerId"] == "851234567" and record["amount"] == 500
     charge.refresh_from_db()
-    assert charge.status == "pending" and charge.provider_reference == record["transactionId"]
+    assert charge.status == "pending" and charge.provider_reference == record["reference"]
 
     body = orange.answer(charge.id)  # the customer confirms on the handset; Orange calls back
+    assert set(body) == {
+        "transactionId", "status", "peerId", "peerIdType", "amount", "currency", "reference",
+    }  # fmt: skip
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(
-            f"{CALLBACK}?notif_token={settings.ORANGE_NOTIF_TOKEN}",
-            json.dumps(body),
-            content_type="application/json",
-        )
+        response = notify(client, settings, body)
         assert response.status_code == 200 and response.json() == {"received": True}
         assert status_queries(orange, charge.id) == 0  # answered at once; the query is queued
     charge.refresh_from_db()
@@ -62,19 +72,24 @@ def test_callback_with_a_wrong_token_is_ignored(
     charges.charge_request_payment(charge_id=charge.id)
     body = orange.answer(charge.id)
     with django_capture_on_commit_callbacks() as queued:
-        for url, payload in (
-            (f"{CALLBACK}?notif_token=guess", body),
-            (CALLBACK, {**body, "notif_token": "guess"}),
-            (CALLBACK, body),
+        for url, payload, headers in (
+            (CALLBACK, body, {"HTTP_AUTHORIZATION": "Basic Z3Vlc3M6Z3Vlc3M="}),
+            (f"{CALLBACK}?notif_token=guess", body, {}),  # the earlier form is off
+            (CALLBACK, {**body, "notif_token": "guess"}, {}),
+            (CALLBACK, body, {}),
         ):
-            response = client.post(url, json.dumps(payload), content_type="application/json")
+            response = client.post(
+                url, json.dumps(payload), content_type="application/json", **headers
+            )
             assert response.status_code == 401
+            assert response.json()["error"]["code"] == "invalid_authorization"
     assert queued == []
     assert status_queries(orange, charge.id) == 0
     assert Charge.objects.get(pk=charge.id).status == "pending"
 
 
 def test_callbacks_are_refused_when_no_token_is_configured(orange, live_api, client, settings):
+    settings.ORANGE_CALLBACK_AUTHORIZATION = ""
     settings.ORANGE_NOTIF_TOKEN = ""
     response = client.post(CALLBACK, "{}", content_type="application/json")
     assert response.status_code == 403
@@ -124,7 +139,7 @@ def test_partial_then_remaining_refund_become_cashins_to_the_payer(
     assert cashin["type"] == "cashin" and cashin["peerId"] == PEER
     assert (cashin["amount"], cashin["currency"]) == (200, "CDF")
     refund = Refund.objects.get(pk=first)
-    assert refund.status == "pending" and refund.provider_reference == cashin["transactionId"]
+    assert refund.status == "pending" and refund.provider_reference == cashin["reference"]
     assert refunded(live_api, charge) == 20000
 
     refunds.refund_send(refund_id=first)  # a duplicated task sends nothing more
@@ -144,7 +159,7 @@ def test_partial_then_remaining_refund_become_cashins_to_the_payer(
     assert live_api.get(f"/v1/charges/{charge.id}").json()["status"] == "succeeded"
 
     cashins = [r for r in orange.transactions.values() if r["type"] == "cashin"]
-    assert [(r["partnerTransactionId"], r["amount"]) for r in cashins] == [
+    assert [(r["transactionId"], r["amount"]) for r in cashins] == [
         (first, 200),
         (rest, 300),
     ]
@@ -284,6 +299,7 @@ def test_the_fake_holds_cashins_to_orange_rules(orange, live_api, client, settin
 
     def cashin(body, token=token):
         headers = {"Authorization": f"Bearer {token}"} if token else {}
+        headers.update(orange.forms_headers("cashin"))
         return requests.post(f"{orange.url}{http_path('cashin')}", json=body, headers=headers)
 
     assert cashin(good, token=None).status_code == 401
@@ -317,11 +333,10 @@ def test_orange_calling_back_for_a_cashin_queues_the_refund_status_check(
     charge = paid_orange_charge(orange, live_api, **CHARGE)
     refund_id = pending_refund_via_api(live_api, charge)["id"]
     assert refunds.refund_send(refund_id=refund_id).status == "pending"
-    url = f"{CALLBACK}?notif_token={settings.ORANGE_NOTIF_TOKEN}"
 
     body = orange.answer(refund_id)  # Orange completes the cashin and calls back
     with django_capture_on_commit_callbacks(execute=True) as queued:
-        response = client.post(url, json.dumps(body), content_type="application/json")
+        response = notify(client, settings, body)
     assert response.status_code == 200 and len(queued) == 1
     assert Refund.objects.get(pk=refund_id).status == "succeeded"
     assert refund_event_types(refund_id) == ["refund.succeeded"]
@@ -329,12 +344,8 @@ def test_orange_calling_back_for_a_cashin_queues_the_refund_status_check(
 
     # A repeat for the now final refund, or a refund id of another network, queues nothing.
     with django_capture_on_commit_callbacks() as queued:
-        client.post(url, json.dumps(body), content_type="application/json")
-        client.post(
-            url,
-            json.dumps({**body, "partnerTransactionId": "re_unknown00000000000000000"}),
-            content_type="application/json",
-        )
+        notify(client, settings, body)
+        notify(client, settings, {**body, "transactionId": "re_unknown00000000000000000"})
     assert queued == []
 
 
@@ -348,4 +359,204 @@ def test_a_payment_settled_by_the_status_query_keeps_orange_s_transaction_id(ora
     charges.charge_refresh(charge_id=charge.id)
     charge.refresh_from_db()
     assert charge.status == "succeeded"
-    assert charge.provider_reference == orange.transactions[charge.id]["transactionId"]
+    assert charge.provider_reference == orange.transactions[charge.id]["reference"]
+
+
+# --- speaking as the public integrations: discovery, forms headers, notifications ---------------
+
+ROOT = "/orange-money-b2b/v1/cd"
+
+
+def discovery_calls(orange) -> list[str]:
+    return [r.path for r in orange.log if r.path in (f"{ROOT}/services",) or "/forms/" in r.path]
+
+
+def test_transactions_carry_the_forms_token_of_their_service(orange, live_api):
+    first = charge_via_api(live_api, **CHARGE)
+    charges.charge_request_payment(charge_id=first.id)
+    assert discovery_calls(orange) == [f"{ROOT}/services", f"{ROOT}/forms/cashout"]
+    [forms] = orange.requests_to("GET", f"{ROOT}/forms/cashout")
+    assert forms.headers["x-omr-services-token"] in orange.services_tokens
+    assert forms.headers["service"] == "cashout"
+    [cashout] = orange.requests_to("POST", http_path("cashout"))
+    assert orange.forms_tokens[cashout.headers["x-omr-forms-token"]] == "cashout"
+    assert cashout.headers["x-omr-forms-version"] == orange.forms_version
+    assert cashout.headers["service"] == "cashout"
+
+    second = charge_via_api(live_api, **CHARGE)
+    charges.charge_request_payment(charge_id=second.id)
+    assert len(discovery_calls(orange)) == 2  # both tokens are reused until they expire
+    charges.charge_refresh(charge_id=second.id)
+    [query] = orange.requests_to("GET", http_path(second.id))
+    assert query.headers["service"] == "cashout"
+    assert orange.token_requests == 1
+
+
+def test_a_refund_fetches_the_cashin_form(orange, live_api, client, settings):
+    charge = paid_orange_charge(orange, live_api, **CHARGE)
+    refund_id = pending_refund_via_api(live_api, charge)["id"]
+    refunds.refund_send(refund_id=refund_id)
+    assert discovery_calls(orange)[-1] == f"{ROOT}/forms/cashin"
+    [cashin] = orange.requests_to("POST", http_path("cashin"))
+    assert orange.forms_tokens[cashin.headers["x-omr-forms-token"]] == "cashin"
+    assert cashin.headers["service"] == "cashin"
+
+
+def test_expired_forms_tokens_are_renewed_for_the_next_transaction(orange, live_api):
+    charges.charge_request_payment(charge_id=charge_via_api(live_api, **CHARGE).id)
+    orange.expire_discovery_tokens()  # Orange forgot them: the cached ones are refused
+    refused = charge_via_api(live_api, **CHARGE)
+    charges.charge_request_payment(charge_id=refused.id)
+    assert Charge.objects.get(pk=refused.id).status == "pending"  # 401: never sent twice
+    assert refused.id not in orange.transactions
+    assert [r.path for r in orange.log].count(http_path("cashout")) == 2
+
+    again = charge_via_api(live_api, **CHARGE)
+    charges.charge_request_payment(charge_id=again.id)
+    assert again.id in orange.transactions  # fresh services and forms tokens
+    assert discovery_calls(orange).count(f"{ROOT}/services") == 2
+
+
+def test_a_forms_request_with_an_expired_services_token_asks_for_a_new_one(orange, live_api):
+    charges.charge_request_payment(charge_id=charge_via_api(live_api, **CHARGE).id)
+    http.tokens.forget(OrangeMoney()._forms_key("cashout"))
+    orange.expire_discovery_tokens()
+    charge = charge_via_api(live_api, **CHARGE)
+    charges.charge_request_payment(charge_id=charge.id)
+    assert charge.id in orange.transactions
+    assert discovery_calls(orange).count(f"{ROOT}/forms/cashout") == 3  # refused, then renewed
+
+
+def test_no_forms_token_means_no_cashin_and_a_failed_refund(orange, live_api, client, settings):
+    from tests.fakes.base import Response
+
+    charge = paid_orange_charge(orange, live_api, **CHARGE)
+    orange.answer_next("GET", f"{ROOT}/forms/cashin", Response(503, {"message": "down"}), times=4)
+    refund_id = pending_refund_via_api(live_api, charge)["id"]
+    refund = refunds.refund_send(refund_id=refund_id)
+    assert (refund.status, refund.failure_code) == ("failed", "provider_error")
+    assert "not sent" in refund.failure_message
+    assert refund_id not in orange.transactions
+    assert refunded(live_api, charge) == 0
+
+
+def test_without_the_forms_discovery_nothing_of_it_is_sent(orange, live_api, settings):
+    settings.ORANGE_FORMS = False
+    orange.require_forms = False  # an account whose transactions take no forms headers
+    charge = charge_via_api(live_api, **CHARGE)
+    charges.charge_request_payment(charge_id=charge.id)
+    assert charge.id in orange.transactions and discovery_calls(orange) == []
+    [cashout] = orange.requests_to("POST", http_path("cashout"))
+    assert not {"x-omr-forms-token", "x-omr-forms-version", "service"} & set(cashout.headers)
+
+
+def test_the_fake_refuses_transactions_without_their_forms_headers(orange, live_api, settings):
+    """The local Orange's strictness: the cashout the adapter used to send is refused."""
+    settings.ORANGE_FORMS = False  # as before the discovery: no forms headers
+    charge = charge_via_api(live_api, **CHARGE)
+    charges.charge_request_payment(charge_id=charge.id)
+    assert charge.id not in orange.transactions
+    assert orange.violations == ["cashout: no x-omr-forms-token"]
+    orange.violations.clear()
+
+    token = next(iter(orange.tokens))
+    body = {"peerId": PEER, "peerIdType": "msisdn", "amount": 100, "currency": "CDF",
+            "posId": orange.pos_id, "transactionId": "ch_" + "e" * 24}  # fmt: skip
+    wrong = {**orange.forms_headers("cashin"), "service": "cashout"}
+    answer = requests.post(
+        f"{orange.url}{http_path('cashout')}",
+        json=body,
+        headers={"Authorization": f"Bearer {token}", **wrong},
+    )
+    assert answer.status_code == 401
+    assert orange.violations == ["cashout: forms token of the cashin service"]
+    orange.violations.clear()
+
+
+def test_the_notification_s_reference_is_kept_as_orange_s_id(
+    orange, live_api, client, settings, eager_tasks, django_capture_on_commit_callbacks
+):
+    orange.queries_before_answer = 99
+    charge = charge_via_api(live_api, **CHARGE)
+    charges.charge_request_payment(charge_id=charge.id)
+    Charge.objects.filter(pk=charge.id).update(provider_reference="")  # the 202 was lost
+    body = orange.answer(charge.id)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            f"{CALLBACK}/notifications",  # Orange appends /notifications to the URL it was given
+            json.dumps(body),
+            content_type="application/json",
+            HTTP_AUTHORIZATION=settings.ORANGE_CALLBACK_AUTHORIZATION,
+        )
+    assert response.status_code == 200 and response.json() == {"received": True}
+    charge.refresh_from_db()
+    assert charge.status == "succeeded"
+    assert (
+        charge.provider_reference
+        == body["reference"]
+        == orange.transactions[charge.id]["reference"]
+    )
+    assert charge.provider_reference != charge.id
+
+
+def test_the_earlier_callback_form_is_taken_only_while_its_token_is_set(
+    orange, live_api, client, settings, eager_tasks, django_capture_on_commit_callbacks
+):
+    orange.queries_before_answer = 99
+    charge = charge_via_api(live_api, **CHARGE)
+    charges.charge_request_payment(charge_id=charge.id)
+    body = orange.legacy_answer(charge.id)
+    url = f"{CALLBACK}?notif_token=orange-notif-token-0123456789"
+    refused = client.post(url, json.dumps(body), content_type="application/json")
+    assert refused.status_code == 401  # ORANGE_NOTIF_TOKEN unset: the earlier form is off
+
+    settings.ORANGE_NOTIF_TOKEN = "orange-notif-token-0123456789"
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(url, json.dumps(body), content_type="application/json")
+    assert response.status_code == 200
+    charge.refresh_from_db()
+    assert charge.status == "succeeded"
+    assert charge.provider_reference == orange.transactions[charge.id]["reference"]
+
+    settings.ORANGE_CALLBACK_AUTHORIZATION = ""  # only the earlier form configured
+    response = client.post(url, json.dumps(body), content_type="application/json")
+    assert response.status_code == 200
+    wrong = client.post(
+        f"{CALLBACK}?notif_token=guess", json.dumps(body), content_type="application/json"
+    )
+    assert wrong.status_code == 401 and wrong.json()["error"]["code"] == "invalid_notif_token"
+
+
+@pytest.mark.parametrize(
+    "body, ours, reference",
+    [
+        (
+            {"transactionId": "ch_1", "reference": "MP211208.1349.A00129"},
+            "ch_1",
+            "MP211208.1349.A00129",
+        ),
+        (
+            {"status": "SUCCESS", "transactionData": {"transactionId": "ch_1", "txnId": "CI2"}},
+            "ch_1",
+            "CI2",
+        ),
+        ({"status": "PENDING", "transactionData": {"transactionId": "ch_1"}}, "ch_1", ""),
+        ({"partnerTransactionId": "ch_1", "transactionId": "OM9"}, "ch_1", "OM9"),
+        ({"transactionId": "ch_1"}, "ch_1", ""),
+    ],
+)
+def test_orange_s_id_is_never_our_own(body, ours, reference):
+    from payments.providers.orange import orange_reference
+
+    assert orange_reference(body, ours) == reference
+
+
+def test_every_assumption_comes_from_a_setting(settings):
+    from payments.providers.orange import assumptions
+
+    settings.ORANGE_API_PATH = "/orange-money-b2b/v1/sx"
+    settings.ORANGE_CASHOUT_SERVICE = "omcashout"
+    settings.ORANGE_REFERENCE_FIELDS = ["txnid"]
+    a = assumptions()
+    assert a.transactions(a.cashout_service) == "/orange-money-b2b/v1/sx/transactions/omcashout"
+    assert a.reference_fields == ("txnid",)

@@ -55,11 +55,11 @@ def test_a_payout_is_one_cashin_settled_by_the_status_query(orange_payouts):
     outcome = OrangeMoney().send_payout(request)
 
     record = orange_payouts.transactions[request.reference]
-    assert (outcome.status, outcome.provider_reference) == ("pending", record["transactionId"])
+    assert (outcome.status, outcome.provider_reference) == ("pending", record["reference"])
     assert (record["type"], record["peerId"], record["amount"]) == ("cashin", PEER, 500)
     assert status_of(request).status == "pending"  # Orange still processing
     done = status_of(request)
-    assert (done.status, done.provider_reference) == ("succeeded", record["transactionId"])
+    assert (done.status, done.provider_reference) == ("succeeded", record["reference"])
     assert orange_payouts.paid_out(PEER, "CDF") == 500
     assert orange_payouts.refunded(PEER, "CDF") == 0  # a payout is no refund of a cashout
     assert cashins(orange_payouts) == 1

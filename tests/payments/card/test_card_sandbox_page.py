@@ -198,7 +198,7 @@ def test_outcome_is_recorded_and_replied_signed_to_the_receipt_page(
     assert reply["req_reference_number"] == charge["id"]
     assert reply["req_transaction_uuid"] == params["transaction_uuid"]
     assert (reply["req_amount"], reply["req_currency"]) == ("12.50", "USD")
-    assert reply["req_transaction_type"] == "sale" and reply["req_locale"] == "fr"
+    assert reply["req_transaction_type"] == "sale" and reply["req_locale"] == "fr-fr"
     assert reply["message"]
     assert ("auth_amount" in reply) == (outcome == "accept")
     if outcome == "accept":

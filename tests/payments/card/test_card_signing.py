@@ -135,7 +135,7 @@ def test_build_request_is_verifiable_and_in_major_units():
         "profile_id": "PROF-1",
         "signed_field_names": fields["signed_field_names"],
         "unsigned_field_names": "",
-        "locale": "fr",
+        "locale": "fr-fr",  # the documented locale code of the default language
         "transaction_type": "sale",
         "reference_number": "ch_x",
         "amount": "12.50",
@@ -156,3 +156,12 @@ def test_build_request_is_verifiable_and_in_major_units():
 @pytest.mark.parametrize(("minor", "major"), [(1, "0.01"), (1250, "12.50"), (100000, "1000.00")])
 def test_major_units(minor, major):
     assert money.major_units(minor) == major
+
+
+@pytest.mark.parametrize(
+    ("language", "locale"),
+    [("fr", "fr-fr"), ("en", "en-us"), ("en-US", "en-us"), ("fr-fr", "fr-fr"), ("", "fr-fr")],
+)
+def test_the_form_locale_is_a_documented_locale_code(language, locale):
+    """Secure Acceptance's locale field takes codes of its localization table (fr-fr, en-us)."""
+    assert secure_acceptance.form_locale(language) == locale

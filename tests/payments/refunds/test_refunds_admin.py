@@ -47,6 +47,7 @@ def test_detail_is_read_only(staff, refunds):
     assert response.status_code == 200
     page = response.content.decode()
     assert refund.charge_id in page and "provider_error" in page and "sandbox_refund" in page
+    assert f'href="{admin_url(refund.charge)}"' in page  # the id quoted as the admin reads it
     assert 'name="amount"' not in page and 'name="_save"' not in page
     assert staff.get(f"{LIST}add/").status_code == 403
     assert staff.get(admin_url(refund, "delete")).status_code == 403

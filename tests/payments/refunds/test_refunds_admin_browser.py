@@ -5,7 +5,7 @@ import pytest
 from payments.models import Refund
 from payments.services import refunds
 from tests.factories import staff_user, succeeded_mobile_money_charge
-from tests.helpers import screenshot
+from tests.helpers import admin_sign_in, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -17,10 +17,7 @@ def test_staff_mark_a_pending_refund_failed_after_confirming(page, live_server, 
         charge=charge, amount=20000, metadata={"sandbox_refund": "pending"}
     )
     page.set_viewport_size({"width": 1280, "height": 800})
-    page.goto(f"{live_server.url}/admin/login/?next=/admin/payments/refund/")
-    page.fill("#id_username", "staff")
-    page.fill("#id_password", "pw-123-long")
-    page.click("input[type=submit]")
+    admin_sign_in(page, live_server.url, "/admin/payments/refund/")
     page.check(f"input[name=_selected_action][value={refund.id}]")
     page.select_option("select[name=action]", "mark_failed")
     page.click("button[name=index]")

@@ -1,0 +1,19 @@
+"""How the staff pages show values: JSON (metadata, providers' answers) as a readable block, short
+values (amounts, times) on one line."""
+
+import json
+
+from django.utils.html import format_html
+
+
+def json_block(value) -> str:
+    """Indented JSON, wrapped to the page's width."""
+    return format_html(
+        "<pre style='white-space:pre-wrap;margin:0'>{}</pre>",
+        json.dumps(value, indent=2, ensure_ascii=False),
+    )
+
+
+def nowrap(text: str) -> str:
+    """A short value (an amount, a time) kept on one line in a narrow column."""
+    return format_html('<span style="white-space:nowrap">{}</span>', text)

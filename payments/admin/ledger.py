@@ -1,0 +1,69 @@
+"""Staff view of the ledger: every row, by merchant, mode, currency and type, each linked to the
+charge, refund or payout that moved the money. Rows are append-only: never added, changed or
+deleted here (on PostgreSQL a trigger refuses it whoever asks)."""
+
+from django.contrib import admin
+from django.contrib.admin.utils import quote
+from django.urls import NoReverseMatch, reverse
+from django.utils.html import format_html
+
+from payments.admin.display import nowrap
+from payments.admin.merchants import MerchantFilter, MerchantRowsMixin
+from payments.admin.refunds import ReadOnlyMixin
+from payments.models import LedgerEntry
+from payments.money import format_amount
+
+# The row's link to what moved the money, and that object's admin page. A refund's row also
+# names its charge, so the refund and the payout come first.
+SOURCES = (
+    ("refund_id", "admin:payments_refund_change"),
+    ("payout_id", "admin:payments_payout_change"),
+    ("charge_id", "admin:payments_charge_change"),
+)
+
+
+@admin.register(LedgerEntry)
+class LedgerEntryAdmin(MerchantRowsMixin, ReadOnlyMixin, admin.ModelAdmin):
+    # The columns staff need first come first: the rest scroll on a narrow screen.
+    list_display = (
+        "id",
+        "type",
+        "amount_display",
+        "source_link",
+        "created",
+        "merchant_name",
+        "mode",
+    )
+    list_filter = (MerchantFilter, "livemode", "currency", "type")
+    search_fields = ("=id", "=source", "=merchant__id")
+    search_help_text = "Row id, charge / refund / payout id, or merchant id (exact)."
+    list_select_related = ("merchant",)
+    date_hierarchy = "created_at"
+    ordering = ("-created_at", "-id")
+    show_full_result_count = False
+    fields = (
+        "id",
+        "created_at",
+        "merchant",
+        "livemode",
+        "type",
+        "amount_display",
+        "source_link",
+    )
+    readonly_fields = fields
+
+    @admin.display(description="Amount", ordering="amount")
+    def amount_display(self, obj):
+        return nowrap(format_amount(obj.amount, obj.currency))
+
+    @admin.display(description="Source", ordering="source")
+    def source_link(self, obj):
+        for attribute, view in SOURCES:
+            pk = getattr(obj, attribute)
+            if pk:
+                try:
+                    url = reverse(view, args=[quote(pk)])
+                except NoReverseMatch:  # that object not in the admin
+                    break
+                return format_html('<a href="{}">{}</a>', url, obj.source)
+        return obj.source
