@@ -185,7 +185,7 @@ class EventDeliveriesView(ApiView):
 
 class EventResendView(ApiView):
     """Send the event again (same event id, so receivers can de-duplicate) to where it would go
-    now: its charge's callback_url, else this mode's default URL."""
+    now: its charge's or payout's callback_url, else this mode's default URL."""
 
     @extend_schema(
         operation_id="events_resend",
@@ -193,7 +193,7 @@ class EventResendView(ApiView):
         summary="Resend an event",
         description="Send the event again, with the same id so your receiver can de-duplicate, "
         "to where it would go now: its charge's `callback_url` (for a charge or one of its "
-        "refunds), else this mode's endpoint URL (400 webhook_url_missing when there is none). "
+        "refunds) or its payout's, else this mode's endpoint URL (400 webhook_url_missing when there is none). "
         "The answer is the new delivery.",
         request=None,
         responses={200: objects.Delivery},
