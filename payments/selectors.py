@@ -9,6 +9,7 @@ from django.db.models import Count, F, Prefetch, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
+from django.utils.translation import gettext as _
 
 from payments.errors import InvalidRequest, ResourceMissing
 from payments.models import (
@@ -52,8 +53,11 @@ def parse_date_bound(value: str, *, param: str, upper: bool) -> tuple[datetime, 
         moment = None
     if moment is None or moment.tzinfo is None:
         raise InvalidRequest(
-            f"Invalid {param}: use YYYY-MM-DD or an ISO 8601 datetime with offset "
-            "(e.g. 2026-11-21T09:30:00Z).",
+            _(
+                "Invalid %(param)s: use YYYY-MM-DD or an ISO 8601 datetime with offset "
+                "(e.g. 2026-11-21T09:30:00Z)."
+            )
+            % {"param": param},
             param=param,
         )
     try:
@@ -64,7 +68,8 @@ def parse_date_bound(value: str, *, param: str, upper: bool) -> tuple[datetime, 
 
 def _out_of_range(param: str) -> InvalidRequest:
     return InvalidRequest(
-        f"Invalid {param}: out of range (years 0001 to 9999 in UTC).", param=param
+        _("Invalid %(param)s: out of range (years 0001 to 9999 in UTC).") % {"param": param},
+        param=param,
     )
 
 

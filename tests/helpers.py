@@ -1,12 +1,21 @@
 """What the test modules share besides their data (built by tests/factories.py): API clients and
 error envelopes, admin and webhook settings, the card provider's hosted page, screenshots, waiting
-for a worker, racing threads, an unreachable broker."""
+for a worker, racing threads, an unreachable broker, the whole service as `make run` starts it."""
 
 import contextlib
+import dataclasses
 import html
+import json
+import os
 import re
+import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
+import urllib.request
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from django.conf import settings
@@ -230,3 +239,91 @@ def broker_down():
     finally:
         app.conf.task_always_eager = eager
         reconnect(url)
+
+
+# --- `make run`, started by a test ---------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class EmbeddedService:
+    base: str  # http://127.0.0.1:<port>
+    env: dict[str, str]  # its environment: the same for any command run against it
+    var_dir: Path
+    demo: dict  # var/demo-merchant.json
+    log_path: Path
+    returncode: int | None = None
+
+    def call(self, method: str, path: str, body: dict | None = None) -> dict:
+        """One API request with the demo merchant's test key; the JSON answer."""
+        request = urllib.request.Request(
+            self.base + path,
+            method=method,
+            data=json.dumps(body).encode() if body is not None else None,
+            headers={
+                "Authorization": f"Bearer {self.demo['test_secret_key']}",
+                "Content-Type": "application/json",
+            },
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.loads(response.read())
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def embedded_service(var_dir: Path, **env):
+    """`make run` as it is on a fresh machine: migrate, the demo merchant, then runservice (the
+    embedded set-up: SQLite database and broker, a Celery worker with beat and the long-calls
+    worker, gunicorn) on an empty VAR_DIR, with a sandbox that answers within a second. It brings
+    its own database and broker, so it runs the same with or without PostgreSQL/Redis. Stopped
+    by SIGTERM on the way out; its exit code is then in `returncode`."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
+        "VAR_DIR": str(var_dir),
+        "DATABASE_URL": f"sqlite:///{var_dir / 'db.sqlite3'}",
+        "REDIS_URL": "",
+        "DEBUG": "true",  # as make run
+        "PUBLIC_BASE_URL": base,
+        "SANDBOX_MOBILE_MONEY_DELAY": "1",
+        "PYTHONPATH": str(settings.BASE_DIR),
+        **env,
+    }
+    manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
+    for command in (["migrate", "--noinput"], ["demomerchant"]):
+        subprocess.run([*manage, *command], env=env, check=True, capture_output=True, timeout=120)
+    assert not (var_dir / "broker.sqlite3").exists()  # runservice prepares the broker itself
+    service = EmbeddedService(
+        base=base,
+        env=env,
+        var_dir=var_dir,
+        demo=json.loads((var_dir / "demo-merchant.json").read_text()),
+        log_path=var_dir / "service.log",
+    )
+
+    def up() -> bool:
+        try:
+            with urllib.request.urlopen(f"{base}/healthz", timeout=2) as response:
+                return response.status == 200
+        except OSError:
+            return False
+
+    with open(service.log_path, "w") as log:
+        process = subprocess.Popen(
+            [*manage, "runservice", "--bind", f"127.0.0.1:{port}", "--web-workers", "1"],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            wait_for(up, 30)
+            yield service
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=30)
+            service.returncode = process.returncode

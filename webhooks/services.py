@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from payments.errors import InvalidRequest
 from payments.models import Merchant, new_webhook_secret
@@ -139,8 +140,10 @@ def event_resend_now(*, event: Event) -> Delivery:
     url = event_current_destination(event=event)
     if not url:
         raise InvalidRequest(
-            "This event has nowhere to go: set the webhook endpoint's URL first "
-            "(POST /v1/webhook_endpoint).",
+            _(
+                "This event has nowhere to go: set the webhook endpoint's URL first "
+                "(POST /v1/webhook_endpoint)."
+            ),
             code="webhook_url_missing",
         )
     return event_resend(event=event, url=url)
