@@ -16,7 +16,7 @@ class SessionStatus(models.TextChoices):
 
 class CheckoutSession(models.Model):
     id = models.CharField(
-        _("ID"), primary_key=True, max_length=40, default=ids.session_id, editable=False
+        "ID", primary_key=True, max_length=40, default=ids.session_id, editable=False
     )
     merchant = models.ForeignKey(
         Merchant,

@@ -91,7 +91,7 @@ def new_webhook_secret() -> str:
 
 class Merchant(models.Model):
     id = models.CharField(
-        _("ID"), primary_key=True, max_length=40, default=ids.merchant_id, editable=False
+        "ID", primary_key=True, max_length=40, default=ids.merchant_id, editable=False
     )
     name = models.CharField(_("name"), max_length=200)
     live_approved = models.BooleanField(
@@ -136,7 +136,7 @@ class ApiKey(models.Model):
     merchant = models.ForeignKey(
         Merchant, verbose_name=_("merchant"), on_delete=models.CASCADE, related_name="api_keys"
     )
-    mode = models.CharField(_("mode"), max_length=4, choices=Mode.choices)
+    mode = models.CharField("mode", max_length=4, choices=Mode.choices)
     prefix = models.CharField(
         _("prefix"), max_length=40, help_text=_("Shown to identify the key; not secret.")
     )
@@ -164,7 +164,7 @@ class ApiKey(models.Model):
 
 class Charge(models.Model):
     id = models.CharField(
-        _("ID"), primary_key=True, max_length=40, default=ids.charge_id, editable=False
+        "ID", primary_key=True, max_length=40, default=ids.charge_id, editable=False
     )
     merchant = models.ForeignKey(
         Merchant, verbose_name=_("merchant"), on_delete=models.PROTECT, related_name="charges"
@@ -185,7 +185,7 @@ class Charge(models.Model):
     status = models.CharField(
         _("status"), max_length=10, choices=ChargeStatus.choices, default=ChargeStatus.PENDING
     )
-    description = models.TextField(_("description"), blank=True, default="")
+    description = models.TextField("description", blank=True, default="")
     metadata = models.JSONField(_("metadata"), default=dict, blank=True)
     callback_url = models.URLField(_("callback URL"), max_length=2000, blank=True, default="")
     return_url = models.URLField(_("return URL"), max_length=2000, blank=True, default="")
@@ -291,7 +291,7 @@ class Charge(models.Model):
 
 class Refund(models.Model):
     id = models.CharField(
-        _("ID"), primary_key=True, max_length=40, default=ids.refund_id, editable=False
+        "ID", primary_key=True, max_length=40, default=ids.refund_id, editable=False
     )
     charge = models.ForeignKey(
         Charge, verbose_name=_("charge"), on_delete=models.PROTECT, related_name="refunds"
@@ -353,7 +353,7 @@ class Payout(models.Model):
     (a ledger row) when it is written; a failed payout gives it back."""
 
     id = models.CharField(
-        _("ID"), primary_key=True, max_length=40, default=ids.payout_id, editable=False
+        "ID", primary_key=True, max_length=40, default=ids.payout_id, editable=False
     )
     merchant = models.ForeignKey(
         Merchant, verbose_name=_("merchant"), on_delete=models.PROTECT, related_name="payouts"
@@ -366,7 +366,7 @@ class Payout(models.Model):
     status = models.CharField(
         _("status"), max_length=10, choices=PayoutStatus.choices, default=PayoutStatus.PENDING
     )
-    description = models.TextField(_("description"), blank=True, default="")
+    description = models.TextField("description", blank=True, default="")
     metadata = models.JSONField(_("metadata"), default=dict, blank=True)
     callback_url = models.URLField(_("callback URL"), max_length=2000, blank=True, default="")
     failure_code = models.CharField(_("failure code"), max_length=40, blank=True, default="")
@@ -424,19 +424,19 @@ class LedgerEntry(models.Model):
     Each source moves money of a given type at most once (the unique constraint)."""
 
     id = models.CharField(
-        _("ID"), primary_key=True, max_length=40, default=ids.balance_transaction_id, editable=False
+        "ID", primary_key=True, max_length=40, default=ids.balance_transaction_id, editable=False
     )
     merchant = models.ForeignKey(
         Merchant, verbose_name=_("merchant"), on_delete=models.PROTECT, related_name="ledger"
     )
     livemode = models.BooleanField(_("live mode"))
     currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
-    type = models.CharField(_("type"), max_length=20, choices=LedgerType.choices)
+    type = models.CharField("type", max_length=20, choices=LedgerType.choices)
     amount = models.BigIntegerField(
         _("amount (minor units)"), help_text=_("Signed, in minor units.")
     )
     source = models.CharField(
-        _("source"), max_length=40, help_text=_("The charge, refund or payout id.")
+        "source", max_length=40, help_text=_("The charge, refund or payout id.")
     )
     charge = models.ForeignKey(
         Charge,

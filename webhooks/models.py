@@ -26,7 +26,7 @@ class WebhookEndpoint(models.Model):
     )
     livemode = models.BooleanField(_("live mode"))
     url = models.URLField(
-        _("URL"), max_length=2000, blank=True, default="", help_text=_("Default URL.")
+        "URL", max_length=2000, blank=True, default="", help_text=_("Default URL.")
     )
     secret = models.CharField(_("signing secret"), max_length=100, default=new_webhook_secret)
     previous_secret = models.CharField(_("previous secret"), max_length=100, blank=True, default="")
@@ -81,13 +81,13 @@ class EventType(models.TextChoices):
 
 class Event(models.Model):
     id = models.CharField(
-        _("ID"), primary_key=True, max_length=40, default=ids.event_id, editable=False
+        "ID", primary_key=True, max_length=40, default=ids.event_id, editable=False
     )
     merchant = models.ForeignKey(
         Merchant, verbose_name=_("merchant"), on_delete=models.CASCADE, related_name="events"
     )
     livemode = models.BooleanField(_("live mode"), default=False)
-    type = models.CharField(_("type"), max_length=60, choices=EventType.choices)
+    type = models.CharField("type", max_length=60, choices=EventType.choices)
     data = models.JSONField(
         _("data"), help_text=_("The resource as the API showed it when the event happened.")
     )
@@ -124,7 +124,7 @@ class Delivery(models.Model):
     event = models.ForeignKey(
         Event, verbose_name=_("event"), on_delete=models.CASCADE, related_name="deliveries"
     )
-    url = models.URLField(_("URL"), max_length=2000)
+    url = models.URLField("URL", max_length=2000)
     status = models.CharField(
         _("status"), max_length=20, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING
     )
@@ -158,7 +158,7 @@ class DeliveryAttempt(models.Model):
         Event, verbose_name=_("event"), on_delete=models.CASCADE, related_name="attempts"
     )
     attempted_at = models.DateTimeField(_("attempted at"), default=timezone.now)
-    url = models.URLField(_("URL"), max_length=2000)
+    url = models.URLField("URL", max_length=2000)
     status_code = models.PositiveIntegerField(_("status code"), null=True, blank=True)
     error = models.TextField(_("error"), blank=True, default="")
     duration_ms = models.PositiveIntegerField(_("duration (ms)"), default=0)

@@ -58,7 +58,7 @@ class LedgerEntryAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.Mo
     def amount_display(self, obj):
         return nowrap(format_amount(obj.amount, obj.currency))
 
-    @admin.display(description=_("Source"), ordering="source")
+    @admin.display(description="Source", ordering="source")
     def source_link(self, obj):
         for attribute, view in SOURCES:
             pk = getattr(obj, attribute)

@@ -55,7 +55,7 @@ class MerchantRowsMixin:
 
     merchant_name = staticmethod(merchant_name)
 
-    @admin.display(description=_("Mode"), ordering="livemode")
+    @admin.display(description="Mode", ordering="livemode")
     def mode(self, obj):
         return "live" if obj.livemode else "test"
 

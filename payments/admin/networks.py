@@ -63,7 +63,7 @@ class NetworkStateAdmin(admin.ModelAdmin):
         networks.network_states_ensure()  # a network added since is listed too
         return super().changelist_view(request, extra_context)
 
-    @admin.display(description=_("Mode"), ordering="livemode")
+    @admin.display(description="Mode", ordering="livemode")
     def mode(self, obj):
         return "live" if obj.livemode else "test"
 
