@@ -1,10 +1,10 @@
-# The two commands of README.md: `make run` and `make test`. Each sets itself up.
+# The two commands of README.md, `make run` and `make test`, and `make bench`. Each sets itself up.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint format clean
+.PHONY: run test bench lint format clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ run: $(STAMP)
 ## Run the test suite (SQLite by default; PostgreSQL/Redis when DATABASE_URL/REDIS_URL are set).
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+## The hot paths side by side, as production runs them (README "Performance"): PostgreSQL and
+## Redis on 127.0.0.1 (started if needed), gunicorn, a Celery worker, Debian's wrk; 3-4 minutes.
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

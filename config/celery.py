@@ -3,12 +3,31 @@
 import os
 
 from celery import Celery
+from celery.signals import task_postrun, task_prerun
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@task_prerun.connect
+@task_postrun.connect
+def _database_connections_as_around_a_request(task=None, **kwargs):
+    """A task treats its database connection as Django treats one around a request: kept for
+    DB_CONN_MAX_AGE, health-checked, and closed once it has failed. (Celery's own default, a new
+    connection for every task, costs more than a webhook delivery; CELERY_DB_REUSE_MAX in the
+    settings leaves that to this.)"""
+    from django.db import close_old_connections, connection
+
+    from config.database import skip_recent_health_checks
+
+    if getattr(getattr(task, "request", None), "is_eager", False) or connection.in_atomic_block:
+        return  # run inline by a caller (tests): its connection and transaction are its own
+    close_old_connections()
+    skip_recent_health_checks()
+
 
 # Every periodic job of the service, in one place (seconds between runs). Tasks are thin
 # wrappers around services.

@@ -101,6 +101,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DB_CONN_MAX_AGE", default=60))
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# A persistent connection that ran a query this recently is not health-checked again before the
+# next request's first query (config/database.py); 0: before every request.
+DB_HEALTH_CHECK_AFTER = env.float("DB_HEALTH_CHECK_AFTER", default=1.0)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -132,10 +135,16 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_TIMEZONE = "UTC"
+# Celery would close the database connection around every task; config/celery.py keeps it as
+# Django does around a request (DB_CONN_MAX_AGE, health checks). Celery still recycles it now
+# and then.
+CELERY_DB_REUSE_MAX = 1000
 # Live M-Pesa payment calls block while the customer enters the PIN (up to MPESA_TIMEOUT): they
 # run on this queue, so a few slow customers never hold the workers that poll and send webhooks.
 PAYMENTS_LONG_QUEUE = env.str("PAYMENTS_LONG_QUEUE", default="payments-long")
 if REDIS_URL:
+    # kombu's Redis transport, publishing through one client per channel (payments/broker.py).
+    CELERY_BROKER_TRANSPORT = "payments.broker:RedisTransport"
     # Longer than the longest countdown we use, so a delayed task is not redelivered early.
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 43200, "socket_connect_timeout": 3}
 # Embedded broker: the options are passed to SQLAlchemy's create_engine; none are needed.

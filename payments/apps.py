@@ -5,3 +5,10 @@ from django.utils.translation import gettext_lazy as _
 class PaymentsConfig(AppConfig):
     name = "payments"
     verbose_name = _("Payments")
+
+    def ready(self) -> None:
+        from config import database
+        from payments.api import principals
+
+        principals.connect()
+        database.connect()

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import Count, F, Prefetch, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -97,10 +98,62 @@ def charge_list(*, merchant: Merchant, livemode: bool, filters: dict) -> QuerySe
 
 
 def charge_get(*, merchant: Merchant, livemode: bool, charge_id: str) -> Charge:
-    charge = Charge.objects.filter(merchant=merchant, livemode=livemode, pk=charge_id).first()
+    charge = _read_one(
+        Charge,
+        "id = %s AND merchant_id = %s AND livemode = %s",
+        [charge_id, merchant.pk, livemode],
+    )
     if charge is None:
         raise ResourceMissing("charge", charge_id)
     return charge
+
+
+def _exists(model, where: str, params: list) -> bool:
+    """Whether a row of `model` matches `where` (SQL on its own columns), without the ORM
+    compiling the query on each call."""
+    table = connection.ops.quote_name(model._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT 1 FROM {table} WHERE {where} LIMIT 1", params)
+        return cursor.fetchone() is not None
+
+
+# How a model's rows are read by _read_one, worked out once per model and database.
+_read_plans: dict[tuple, tuple[str, list[str], list]] = {}
+
+
+def _read_one(model, where: str, params: list):
+    """The one row of `model` matching `where` (SQL on its own columns), or None. For the most
+    frequent reads of the API (merchants poll their charges): the statement and the conversion
+    of its columns are worked out once, so that no request pays for the ORM compiling a query;
+    every column is read, and converted, as the ORM would."""
+    key = (model, connection.vendor)
+    plan = _read_plans.get(key)
+    if plan is None:
+        table = model._meta.db_table
+        fields = model._meta.concrete_fields
+        columns = [field.get_col(table) for field in fields]
+        quote = connection.ops.quote_name
+        select = f"SELECT {', '.join(quote(f.column) for f in fields)} FROM {quote(table)} WHERE "
+        converters = [
+            (index, column, converters)
+            for index, column in enumerate(columns)
+            if (
+                converters := connection.ops.get_db_converters(column)
+                + column.get_db_converters(connection)
+            )
+        ]
+        plan = _read_plans[key] = (select, [field.attname for field in fields], converters)
+    select, names, converters = plan
+    with connection.cursor() as cursor:
+        cursor.execute(select + where, params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    values = list(row)
+    for index, column, functions in converters:
+        for function in functions:
+            values[index] = function(values[index], column, connection)
+    return model.from_db(connection.alias, names, values)
 
 
 def refund_list(*, charge: Charge) -> QuerySet:
@@ -325,7 +378,8 @@ def network_limits(*, network: str, currency: str) -> tuple[int, int]:
 
 
 def network_is_closed(*, network: str, livemode: bool) -> bool:
-    return NetworkState.objects.filter(network=network, livemode=livemode, closed=True).exists()
+    """Asked by every new charge and payout: its statement is written out once (_exists)."""
+    return _exists(NetworkState, "network = %s AND livemode = %s AND closed", [network, livemode])
 
 
 def networks_closed(*, livemode: bool) -> set[str]:

@@ -43,7 +43,8 @@ def client_address(request) -> str:
     return request.META.get("REMOTE_ADDR", "") or "unknown"
 
 
-def _window(scope: str, ident: str, rate: Rate) -> tuple[str, int]:
+def window_key(scope: str, ident: str, rate: Rate) -> tuple[str, int]:
+    """The cache key counting `ident`'s requests in the current window, and the seconds left in it."""
     now = time.time()
     index = int(now // rate.period)
     wait = max(1, int((index + 1) * rate.period - now + 0.999))
@@ -53,7 +54,7 @@ def _window(scope: str, ident: str, rate: Rate) -> tuple[str, int]:
 def hit(scope: str, ident: str, rate_text: str) -> int | None:
     """Count one request; the seconds to wait when it is over the rate, else None."""
     rate = Rate.parse(rate_text)
-    key, wait = _window(scope, ident, rate)
+    key, wait = window_key(scope, ident, rate)
     try:
         cache.add(key, 0, timeout=rate.period + 1)
         count = cache.incr(key)
@@ -66,7 +67,7 @@ def hit(scope: str, ident: str, rate_text: str) -> int | None:
 def blocked(scope: str, ident: str, rate_text: str) -> int | None:
     """The seconds to wait when `ident` is already over the rate (counts nothing), else None."""
     rate = Rate.parse(rate_text)
-    key, wait = _window(scope, ident, rate)
+    key, wait = window_key(scope, ident, rate)
     try:
         count = cache.get(key) or 0
     except Exception as exc:

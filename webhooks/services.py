@@ -7,6 +7,7 @@ whatever the broker lost.
 """
 
 import logging
+import time
 from datetime import timedelta
 
 from django.conf import settings
@@ -27,6 +28,11 @@ HOLD_MARGIN = 30  # seconds a claim outlives the longest possible attempt
 SWEEP_GRACE = 60  # a due delivery no task has picked up after this is enqueued again
 SWEEP_BATCH = 500
 ROTATION_OVERLAP = timedelta(hours=24)  # a rotated-out secret still signs deliveries this long
+# A backlog drains in batches: a delivery task also takes the deliveries to the same URL that have
+# waited this long, up to BATCH, and starts no attempt after BATCH_SECONDS.
+BACKLOG_WAIT = 1.0
+BATCH = 50
+BATCH_SECONDS = 5.0
 
 
 # --- Endpoints: one default URL and signing secret per mode -----------------------------------
@@ -164,10 +170,52 @@ def _claim(delivery_id: int) -> bool:
     )
 
 
+@transaction.atomic
+def _claim_backlog(*, url: str, besides: int) -> list[int]:
+    """Take up to BATCH - 1 more deliveries to the same URL that have been due for BACKLOG_WAIT
+    seconds or more and that nobody holds (oldest first; rows another worker is taking are
+    skipped), held for a whole batch."""
+    now = timezone.now()
+    ids = list(
+        Delivery.objects.select_for_update(skip_locked=True)
+        .filter(
+            Q(locked_until__isnull=True) | Q(locked_until__lt=now),
+            url=url,
+            status=DeliveryStatus.PENDING,
+            next_attempt_at__lte=now - timedelta(seconds=BACKLOG_WAIT),
+        )
+        .exclude(pk=besides)
+        .order_by("next_attempt_at", "id")
+        .values_list("id", flat=True)[: BATCH - 1]
+    )
+    if ids:
+        hold = now + timedelta(seconds=BATCH_SECONDS + 2 * settings.WEBHOOK_TIMEOUT + HOLD_MARGIN)
+        Delivery.objects.filter(pk__in=ids).update(locked_until=hold)
+    return ids
+
+
 def event_signed_headers(*, event: Event, body: bytes, at) -> dict[str, str]:
     """The Standard Webhooks headers of one attempt, signed with the event's mode's secret(s)."""
     endpoint = endpoint_get(merchant=event.merchant, livemode=event.livemode)
     return signing.signed_headers(secrets=endpoint.signing_secrets(at), msg_id=event.id, body=body)
+
+
+def _send(delivery: Delivery, endpoint: WebhookEndpoint) -> tuple[transport.Answer, object]:
+    event = delivery.event
+    body = event_body(event)
+    attempted_at = timezone.now()
+    headers = signing.signed_headers(
+        secrets=endpoint.signing_secrets(attempted_at), msg_id=event.id, body=body
+    )
+    answer = transport.post(
+        url=delivery.url,
+        body=body,
+        headers=headers,
+        livemode=event.livemode,
+        timeout=settings.WEBHOOK_TIMEOUT,
+        allow_private=settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    )
+    return answer, attempted_at
 
 
 def delivery_attempt(*, delivery_id: int) -> Delivery | None:
@@ -179,33 +227,83 @@ def delivery_attempt(*, delivery_id: int) -> Delivery | None:
         return None
     delivery = Delivery.objects.select_related("event__merchant").get(pk=delivery_id)
     event = delivery.event
-    body = event_body(event)
-    attempted_at = timezone.now()
-    headers = event_signed_headers(event=event, body=body, at=attempted_at)
-    answer = transport.post(
-        url=delivery.url,
-        body=body,
-        headers=headers,
-        livemode=event.livemode,
-        timeout=settings.WEBHOOK_TIMEOUT,
-        allow_private=settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    answer, attempted_at = _send(
+        delivery, endpoint_get(merchant=event.merchant, livemode=event.livemode)
     )
     return _attempt_record(delivery=delivery, answer=answer, attempted_at=attempted_at)
 
 
 def delivery_send(*, delivery_id: int) -> Delivery | None:
-    """One attempt (delivery_attempt); a failed one that may be retried is enqueued again for
-    its next attempt on WEBHOOK_RETRY_SCHEDULE."""
-    delivery = delivery_attempt(delivery_id=delivery_id)
-    if delivery and delivery.status == DeliveryStatus.PENDING and delivery.next_attempt_at:
-        wait = (delivery.next_attempt_at - timezone.now()).total_seconds()
-        _enqueue(delivery_id, countdown=max(0.0, wait))
-    return delivery
+    """One attempt of the delivery (as delivery_attempt); a failed one that may be retried is
+    enqueued again for its next attempt on WEBHOOK_RETRY_SCHEDULE.
+
+    When deliveries to the same URL have been waiting BACKLOG_WAIT or more (the workers are
+    behind), the task also takes up to BATCH of them, sends them one after the other over the
+    same connection and records every attempt in one transaction: a backlog drains in batches. A
+    task whose delivery another task holds (in its batch) takes a batch of the rest. No attempt
+    is started after BATCH_SECONDS, nor after one that got no answer (the receiver is down):
+    those taken are given back untouched, for their own tasks (or the sweep).
+
+    Returns the task's delivery after its attempt, or None when it made none."""
+    taken = []
+    if _claim(delivery_id):
+        taken.append(Delivery.objects.select_related("event").get(pk=delivery_id))
+        url = taken[0].url
+    else:
+        url = (
+            Delivery.objects.filter(pk=delivery_id, status=DeliveryStatus.PENDING)
+            .values_list("url", flat=True)
+            .first()
+        )
+        if url is None:
+            return None
+    more = _claim_backlog(url=url, besides=delivery_id)
+    if more:
+        others = Delivery.objects.select_related("event").in_bulk(more)
+        taken += [others[pk] for pk in more if pk in others]
+    if not taken:
+        return None
+    endpoints = _endpoints_of([item.event for item in taken])
+    started = time.monotonic()
+    done: list[tuple[Delivery, transport.Answer, object]] = []
+    for item in taken:
+        if done and (time.monotonic() - started > BATCH_SECONDS or done[-1][1].status_code is None):
+            break
+        event = item.event
+        answer, attempted_at = _send(item, endpoints[(event.merchant_id, event.livemode)])
+        done.append((item, answer, attempted_at))
+    untouched = [item.pk for item in taken[len(done) :]]
+    if untouched:
+        Delivery.objects.filter(pk__in=untouched, status=DeliveryStatus.PENDING).update(
+            locked_until=None
+        )
+    _attempts_record(done)
+    for item, _answer, _at in done:
+        if item.status == DeliveryStatus.PENDING and item.next_attempt_at:
+            wait = (item.next_attempt_at - timezone.now()).total_seconds()
+            _enqueue(item.pk, countdown=max(0.0, wait))
+    return taken[0] if taken[0].pk == delivery_id else None
 
 
-@transaction.atomic
-def _attempt_record(*, delivery: Delivery, answer: transport.Answer, attempted_at) -> Delivery:
-    DeliveryAttempt.objects.create(
+def _endpoints_of(events: list[Event]) -> dict[tuple[str, bool], WebhookEndpoint]:
+    """The signing endpoint of each (merchant, mode) of `events`, in one query."""
+    wanted = {(event.merchant_id, event.livemode) for event in events}
+    found = {
+        (endpoint.merchant_id, endpoint.livemode): endpoint
+        for endpoint in WebhookEndpoint.objects.filter(
+            merchant_id__in={merchant_id for merchant_id, _ in wanted}
+        )
+    }
+    for merchant_id, livemode in wanted - found.keys():  # a merchant made before endpoints were
+        found[(merchant_id, livemode)] = endpoint_get(
+            merchant=Merchant(pk=merchant_id), livemode=livemode
+        )
+    return found
+
+
+def _attempt_apply(*, delivery: Delivery, answer: transport.Answer, attempted_at, now):
+    """The attempt's row, and its outcome applied to `delivery` (not saved)."""
+    attempt = DeliveryAttempt(
         delivery=delivery,
         event_id=delivery.event_id,
         attempted_at=attempted_at,
@@ -215,7 +313,6 @@ def _attempt_record(*, delivery: Delivery, answer: transport.Answer, attempted_a
         duration_ms=answer.duration_ms,
         response_body=answer.body,
     )
-    now = timezone.now()
     schedule = settings.WEBHOOK_RETRY_SCHEDULE
     delivery.attempts += 1
     delivery.locked_until = None
@@ -233,18 +330,44 @@ def _attempt_record(*, delivery: Delivery, answer: transport.Answer, attempted_a
     else:
         delivery.next_attempt_at = now + timedelta(seconds=schedule[delivery.attempts - 1])
         delivery.last_error = answer.error
-    delivery.save(
-        update_fields=[
-            "status",
-            "attempts",
-            "next_attempt_at",
-            "locked_until",
-            "last_error",
-            "updated_at",
-            "delivered_at",
-        ]
+    return attempt
+
+
+ATTEMPT_FIELDS = [
+    "status",
+    "attempts",
+    "next_attempt_at",
+    "locked_until",
+    "last_error",
+    "updated_at",
+    "delivered_at",
+]
+
+
+@transaction.atomic
+def _attempt_record(*, delivery: Delivery, answer: transport.Answer, attempted_at) -> Delivery:
+    attempt = _attempt_apply(
+        delivery=delivery, answer=answer, attempted_at=attempted_at, now=timezone.now()
     )
+    attempt.save(force_insert=True)
+    delivery.save(update_fields=ATTEMPT_FIELDS)
     return delivery
+
+
+@transaction.atomic
+def _attempts_record(done: list[tuple[Delivery, transport.Answer, object]]) -> None:
+    """Several attempts at once: their rows and their deliveries, in one transaction."""
+    if len(done) == 1:
+        (delivery, answer, attempted_at), *_ = done
+        _attempt_record(delivery=delivery, answer=answer, attempted_at=attempted_at)
+        return
+    now = timezone.now()
+    attempts = [
+        _attempt_apply(delivery=delivery, answer=answer, attempted_at=attempted_at, now=now)
+        for delivery, answer, attempted_at in done
+    ]
+    DeliveryAttempt.objects.bulk_create(attempts)
+    Delivery.objects.bulk_update([delivery for delivery, _, _ in done], ATTEMPT_FIELDS)
 
 
 @transaction.atomic

@@ -12,6 +12,7 @@ literal, so such a URL is refused when it is given, not only when it is called.
 import ipaddress
 import re
 import socket
+import threading
 import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -215,6 +216,37 @@ class PinnedAddressAdapter(HTTPAdapter):
         return host_params, pool_kwargs
 
 
+# Connections are kept open between deliveries to the same checked address (one session per
+# address and thread), for a short while only: a server may close an idle connection at any time,
+# and a request sent on one it has just closed fails.
+KEEP_ALIVE_SECONDS = 2.0
+MAX_SESSIONS = 64  # per thread
+_sessions = threading.local()
+
+
+def _session(address: IpAddress) -> requests.Session:
+    """A session whose every connection goes to `address`, reused while it is fresh."""
+    pool: dict = _sessions.__dict__.setdefault("pool", {})
+    now = time.monotonic()
+    found = pool.pop(address, None)
+    if found is not None and now - found[1] <= KEEP_ALIVE_SECONDS:
+        session = found[0]
+    else:
+        if found is not None:
+            found[0].close()
+        if len(pool) >= MAX_SESSIONS:
+            for stale, _ in pool.values():
+                stale.close()
+            pool.clear()
+        session = requests.Session()
+        session.trust_env = False  # no proxy from the environment: we decide where we connect
+        adapter = PinnedAddressAdapter(address)
+        session.mount("https://", adapter)
+        session.mount("http://", adapter)
+    pool[address] = (session, now)
+    return session
+
+
 def post(
     *,
     url: str,
@@ -230,8 +262,6 @@ def post(
     def elapsed() -> int:
         return int((time.monotonic() - started) * 1000)
 
-    session = requests.Session()
-    session.trust_env = False  # no proxy from the environment: we decide where we connect
     all_headers = {
         "Content-Type": "application/json",
         "User-Agent": USER_AGENT,
@@ -239,9 +269,7 @@ def post(
     }
     try:
         address = checked_address(url, livemode=livemode, allow_private=allow_private)
-        adapter = PinnedAddressAdapter(address)
-        session.mount("https://", adapter)
-        session.mount("http://", adapter)
+        session = _session(address)
         all_headers["Host"] = urlsplit(url).netloc.rsplit("@", 1)[-1]
         response = session.post(
             url,
@@ -252,6 +280,7 @@ def post(
             stream=True,
         )
         try:
+            # A short answer read to its end leaves the connection free for the next delivery.
             kept = response.raw.read(ANSWER_KEPT, decode_content=True) or b""
         finally:
             response.close()
@@ -263,8 +292,6 @@ def post(
         return Answer(None, f"Connection failed: {_reason(exc)}", "", elapsed())
     except requests.RequestException as exc:
         return Answer(None, f"Request failed: {_reason(exc)}", "", elapsed())
-    finally:
-        session.close()
     text = kept.decode("utf-8", errors="replace")
     error = ""
     if response.is_redirect:

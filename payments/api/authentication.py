@@ -1,23 +1,26 @@
 """API key authentication: `Authorization: Bearer sk_test_…|sk_live_…`.
 
-The key decides the merchant and the mode; views read both from `request.user`.
+The key decides the merchant and the mode; views read both from `request.user`. The key is looked
+up in the process's key cache (payments/api/principals.py), checked against the shared cache in
+the request's one round trip (payments/api/gate.py), which also counts the request for the rate
+limit (payments/api/throttling.py).
 """
 
 from dataclasses import dataclass
-from datetime import timedelta
 
 from django.conf import settings
-from django.utils import timezone
 from django.utils.translation import gettext
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import AuthenticationFailed, Throttled
 from rest_framework.permissions import BasePermission
+from rest_framework.settings import api_settings
 
 from payments import throttles
+from payments.api import gate, principals
 from payments.models import ApiKey, Merchant, hash_api_key
 
 KEY_PREFIXES = ("sk_test_", "sk_live_")
-LAST_USED_PRECISION = timedelta(minutes=1)
+RATE_SCOPE = "api_key"
 
 
 @dataclass(frozen=True)
@@ -45,28 +48,36 @@ class ApiKeyAuthentication(BaseAuthentication):
         if not header:
             return None
         address = throttles.client_address(request)
-        wait = throttles.blocked("auth_failures", address, settings.THROTTLE_AUTH_FAILURES)
-        if wait is not None:
-            raise Throttled(wait=wait)
         scheme, _, token = header.partition(" ")
         token = token.strip()
-        if scheme.lower() != "bearer" or not token.startswith(KEY_PREFIXES) or " " in token:
+        well_formed = scheme.lower() == "bearer" and token.startswith(KEY_PREFIXES)
+        well_formed = well_formed and " " not in token
+        key_hash = hash_api_key(token) if well_formed else None
+        # The key's hash, not its row id, counts its requests: a row id can be handed out again
+        # (SQLite reuses them after a rollback), and a new key must not inherit another's count.
+        seen = gate.ask(
+            address=address,
+            rate_ident=f"{RATE_SCOPE}:{key_hash[:32]}" if key_hash else None,
+            rate_text=api_settings.DEFAULT_THROTTLE_RATES[RATE_SCOPE],
+        )
+        failures_rate = throttles.Rate.parse(settings.THROTTLE_AUTH_FAILURES)
+        if seen.auth_failures is not None and seen.auth_failures >= failures_rate.count:
+            _, wait = throttles.window_key("auth_failures", address, failures_rate)
+            if seen.rate is not None:
+                gate.refused(seen.rate)
+            raise Throttled(wait=wait)
+        key = principals.lookup(key_hash, generation=seen.generation) if key_hash else None
+        if key is None:
             self._failed(address)
+            if well_formed:
+                raise AuthenticationFailed(
+                    gettext("Invalid API key provided."), code="invalid_api_key"
+                )
             raise AuthenticationFailed(
                 gettext("Invalid API key. Send 'Authorization: Bearer sk_test_…' or 'sk_live_…'."),
                 code="invalid_api_key",
             )
-        key = (
-            ApiKey.objects.select_related("merchant")
-            .filter(key_hash=hash_api_key(token), revoked_at__isnull=True)
-            .first()
-        )
-        if key is None:
-            self._failed(address)
-            raise AuthenticationFailed(gettext("Invalid API key provided."), code="invalid_api_key")
-        now = timezone.now()
-        if key.last_used_at is None or now - key.last_used_at > LAST_USED_PRECISION:
-            ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
+        request.api_rate = seen.rate
         return ApiPrincipal(merchant=key.merchant, livemode=key.livemode, api_key=key), key
 
     @staticmethod

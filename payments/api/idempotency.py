@@ -145,13 +145,13 @@ def _stored_answer(scope: Scope) -> IdempotencyRecord | None:
 def _live_record(scope: Scope) -> IdempotencyRecord | None:
     """The stored answer, for the request that holds the key: one past its 24 h is deleted, so
     that the key is free again (the purge task may not have run yet)."""
-    IdempotencyRecord.objects.filter(
-        merchant=scope.merchant,
-        livemode=scope.livemode,
-        key=scope.key,
-        expires_at__lte=timezone.now(),
-    ).delete()
-    return _stored_answer(scope)
+    record = IdempotencyRecord.objects.filter(
+        merchant=scope.merchant, livemode=scope.livemode, key=scope.key
+    ).first()
+    if record is not None and record.expires_at <= timezone.now():
+        record.delete()
+        return None
+    return record
 
 
 def _replay(record: IdempotencyRecord, scope: Scope) -> HttpResponse:
@@ -180,7 +180,8 @@ def _store(scope: Scope, response: HttpResponseBase) -> None:
         response.render()
     now = timezone.now()
     try:
-        with transaction.atomic():
+        # No savepoint: a conflict ends the whole transaction (the caller rolls it back).
+        with transaction.atomic(savepoint=False):
             IdempotencyRecord.objects.create(
                 merchant=scope.merchant,
                 livemode=scope.livemode,

@@ -1,0 +1,111 @@
+"""API key → principal (the key and its merchant), cached in each process and never trusted
+beyond what the shared cache allows.
+
+Every entry carries the generation of the key cache it was read under; the generation lives in
+the shared cache (Redis in production) and is read by every request in its one round trip
+(payments/api/gate.py). Any save or deletion of an API key or a merchant (a revocation, a staff
+change of live approval or the card rail, through a service, the admin or a command) bumps the
+generation once it commits (and at once, for the transaction's own reads), so every process reads
+every key from the database again on its next request: a revoked key is refused at once, by every
+process. When the generation cannot be read (the cache is down) nothing cached is used, and an
+entry is read again after ENTRY_SECONDS in any case.
+
+A change made with QuerySet.update() sends no signal: code that changes merchants or keys that
+way must call `invalidate()` itself.
+"""
+
+import threading
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.db import transaction
+from django.db.models.base import ModelState
+from django.db.models.signals import post_delete, post_save
+from django.utils import timezone
+
+from payments.api import gate
+from payments.models import ApiKey, Merchant
+
+ENTRY_SECONDS = 60.0
+MAX_ENTRIES = 10_000
+LAST_USED_PRECISION = timedelta(minutes=1)
+
+
+@dataclass
+class _Entry:
+    generation: int
+    api_key: ApiKey  # with its merchant; copied before each use
+    read_at: float
+
+
+_entries: dict[str, _Entry] = {}
+_lock = threading.Lock()
+
+
+def lookup(key_hash: str, *, generation: int | None) -> ApiKey | None:
+    """The active API key (its merchant loaded) whose hash is `key_hash`, or None. Its
+    last_used_at is brought up to date (to the minute)."""
+    if generation is None:
+        # The cache is down: a key revoked meanwhile could not bump the generation, so nothing
+        # cached before now may be trusted once it is back.
+        _entries.clear()
+    entry = _entries.get(key_hash) if generation is not None else None
+    if (
+        entry is not None
+        and entry.generation == generation
+        and time.monotonic() - entry.read_at < ENTRY_SECONDS
+    ):
+        api_key = entry.api_key
+    else:
+        api_key = (
+            ApiKey.objects.select_related("merchant")
+            .filter(key_hash=key_hash, revoked_at__isnull=True)
+            .first()
+        )
+        if api_key is None:
+            return None
+        if generation is not None:
+            with _lock:
+                if len(_entries) >= MAX_ENTRIES:
+                    _entries.clear()
+                _entries[key_hash] = _Entry(generation, api_key, time.monotonic())
+    now = timezone.now()
+    if api_key.last_used_at is None or now - api_key.last_used_at > LAST_USED_PRECISION:
+        ApiKey.objects.filter(pk=api_key.pk).update(last_used_at=now)
+        api_key.last_used_at = now
+    return _copy(api_key)
+
+
+def _copy(api_key: ApiKey) -> ApiKey:
+    """A request's own copy: nothing a request does to its key or merchant reaches another."""
+    own = _clone(api_key)
+    own._state.fields_cache["merchant"] = _clone(api_key.merchant)
+    return own
+
+
+def _clone(instance):
+    """A fresh instance with the same field values, as loaded from the database."""
+    clone = instance.__class__.__new__(instance.__class__)
+    clone.__dict__.update(instance.__dict__)
+    clone._state = ModelState()
+    clone._state.db, clone._state.adding = instance._state.db, False
+    return clone
+
+
+def invalidate() -> None:
+    """Every process reads every key again: now, and once the current transaction commits (a
+    request that read the old rows meanwhile may have cached them)."""
+    gate.generation_bump()
+    transaction.on_commit(gate.generation_bump, robust=True)
+
+
+def _changed(sender, **kwargs) -> None:
+    invalidate()
+
+
+def connect() -> None:
+    """Invalidate on every save or deletion of a key or a merchant (from PaymentsConfig.ready)."""
+    for model in (ApiKey, Merchant):
+        post_save.connect(_changed, sender=model, dispatch_uid=f"principals-{model.__name__}-save")
+        post_delete.connect(_changed, sender=model, dispatch_uid=f"principals-{model.__name__}-del")

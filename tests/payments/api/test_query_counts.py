@@ -1,0 +1,90 @@
+"""What each hot endpoint costs in SQL: a fixed number of queries, whatever the page size or the
+number of rows behind it (never one per row). Once its key has been read (the key cache), a
+request runs no query to authenticate. Each test runs inside a transaction, so the services'
+transactions show here as a SAVEPOINT and its RELEASE (BEGIN and COMMIT in production)."""
+
+import uuid
+
+import pytest
+
+from tests.factories import make_charge, succeeded_mobile_money_charge
+
+pytestmark = pytest.mark.django_db
+
+MOBILE_MONEY = {
+    "amount": 250000,
+    "currency": "CDF",
+    "phone": "+243812345678",
+    "network": "VODACOM_MPESA",
+}
+PAYOUT = {"amount": 5000, "currency": "CDF", "phone": "+243812345678", "network": "VODACOM_MPESA"}
+
+
+@pytest.fixture
+def warm(api):
+    """The key read once (and its last_used_at written): later requests find it cached."""
+    assert api.get("/v1/balance").status_code == 200
+    return api
+
+
+def test_a_request_with_a_cached_key_runs_no_query_to_authenticate(warm, django_assert_num_queries):
+    with django_assert_num_queries(0):
+        assert warm.get("/v1/webhook_endpoint/nothing-here").status_code == 404
+    with django_assert_num_queries(1):  # the balance itself
+        assert warm.get("/v1/balance").status_code == 200
+
+
+def test_get_charge_is_one_query(warm, merchant, django_assert_num_queries):
+    charge = make_charge(merchant)
+    with django_assert_num_queries(1):
+        response = warm.get(f"/v1/charges/{charge.id}")
+    assert response.json()["id"] == charge.id
+
+
+@pytest.mark.parametrize("rows", [1, 40])
+def test_a_list_is_one_query_plus_one_for_its_cursor(
+    warm, merchant, django_assert_num_queries, rows
+):
+    charges = [make_charge(merchant) for _ in range(rows)]
+    for limit in (1, 100):
+        with django_assert_num_queries(1):
+            assert len(warm.get(f"/v1/charges?limit={limit}").json()["data"]) == min(limit, rows)
+        with django_assert_num_queries(1):
+            assert warm.get(f"/v1/charges?limit={limit}&status=pending").status_code == 200
+        with django_assert_num_queries(2):
+            response = warm.get(f"/v1/charges?limit={limit}&starting_after={charges[-1].id}")
+        assert response.status_code == 200
+
+
+def test_post_charge_is_one_insert_in_its_transaction(warm, django_assert_num_queries):
+    with django_assert_num_queries(4):  # SAVEPOINT, is the network open, INSERT, RELEASE
+        assert warm.post("/v1/charges", MOBILE_MONEY, format="json").status_code == 201
+
+
+def test_post_charge_with_a_key_and_its_replay(warm, django_assert_num_queries, is_postgres):
+    key = str(uuid.uuid4())
+    # Look for an answer; in one transaction: claim the key (PostgreSQL's advisory lock), look
+    # again, the charge (its own SAVEPOINT, is the network open, INSERT, RELEASE), the answer.
+    with django_assert_num_queries(10 if is_postgres else 9):
+        first = warm.post("/v1/charges", MOBILE_MONEY, format="json", HTTP_IDEMPOTENCY_KEY=key)
+    assert first.status_code == 201
+    with django_assert_num_queries(1):  # the stored answer, replayed
+        replay = warm.post("/v1/charges", MOBILE_MONEY, format="json", HTTP_IDEMPOTENCY_KEY=key)
+    assert replay.content == first.content and replay["Idempotent-Replayed"] == "true"
+
+
+def test_get_balance_is_one_query_whatever_the_ledger(warm, merchant, django_assert_num_queries):
+    for amount in (10000, 20000, 30000):
+        succeeded_mobile_money_charge(merchant, amount=amount)
+        with django_assert_num_queries(1):
+            assert warm.get("/v1/balance").json()["available"][0]["amount"] > 0
+
+
+def test_post_payout_reads_the_balance_under_the_merchant_lock(
+    warm, merchant, django_assert_num_queries
+):
+    succeeded_mobile_money_charge(merchant, amount=20000)
+    # SAVEPOINT, is the network open, the merchant's row lock, the balance, the payout, its
+    # ledger row, RELEASE.
+    with django_assert_num_queries(7):
+        assert warm.post("/v1/payouts", PAYOUT, format="json").status_code == 201
