@@ -1,9 +1,13 @@
 """Staff view of checkout sessions and the charges made on them (read-only)."""
 
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from checkout.models import CheckoutSession
+from payments.admin.addresses import PublicIdAdmin
+from payments.admin.columns import merchant_name
 from payments.models import Charge
+from payments.money import format_amount
 
 
 class SessionChargeInline(admin.TabularInline):
@@ -33,12 +37,11 @@ class SessionChargeInline(admin.TabularInline):
 
 
 @admin.register(CheckoutSession)
-class CheckoutSessionAdmin(admin.ModelAdmin):
+class CheckoutSessionAdmin(PublicIdAdmin, admin.ModelAdmin):
     list_display = (
         "id",
-        "merchant",
-        "amount",
-        "currency",
+        merchant_name,
+        "money",
         "status",
         "livemode",
         "created_at",
@@ -53,8 +56,15 @@ class CheckoutSessionAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         return [field.name for field in self.model._meta.fields]
 
+    @admin.display(description=_("Amount"), ordering="amount")
+    def money(self, obj):
+        return format_amount(obj.amount, obj.currency)
+
     def has_add_permission(self, request):
         return False
+
+    def has_change_permission(self, request, obj=None):
+        return False  # sessions change only through their state machine
 
     def has_delete_permission(self, request, obj=None):
         return False

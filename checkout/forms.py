@@ -7,7 +7,7 @@ from django.utils.translation import gettext_lazy as _
 
 from payments import phones
 from payments.models import Network
-from payments.money import format_amount
+from payments.money import format_customer_amount
 from payments.selectors import network_limits
 
 AUTO = "auto"
@@ -49,11 +49,14 @@ class MobileMoneyForm(forms.Form):
         ]
 
     @property
+    def offered_networks(self) -> list[str]:
+        """The codes of the networks the page offers, in order."""
+        return [network for network in NETWORK_LABELS if network not in self.unavailable]
+
+    @property
     def offered(self) -> list[str]:
         """The display names of the networks the page offers, in order."""
-        return [
-            label for network, label in NETWORK_LABELS.items() if network not in self.unavailable
-        ]
+        return [NETWORK_LABELS[network] for network in self.offered_networks]
 
     def unavailable_message(self, network: str) -> str:
         label = NETWORK_LABELS[network]
@@ -63,8 +66,8 @@ class MobileMoneyForm(forms.Form):
         language = (translation.get_language() or "fr")[:2]
         return _("%(network)s takes payments of %(min)s to %(max)s only.") % {
             "network": label,
-            "min": format_amount(low, self.currency, language),
-            "max": format_amount(high, self.currency, language),
+            "min": format_customer_amount(low, self.currency, language),
+            "max": format_customer_amount(high, self.currency, language),
         }
 
     @property

@@ -2,6 +2,7 @@
 
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from payments import ids
 from payments.models import Currency, Merchant
@@ -14,35 +15,43 @@ class SessionStatus(models.TextChoices):
 
 
 class CheckoutSession(models.Model):
-    id = models.CharField(primary_key=True, max_length=40, default=ids.session_id, editable=False)
+    id = models.CharField(
+        "ID", primary_key=True, max_length=40, default=ids.session_id, editable=False
+    )
     merchant = models.ForeignKey(
-        Merchant, on_delete=models.PROTECT, related_name="checkout_sessions"
+        Merchant,
+        on_delete=models.PROTECT,
+        related_name="checkout_sessions",
+        verbose_name=_("merchant"),
     )
-    livemode = models.BooleanField(default=False)
-    amount = models.BigIntegerField()
-    currency = models.CharField(max_length=3, choices=Currency.choices)
+    livemode = models.BooleanField(_("live mode"), default=False)
+    amount = models.BigIntegerField(_("amount (minor units)"))
+    currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
     status = models.CharField(
-        max_length=10, choices=SessionStatus.choices, default=SessionStatus.OPEN
+        _("status"), max_length=10, choices=SessionStatus.choices, default=SessionStatus.OPEN
     )
-    success_url = models.URLField(max_length=2000)
-    cancel_url = models.URLField(max_length=2000)
-    metadata = models.JSONField(default=dict, blank=True)
-    customer_phone = models.CharField(max_length=20, blank=True, default="")
-    customer_email = models.EmailField(blank=True, default="")
-    payment_methods = models.JSONField(default=list)
+    success_url = models.URLField(_("success URL"), max_length=2000)
+    cancel_url = models.URLField(_("cancel URL"), max_length=2000)
+    metadata = models.JSONField(_("metadata"), default=dict, blank=True)
+    customer_phone = models.CharField(_("customer phone"), max_length=20, blank=True, default="")
+    customer_email = models.EmailField(_("customer email"), blank=True, default="")
+    payment_methods = models.JSONField(_("payment methods"), default=list)
     succeeded_charge = models.OneToOneField(
         "payments.Charge",
+        verbose_name=_("succeeded charge"),
         on_delete=models.PROTECT,
         null=True,
         blank=True,
         related_name="completed_session",
     )
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
-    updated_at = models.DateTimeField(default=timezone.now)
-    expires_at = models.DateTimeField()
-    completed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
+    expires_at = models.DateTimeField(_("expires at"))
+    completed_at = models.DateTimeField(_("completed at"), null=True, blank=True)
 
     class Meta:
+        verbose_name = _("checkout session")
+        verbose_name_plural = _("checkout sessions")
         ordering = ["-created_at", "-id"]
         indexes = [
             models.Index(

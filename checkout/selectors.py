@@ -1,11 +1,13 @@
 """Reads of checkout sessions, for the API and the hosted pages."""
 
+from datetime import datetime
+
 from django.db.models import QuerySet
 
-from checkout.models import CheckoutSession
+from checkout.models import CheckoutSession, SessionStatus
 from payments.errors import ResourceMissing
 from payments.models import Charge, ChargeStatus
-from payments.selectors import _date_filtered
+from payments.selectors import OVERDUE_GRACE, _date_filtered
 
 
 def session_list(*, merchant, livemode: bool, filters: dict) -> QuerySet:
@@ -37,3 +39,15 @@ def session_charge(*, session: CheckoutSession, charge_id: str) -> Charge | None
     if not charge_id:
         return None
     return session.charges.filter(pk=charge_id).first()
+
+
+def sessions_past_expiry(*, livemode: bool, now: datetime) -> QuerySet:
+    """Sessions still open more than OVERDUE_GRACE after they expired, oldest first: the expiry
+    job should have closed them (the staff's overview)."""
+    return (
+        CheckoutSession.objects.filter(
+            livemode=livemode, status=SessionStatus.OPEN, expires_at__lte=now - OVERDUE_GRACE
+        )
+        .select_related("merchant")
+        .order_by("expires_at")
+    )

@@ -94,15 +94,19 @@ def session_payment_methods(
     card = card_offered(merchant=merchant, livemode=livemode, currency=currency)
     if currency == Currency.CDF and not whole:
         raise InvalidRequest(
-            "A CDF session is paid by mobile money, which takes whole francs only: amount must "
-            "be a multiple of 100 (e.g. 250000 = 2 500 CDF).",
+            _(
+                "A CDF session is paid by mobile money, which takes whole francs only: amount "
+                "must be a multiple of 100 (e.g. 250000 = 2 500 CDF)."
+            ),
             code="amount_invalid",
             param="amount",
         )
     if not whole and not card:
         raise InvalidRequest(
-            "Mobile money takes whole dollars only and card payments are not available: amount "
-            "must be a multiple of 100 (e.g. 2000 = 20.00 USD).",
+            _(
+                "Mobile money takes whole dollars only and card payments are not available: "
+                "amount must be a multiple of 100 (e.g. 2000 = 20.00 USD)."
+            ),
             code="amount_invalid",
             param="amount",
         )
@@ -229,8 +233,10 @@ def session_expire(*, session: CheckoutSession) -> CheckoutSession:
     expired = _session_transition(session_id=session.pk, to=SessionStatus.EXPIRED)
     if expired is None:
         raise CheckoutSessionNotOpen(
-            f"Checkout session {session.pk} is {CheckoutSession.objects.get(pk=session.pk).status}"
-            ", not open: only an open session can be expired.",
+            _(
+                "Checkout session %(session)s is %(status)s, not open: only an open session can be expired."
+            )
+            % {"session": session.pk, "status": CheckoutSession.objects.get(pk=session.pk).status},
         )
     return expired
 
@@ -280,7 +286,8 @@ def session_attempt_create(
         raise CheckoutSessionNotOpen()
     if payment_method not in session.payment_methods:
         raise InvalidRequest(
-            f"This session does not offer {payment_method}.", param="payment_method"
+            _("This session does not offer %(method)s.") % {"method": payment_method},
+            param="payment_method",
         )
     if payment_method == PaymentMethod.CARD and not card_offered(
         merchant=session.merchant, livemode=session.livemode, currency=session.currency

@@ -18,7 +18,7 @@ from checkout.models import CheckoutSession, SessionStatus
 from payments import throttles
 from payments.errors import ApiError, CheckoutSessionNotOpen
 from payments.models import Charge, ChargeStatus, PaymentMethod
-from payments.money import format_amount
+from payments.money import format_customer_amount
 from payments.services import charges
 
 LANGUAGES = {code for code, _name in settings.LANGUAGES}
@@ -131,8 +131,9 @@ def _context(request, session: CheckoutSession, **extra) -> dict:
     language = translation.get_language()[:2]
     return {
         "session": session,
+        "merchant": session.merchant,
         "merchant_name": session.merchant.name,
-        "amount_display": format_amount(session.amount, session.currency, language),
+        "amount_display": format_customer_amount(session.amount, session.currency, language),
         "language": language,
         "language_links": _language_links(request),
         "cancel_url": services.cancel_redirect_url(session),
@@ -146,11 +147,15 @@ def _offers_card(session: CheckoutSession) -> bool:
     )
 
 
-def _mobile_money_form(session: CheckoutSession, data=None) -> MobileMoneyForm:
-    """The phone form, offering only the networks that can take the payment now."""
+def _mobile_money_form(
+    session: CheckoutSession, data=None, *, failed: Charge | None = None
+) -> MobileMoneyForm:
+    """The phone form, offering only the networks that can take the payment now. After a failed
+    attempt it keeps that attempt's number (the page invites the customer to try again with it);
+    otherwise it offers the number the merchant gave, if any."""
     return MobileMoneyForm(
         data,
-        initial={"phone": session.customer_phone},
+        initial={"phone": failed.phone if failed and failed.phone else session.customer_phone},
         amount=session.amount,
         currency=session.currency,
         unavailable=services.session_networks(session),
@@ -160,7 +165,7 @@ def _mobile_money_form(session: CheckoutSession, data=None) -> MobileMoneyForm:
 def _pay_page(
     request, session, *, form=None, failed=None, error=None, status=200, late_payment=False
 ):
-    form = form or _mobile_money_form(session)
+    form = form or _mobile_money_form(session, failed=failed)
     mobile_money = PaymentMethod.MOBILE_MONEY in session.payment_methods
     return render(
         request,

@@ -168,6 +168,8 @@ STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "staticfiles"
 STATIC_ROOT.mkdir(exist_ok=True)
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# Files served at the site's root (/favicon.ico), so browsers asking for them never get a 404.
+WHITENOISE_ROOT = BASE_DIR / "static" / "root"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -227,9 +229,58 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Payments API",
     "DESCRIPTION": (
         "Collect mobile money (Airtel Money, Vodacom M-Pesa, Orange Money) and card payments in "
-        "CDF and USD. Authenticate with `Authorization: Bearer sk_test_…` or `sk_live_…`."
+        "CDF and USD, refund them, pay out, and follow everything by signed webhooks.\n\n"
+        "Authenticate with `Authorization: Bearer sk_test_…` (test mode) or `sk_live_…` (live "
+        "mode). Send JSON bodies (`Content-Type: application/json`); amounts are integers in the "
+        "smallest currency unit. Every POST accepts an `Idempotency-Key` header: retry with the "
+        "same key and nothing is done twice.\n\n"
+        'Every error has the same shape, `{"error": {type, code, message, param, '
+        "request_id}}`: branch on `code`, show `message` (English, or French with "
+        "`Accept-Language: fr`). A method a path does not have is answered 405 "
+        "method_not_allowed. Every response carries a `Request-Id` header."
     ),
     "VERSION": "1",
+    "TAGS": [
+        {"name": "Charges", "description": "Payments taken by mobile money or card."},
+        {"name": "Refunds", "description": "Money given back on a succeeded charge."},
+        {"name": "Payouts", "description": "Money sent from your balance to a mobile wallet."},
+        {"name": "Balance", "description": "What is available, and every movement of it."},
+        {"name": "Networks", "description": "The mobile money networks: status and limits."},
+        {"name": "Checkout sessions", "description": "Payment pages hosted for you."},
+        {"name": "Webhooks", "description": "Where events go, and what was sent."},
+    ],
+    "ENUM_NAME_OVERRIDES": {
+        "Currency": "payments.models.Currency.values",
+        "MobileMoneyNetwork": "payments.models.Network.values",
+        "PaymentMethod": "payments.models.PaymentMethod.values",
+        "ChargeStatus": "payments.models.ChargeStatus.values",
+        # Refunds, payouts and deliveries share these three.
+        "ProcessingStatus": "payments.models.RefundStatus.values",
+        "RefundReason": "payments.models.RefundReason.values",
+        "RefundRequestReason": "payments.models.MERCHANT_REFUND_REASONS",
+        "BalanceTransactionType": "payments.models.LedgerType.values",
+        "CheckoutSessionStatus": "checkout.models.SessionStatus.values",
+        "EventType": "webhooks.models.EventType.values",
+        "ErrorType": "payments.api.openapi.ERROR_TYPES",
+        # The `object` of each kind of object: one value each, so that a client (and a schema
+        # validator) tells a charge from a payout at once.
+        "ChargeObject": ["charge"],
+        "RefundObject": ["refund"],
+        "PayoutObject": ["payout"],
+        "BalanceObject": ["balance"],
+        "BalanceTransactionObject": ["balance_transaction"],
+        "CheckoutSessionObject": ["checkout.session"],
+        "EventObject": ["event"],
+        "DeliveryObject": ["delivery"],
+        "WebhookEndpointObject": ["webhook_endpoint"],
+        "ListObject": ["list"],
+        "NetworkObject": ["network"],
+        "NetworkPredictionObject": ["network_prediction"],
+        "NetworkStatus": ["operational", "degraded", "closed"],
+        "NextActionType": ["provider_redirect"],
+    },
+    "ENUM_GENERATE_CHOICE_DESCRIPTION": False,
+    "ENUM_ADD_EXPLICIT_BLANK_NULL_CHOICE": False,
     "SERVE_INCLUDE_SCHEMA": False,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],

@@ -6,12 +6,14 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularJSONAPIView
 
 from payments.admin.login import admin_login
+from payments.admin.overview import overview
 from payments.api import errors as api_errors
 from payments.api.docs import ApiDocsView
 from payments.views import healthz
 
 urlpatterns = [
     path("admin/login/", admin_login, name="admin-login"),
+    path("admin/overview/", admin.site.admin_view(overview), name="admin-overview"),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("v1/openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),

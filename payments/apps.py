@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class PaymentsConfig(AppConfig):
     name = "payments"
-    verbose_name = "Payments"
+    verbose_name = _("Payments")
 
     def ready(self) -> None:
         from config import database

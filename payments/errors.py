@@ -1,14 +1,41 @@
 """Domain errors. Services raise these; the one exception handler turns them into the contract's
 error envelope. No view builds an error body by hand."""
 
+from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext as _
 
 
-class ApiError(Exception):
+class TranslatableError(Exception):
+    """An error whose message is one sentence of the message catalogue: `str()` says it in English
+    (logs, operators, staff), `localized()` in the active language (an API answer). String
+    parameters are looked up in the catalogue too, so that a reason inside a sentence follows it;
+    one without a translation (a host name, a number) is kept as it is."""
+
+    def __init__(self, template: str, **params) -> None:
+        self.template = template
+        self.params = params
+        super().__init__(template % params if params else template)
+
+    def localized(self) -> str:
+        if not self.params:
+            return gettext(self.template)
+        params = {
+            name: gettext(value) if isinstance(value, str) and value else value
+            for name, value in self.params.items()
+        }
+        return gettext(self.template) % params
+
+
+class ApiError(TranslatableError):
+    """`message` is what logs, staff and the hosted pages show: as given (a message a request
+    path has already translated), else in English. The API answers with `localized()`: a
+    `default_message`, or a `message` given with `params`, is then said in the request's
+    language."""
+
     status = 400
     type = "invalid_request_error"
     code = "parameter_invalid"
-    default_message = "The request is invalid."
+    default_message = gettext_noop("The request is invalid.")
 
     def __init__(
         self,
@@ -17,13 +44,14 @@ class ApiError(Exception):
         code: str | None = None,
         param: str | None = None,
         headers: dict[str, str] | None = None,
+        params: dict | None = None,
     ) -> None:
-        self.message = message or self.default_message
+        super().__init__(message or self.default_message, **(params or {}))
+        self.message = str(self)
         if code:
             self.code = code
         self.param = param
         self.headers = headers or {}
-        super().__init__(self.message)
 
 
 class InvalidRequest(ApiError):
@@ -47,22 +75,24 @@ class ResourceMissing(ApiError):
 
 class ChargeNotRefundable(ApiError):
     code = "charge_not_refundable"
-    default_message = "This charge cannot be refunded."
+    default_message = gettext_noop("This charge cannot be refunded.")
 
 
 class AmountExceedsRefundable(ApiError):
     code = "amount_exceeds_refundable"
-    default_message = "The refund amount is greater than what remains refundable on this charge."
+    default_message = gettext_noop(
+        "The refund amount is greater than what remains refundable on this charge."
+    )
 
 
 class CheckoutSessionNotOpen(ApiError):
     code = "checkout_session_not_open"
-    default_message = "This checkout session is no longer open."
+    default_message = gettext_noop("This checkout session is no longer open.")
 
 
 class CheckoutSessionPaymentPending(ApiError):
     code = "checkout_session_payment_pending"
-    default_message = (
+    default_message = gettext_noop(
         "A payment attempt of this checkout session is still pending: it cannot be expired now."
     )
 
@@ -74,12 +104,12 @@ class PermissionDenied(ApiError):
 
 class LiveModeNotApproved(PermissionDenied):
     code = "live_mode_not_approved"
-    default_message = "This account is not yet approved for live payments."
+    default_message = gettext_noop("This account is not yet approved for live payments.")
 
 
 class CardRailDisabled(PermissionDenied):
     code = "card_rail_disabled"
-    default_message = "Card payments are not enabled for this account."
+    default_message = gettext_noop("Card payments are not enabled for this account.")
 
 
 class IdempotencyError(ApiError):
@@ -89,19 +119,19 @@ class IdempotencyError(ApiError):
 class IdempotencyKeyInUse(IdempotencyError):
     status = 409
     code = "idempotency_key_in_use"
-    default_message = (
+    default_message = gettext_noop(
         "A request with this Idempotency-Key is still being processed. Retry after it completes."
     )
 
 
 class IdempotencyKeyInvalid(IdempotencyError):
     code = "idempotency_key_invalid"
-    default_message = "Idempotency-Key must be 1 to 255 printable ASCII characters."
+    default_message = gettext_noop("Idempotency-Key must be 1 to 255 printable ASCII characters.")
 
 
 class IdempotencyKeyReused(IdempotencyError):
     code = "idempotency_key_reused"
-    default_message = (
+    default_message = gettext_noop(
         "This Idempotency-Key was already used with another endpoint or another request body."
     )
 
@@ -110,7 +140,7 @@ class ProviderUnavailable(ApiError):
     status = 503
     type = "api_error"
     code = "provider_unavailable"
-    default_message = "The payment provider is unavailable. Please retry later."
+    default_message = gettext_noop("The payment provider is unavailable. Please retry later.")
 
 
 class NetworkUnavailable(ApiError):
@@ -120,7 +150,7 @@ class NetworkUnavailable(ApiError):
     status = 503
     type = "api_error"
     code = "network_unavailable"
-    default_message = "This network is unavailable at the moment. Please retry later."
+    default_message = gettext_noop("This network is unavailable at the moment. Please retry later.")
 
 
 class CardReplyRejected(Exception):
@@ -131,4 +161,4 @@ class CardReplyRejected(Exception):
 
 class BalanceInsufficient(ApiError):
     code = "balance_insufficient"
-    default_message = "The available balance is lower than the payout amount."
+    default_message = gettext_noop("The available balance is lower than the payout amount.")

@@ -7,8 +7,10 @@ Models hold data and constraints only; every change of money state goes through 
 import hashlib
 import secrets
 
+from django.core.validators import RegexValidator
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from payments.providers.airtel import AirtelMoney
 from payments.providers.mpesa import VodacomMpesa
@@ -88,17 +90,37 @@ def new_webhook_secret() -> str:
 
 
 class Merchant(models.Model):
-    id = models.CharField(primary_key=True, max_length=40, default=ids.merchant_id, editable=False)
-    name = models.CharField(max_length=200)
+    id = models.CharField(
+        "ID", primary_key=True, max_length=40, default=ids.merchant_id, editable=False
+    )
+    name = models.CharField(_("name"), max_length=200)
     live_approved = models.BooleanField(
-        default=False, help_text="Approved by staff to take live payments."
+        _("approved for live mode"),
+        default=False,
+        help_text=_("Approved by staff to take live payments."),
     )
     card_rail_enabled = models.BooleanField(
-        default=True, help_text="Card payments enabled for this merchant."
+        _("card payments"), default=True, help_text=_("Card payments enabled for this merchant.")
     )
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    # How the merchant's customers reach the merchant: shown on every hosted page.
+    support_email = models.EmailField(_("support email"), blank=True, default="")
+    support_phone = models.CharField(
+        _("support phone"),
+        max_length=30,
+        blank=True,
+        default="",
+        validators=[
+            RegexValidator(
+                r"^\+?[0-9][0-9 ]{5,24}[0-9]$",
+                _("Digits and spaces, optionally after a +, e.g. +243 81 234 5678."),
+            )
+        ],
+    )
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
 
     class Meta:
+        verbose_name = _("merchant")
+        verbose_name_plural = _("merchants")
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
@@ -111,17 +133,22 @@ def hash_api_key(plaintext: str) -> str:
 
 
 class ApiKey(models.Model):
-    merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE, related_name="api_keys")
-    mode = models.CharField(max_length=4, choices=Mode.choices)
-    prefix = models.CharField(max_length=40, help_text="Shown to identify the key; not secret.")
-    key_hash = models.CharField(max_length=64, unique=True, editable=False)
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
-    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
-    revoked_at = models.DateTimeField(null=True, blank=True)
+    merchant = models.ForeignKey(
+        Merchant, verbose_name=_("merchant"), on_delete=models.CASCADE, related_name="api_keys"
+    )
+    mode = models.CharField("mode", max_length=4, choices=Mode.choices)
+    prefix = models.CharField(
+        _("prefix"), max_length=40, help_text=_("Shown to identify the key; not secret.")
+    )
+    key_hash = models.CharField(_("key hash"), max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+    last_used_at = models.DateTimeField(_("last used at"), null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True)
 
     class Meta:
+        verbose_name = _("API key")
+        verbose_name_plural = _("API keys")
         ordering = ["-created_at"]
-        verbose_name = "API key"
 
     def __str__(self) -> str:
         return self.prefix
@@ -136,63 +163,85 @@ class ApiKey(models.Model):
 
 
 class Charge(models.Model):
-    id = models.CharField(primary_key=True, max_length=40, default=ids.charge_id, editable=False)
-    merchant = models.ForeignKey(Merchant, on_delete=models.PROTECT, related_name="charges")
-    livemode = models.BooleanField(default=False)
-    amount = models.BigIntegerField()
-    currency = models.CharField(max_length=3, choices=Currency.choices)
+    id = models.CharField(
+        "ID", primary_key=True, max_length=40, default=ids.charge_id, editable=False
+    )
+    merchant = models.ForeignKey(
+        Merchant, verbose_name=_("merchant"), on_delete=models.PROTECT, related_name="charges"
+    )
+    livemode = models.BooleanField(_("live mode"), default=False)
+    amount = models.BigIntegerField(_("amount (minor units)"))
+    currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
     payment_method = models.CharField(
-        max_length=20, choices=PaymentMethod.choices, default=PaymentMethod.MOBILE_MONEY
+        _("payment method"),
+        max_length=20,
+        choices=PaymentMethod.choices,
+        default=PaymentMethod.MOBILE_MONEY,
     )
-    phone = models.CharField(max_length=20, blank=True, default="")
-    network = models.CharField(max_length=20, choices=Network.choices, blank=True, default="")
+    phone = models.CharField(_("phone"), max_length=20, blank=True, default="")
+    network = models.CharField(
+        _("network"), max_length=20, choices=Network.choices, blank=True, default=""
+    )
     status = models.CharField(
-        max_length=10, choices=ChargeStatus.choices, default=ChargeStatus.PENDING
+        _("status"), max_length=10, choices=ChargeStatus.choices, default=ChargeStatus.PENDING
     )
-    description = models.TextField(blank=True, default="")
-    metadata = models.JSONField(default=dict, blank=True)
-    callback_url = models.URLField(max_length=2000, blank=True, default="")
-    return_url = models.URLField(max_length=2000, blank=True, default="")
-    failure_code = models.CharField(max_length=40, blank=True, default="")
-    failure_message = models.CharField(max_length=500, blank=True, default="")
-    amount_refunded = models.BigIntegerField(default=0)
+    description = models.TextField("description", blank=True, default="")
+    metadata = models.JSONField(_("metadata"), default=dict, blank=True)
+    callback_url = models.URLField(_("callback URL"), max_length=2000, blank=True, default="")
+    return_url = models.URLField(_("return URL"), max_length=2000, blank=True, default="")
+    failure_code = models.CharField(_("failure code"), max_length=40, blank=True, default="")
+    failure_message = models.CharField(_("failure message"), max_length=500, blank=True, default="")
+    amount_refunded = models.BigIntegerField(_("amount refunded (minor units)"), default=0)
     checkout_session = models.ForeignKey(
         "checkout.CheckoutSession",
+        verbose_name=_("checkout session"),
         on_delete=models.PROTECT,
         null=True,
         blank=True,
         related_name="charges",
     )
     # Provider side, for staff and for polling; never shown in the API.
-    provider = models.CharField(max_length=40, blank=True, default="")
-    provider_reference = models.CharField(max_length=100, blank=True, default="")
-    provider_attempt = models.CharField(
-        max_length=64, blank=True, default="", help_text="transaction_uuid of the card attempt."
+    provider = models.CharField(_("provider"), max_length=40, blank=True, default="")
+    provider_reference = models.CharField(
+        _("provider reference"), max_length=100, blank=True, default=""
     )
-    provider_raw = models.JSONField(default=list, blank=True)
+    provider_attempt = models.CharField(
+        _("provider attempt"),
+        max_length=64,
+        blank=True,
+        default="",
+        help_text=_("transaction_uuid of the card attempt."),
+    )
+    provider_raw = models.JSONField(_("provider answers"), default=list, blank=True)
     next_action = models.JSONField(
-        null=True, blank=True, help_text="Signed card form, while pending."
+        _("next action"), null=True, blank=True, help_text=_("Signed card form, while pending.")
     )
     provider_requested_at = models.DateTimeField(
-        null=True, blank=True, help_text="When the payment request was handed to the provider."
-    )
-    check_count = models.PositiveIntegerField(default=0)
-    next_check_at = models.DateTimeField(null=True, blank=True)
-    finalized_at = models.DateTimeField(null=True, blank=True)
-    # Reconciliation: a charge failed by our own clock is still asked about until
-    # reconcile_until; reconcile_next_at is the next due check (null: not reconciling).
-    reconcile_until = models.DateTimeField(null=True, blank=True)
-    reconcile_next_at = models.DateTimeField(null=True, blank=True)
-    reconcile_count = models.PositiveIntegerField(default=0)
-    late_payment_at = models.DateTimeField(
+        _("sent to the provider at"),
         null=True,
         blank=True,
-        help_text="When the operator reported a payment we could not accept (refunded in full).",
+        help_text=_("When the payment request was handed to the provider."),
     )
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
-    updated_at = models.DateTimeField(default=timezone.now)
+    check_count = models.PositiveIntegerField(_("status checks"), default=0)
+    next_check_at = models.DateTimeField(_("next check at"), null=True, blank=True)
+    finalized_at = models.DateTimeField(_("final at"), null=True, blank=True)
+    # Reconciliation: a charge failed by our own clock is still asked about until
+    # reconcile_until; reconcile_next_at is the next due check (null: not reconciling).
+    reconcile_until = models.DateTimeField(_("reconciled until"), null=True, blank=True)
+    reconcile_next_at = models.DateTimeField(_("next reconciliation at"), null=True, blank=True)
+    reconcile_count = models.PositiveIntegerField(_("reconciliation checks"), default=0)
+    late_payment_at = models.DateTimeField(
+        _("late payment at"),
+        null=True,
+        blank=True,
+        help_text=_("When the operator reported a payment we could not accept (refunded in full)."),
+    )
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
 
     class Meta:
+        verbose_name = _("charge")
+        verbose_name_plural = _("charges")
         ordering = ["-created_at", "-id"]
         indexes = [
             models.Index(
@@ -241,29 +290,44 @@ class Charge(models.Model):
 
 
 class Refund(models.Model):
-    id = models.CharField(primary_key=True, max_length=40, default=ids.refund_id, editable=False)
-    charge = models.ForeignKey(Charge, on_delete=models.PROTECT, related_name="refunds")
-    merchant = models.ForeignKey(Merchant, on_delete=models.PROTECT, related_name="refunds")
-    livemode = models.BooleanField(default=False)
-    amount = models.BigIntegerField()
-    currency = models.CharField(max_length=3, choices=Currency.choices)
+    id = models.CharField(
+        "ID", primary_key=True, max_length=40, default=ids.refund_id, editable=False
+    )
+    charge = models.ForeignKey(
+        Charge, verbose_name=_("charge"), on_delete=models.PROTECT, related_name="refunds"
+    )
+    merchant = models.ForeignKey(
+        Merchant, verbose_name=_("merchant"), on_delete=models.PROTECT, related_name="refunds"
+    )
+    livemode = models.BooleanField(_("live mode"), default=False)
+    amount = models.BigIntegerField(_("amount (minor units)"))
+    currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
     status = models.CharField(
-        max_length=10, choices=RefundStatus.choices, default=RefundStatus.PENDING
+        _("status"), max_length=10, choices=RefundStatus.choices, default=RefundStatus.PENDING
     )
-    reason = models.CharField(max_length=30, choices=RefundReason.choices, blank=True, default="")
-    metadata = models.JSONField(default=dict, blank=True)
-    failure_code = models.CharField(max_length=40, blank=True, default="")
-    failure_message = models.CharField(max_length=500, blank=True, default="")
-    provider_reference = models.CharField(max_length=100, blank=True, default="")
-    provider_raw = models.JSONField(default=list, blank=True)
+    reason = models.CharField(
+        _("reason"), max_length=30, choices=RefundReason.choices, blank=True, default=""
+    )
+    metadata = models.JSONField(_("metadata"), default=dict, blank=True)
+    failure_code = models.CharField(_("failure code"), max_length=40, blank=True, default="")
+    failure_message = models.CharField(_("failure message"), max_length=500, blank=True, default="")
+    provider_reference = models.CharField(
+        _("provider reference"), max_length=100, blank=True, default=""
+    )
+    provider_raw = models.JSONField(_("provider answers"), default=list, blank=True)
     provider_requested_at = models.DateTimeField(
-        null=True, blank=True, help_text="When the refund was handed to the provider."
+        _("sent to the provider at"),
+        null=True,
+        blank=True,
+        help_text=_("When the refund was handed to the provider."),
     )
-    next_check_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
-    updated_at = models.DateTimeField(default=timezone.now)
+    next_check_at = models.DateTimeField(_("next check at"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
 
     class Meta:
+        verbose_name = _("refund")
+        verbose_name_plural = _("refunds")
         ordering = ["-created_at", "-id"]
         indexes = [
             models.Index(fields=["charge", "-created_at", "-id"], name="refund_charge_idx"),
@@ -288,34 +352,45 @@ class Payout(models.Model):
     """Money sent from the merchant's balance to a mobile money wallet. Its amount is reserved
     (a ledger row) when it is written; a failed payout gives it back."""
 
-    id = models.CharField(primary_key=True, max_length=40, default=ids.payout_id, editable=False)
-    merchant = models.ForeignKey(Merchant, on_delete=models.PROTECT, related_name="payouts")
-    livemode = models.BooleanField(default=False)
-    amount = models.BigIntegerField()
-    currency = models.CharField(max_length=3, choices=Currency.choices)
-    phone = models.CharField(max_length=20)
-    network = models.CharField(max_length=20, choices=Network.choices)
+    id = models.CharField(
+        "ID", primary_key=True, max_length=40, default=ids.payout_id, editable=False
+    )
+    merchant = models.ForeignKey(
+        Merchant, verbose_name=_("merchant"), on_delete=models.PROTECT, related_name="payouts"
+    )
+    livemode = models.BooleanField(_("live mode"), default=False)
+    amount = models.BigIntegerField(_("amount (minor units)"))
+    currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
+    phone = models.CharField(_("phone"), max_length=20)
+    network = models.CharField(_("network"), max_length=20, choices=Network.choices)
     status = models.CharField(
-        max_length=10, choices=PayoutStatus.choices, default=PayoutStatus.PENDING
+        _("status"), max_length=10, choices=PayoutStatus.choices, default=PayoutStatus.PENDING
     )
-    description = models.TextField(blank=True, default="")
-    metadata = models.JSONField(default=dict, blank=True)
-    callback_url = models.URLField(max_length=2000, blank=True, default="")
-    failure_code = models.CharField(max_length=40, blank=True, default="")
-    failure_message = models.CharField(max_length=500, blank=True, default="")
-    provider = models.CharField(max_length=40, blank=True, default="")
-    provider_reference = models.CharField(max_length=100, blank=True, default="")
-    provider_raw = models.JSONField(default=list, blank=True)
+    description = models.TextField("description", blank=True, default="")
+    metadata = models.JSONField(_("metadata"), default=dict, blank=True)
+    callback_url = models.URLField(_("callback URL"), max_length=2000, blank=True, default="")
+    failure_code = models.CharField(_("failure code"), max_length=40, blank=True, default="")
+    failure_message = models.CharField(_("failure message"), max_length=500, blank=True, default="")
+    provider = models.CharField(_("provider"), max_length=40, blank=True, default="")
+    provider_reference = models.CharField(
+        _("provider reference"), max_length=100, blank=True, default=""
+    )
+    provider_raw = models.JSONField(_("provider answers"), default=list, blank=True)
     provider_requested_at = models.DateTimeField(
-        null=True, blank=True, help_text="When the payout was handed to the operator (once)."
+        _("sent to the provider at"),
+        null=True,
+        blank=True,
+        help_text=_("When the payout was handed to the operator (once)."),
     )
-    check_count = models.PositiveIntegerField(default=0)
-    next_check_at = models.DateTimeField(null=True, blank=True)
-    finalized_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
-    updated_at = models.DateTimeField(default=timezone.now)
+    check_count = models.PositiveIntegerField(_("status checks"), default=0)
+    next_check_at = models.DateTimeField(_("next check at"), null=True, blank=True)
+    finalized_at = models.DateTimeField(_("final at"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
 
     class Meta:
+        verbose_name = _("payout")
+        verbose_name_plural = _("payouts")
         ordering = ["-created_at", "-id"]
         indexes = [
             models.Index(
@@ -349,30 +424,52 @@ class LedgerEntry(models.Model):
     Each source moves money of a given type at most once (the unique constraint)."""
 
     id = models.CharField(
-        primary_key=True, max_length=40, default=ids.balance_transaction_id, editable=False
+        "ID", primary_key=True, max_length=40, default=ids.balance_transaction_id, editable=False
     )
-    merchant = models.ForeignKey(Merchant, on_delete=models.PROTECT, related_name="ledger")
-    livemode = models.BooleanField()
-    currency = models.CharField(max_length=3, choices=Currency.choices)
-    type = models.CharField(max_length=20, choices=LedgerType.choices)
-    amount = models.BigIntegerField(help_text="Signed, in minor units.")
-    source = models.CharField(max_length=40, help_text="The charge, refund or payout id.")
+    merchant = models.ForeignKey(
+        Merchant, verbose_name=_("merchant"), on_delete=models.PROTECT, related_name="ledger"
+    )
+    livemode = models.BooleanField(_("live mode"))
+    currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
+    type = models.CharField("type", max_length=20, choices=LedgerType.choices)
+    amount = models.BigIntegerField(
+        _("amount (minor units)"), help_text=_("Signed, in minor units.")
+    )
+    source = models.CharField(
+        "source", max_length=40, help_text=_("The charge, refund or payout id.")
+    )
     charge = models.ForeignKey(
-        Charge, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        Charge,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("charge"),
     )
     refund = models.ForeignKey(
-        Refund, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        Refund,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("refund"),
     )
     payout = models.ForeignKey(
-        Payout, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        Payout,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("payout"),
     )
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
 
     objects = LedgerEntryQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("ledger entry")
+        verbose_name_plural = _("ledger entries")
         ordering = ["-created_at", "-id"]
-        verbose_name_plural = "ledger entries"
         indexes = [
             models.Index(
                 fields=["merchant", "livemode", "-created_at", "-id"], name="ledger_list_idx"
@@ -402,16 +499,22 @@ class NetworkState(models.Model):
     charges and payouts on a closed network are refused. No row: the network is open. The
     reason is for staff; merchants only see that the network is closed."""
 
-    network = models.CharField(max_length=20, choices=Network.choices)
-    livemode = models.BooleanField()
-    closed = models.BooleanField(default=False)
+    network = models.CharField(_("network"), max_length=20, choices=Network.choices)
+    livemode = models.BooleanField(_("live mode"))
+    closed = models.BooleanField(_("closed"), default=False)
     reason = models.CharField(
-        max_length=500, blank=True, default="", help_text="Why it is closed (staff only)."
+        _("reason"),
+        max_length=500,
+        blank=True,
+        default="",
+        help_text=_("Why it is closed (staff only)."),
     )
-    updated_at = models.DateTimeField(default=timezone.now)
-    updated_by = models.CharField(max_length=150, blank=True, default="")
+    updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
+    updated_by = models.CharField(_("updated by"), max_length=150, blank=True, default="")
 
     class Meta:
+        verbose_name = _("network state")
+        verbose_name_plural = _("network states")
         ordering = ["livemode", "network"]
         constraints = [
             models.UniqueConstraint(fields=["network", "livemode"], name="network_state_per_mode")

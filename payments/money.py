@@ -24,11 +24,25 @@ def major_units(amount: int) -> str:
     return f"{'-' if amount < 0 else ''}{units}.{cents:02d}"
 
 
-def format_amount(amount: int, currency: str, language: str = "en") -> str:
+def format_amount(
+    amount: int, currency: str, language: str = "en", *, drop_zero_cents: bool = False
+) -> str:
     """An amount as people read it: `2 500,00 CDF` in French, `2,500.00 CDF` in English (staff
-    pages use English). The French thousands separator is a plain space."""
+    pages use English, always with two decimals so that columns line up). The French thousands
+    separator is a plain space.
+
+    With `drop_zero_cents` (the customer's pages) a whole amount is shown without decimals,
+    `2 500 CDF` or `20 USD`, and one with cents keeps both digits, `19,99 USD`. The rule is the
+    same for both currencies: mobile money is paid in whole francs or dollars, so the page then
+    shows the amount the operator's prompt on the phone shows."""
     thousands, decimal = SEPARATORS.get((language or "fr")[:2], SEPARATORS["fr"])
     units, cents = divmod(abs(amount), MINOR_PER_UNIT)
     grouped = f"{units:,}".replace(",", thousands)
     sign = "-" if amount < 0 else ""
-    return f"{sign}{grouped}{decimal}{cents:02d} {currency}"
+    fraction = "" if drop_zero_cents and cents == 0 else f"{decimal}{cents:02d}"
+    return f"{sign}{grouped}{fraction} {currency}"
+
+
+def format_customer_amount(amount: int, currency: str, language: str) -> str:
+    """An amount on the customer's pages: whole amounts without decimals (`2 500 CDF`)."""
+    return format_amount(amount, currency, language, drop_zero_cents=True)

@@ -1,13 +1,16 @@
-"""Reads: what a merchant in one mode may see, and the state of the networks."""
+"""Reads: what a merchant in one mode may see, the state of the networks, and the staff's overview
+of every merchant."""
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, F, Prefetch, Q, QuerySet, Sum
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
+from django.utils.translation import gettext as _
 
 from payments.errors import InvalidRequest, ResourceMissing
 from payments.models import (
@@ -20,7 +23,10 @@ from payments.models import (
     NetworkState,
     PaymentMethod,
     Payout,
+    PayoutStatus,
     Refund,
+    RefundReason,
+    RefundStatus,
 )
 from payments.providers import registry
 
@@ -48,8 +54,11 @@ def parse_date_bound(value: str, *, param: str, upper: bool) -> tuple[datetime, 
         moment = None
     if moment is None or moment.tzinfo is None:
         raise InvalidRequest(
-            f"Invalid {param}: use YYYY-MM-DD or an ISO 8601 datetime with offset "
-            "(e.g. 2026-11-21T09:30:00Z).",
+            _(
+                "Invalid %(param)s: use YYYY-MM-DD or an ISO 8601 datetime with offset "
+                "(e.g. 2026-11-21T09:30:00Z)."
+            )
+            % {"param": param},
             param=param,
         )
     try:
@@ -60,7 +69,8 @@ def parse_date_bound(value: str, *, param: str, upper: bool) -> tuple[datetime, 
 
 def _out_of_range(param: str) -> InvalidRequest:
     return InvalidRequest(
-        f"Invalid {param}: out of range (years 0001 to 9999 in UTC).", param=param
+        _("Invalid %(param)s: out of range (years 0001 to 9999 in UTC).") % {"param": param},
+        param=param,
     )
 
 
@@ -218,6 +228,123 @@ def ledger_export_rows(*, merchant: Merchant, livemode: bool, filters: dict) -> 
         ledger_list(merchant=merchant, livemode=livemode, filters=filters)
         .select_related("charge", "refund", "payout")
         .order_by("created_at", "id")
+    )
+
+
+# --- The staff's overview ------------------------------------------------------------------------
+
+# The periodic jobs that fail a charge at its deadline or close an expired session run at least
+# once a minute: an item still waiting this long after its deadline is stuck.
+OVERDUE_GRACE = timedelta(minutes=2)
+
+
+@dataclass(frozen=True)
+class Volume:
+    """The charges of one rail (a network, or card) and currency created in a period."""
+
+    rail: str
+    currency: str
+    attempts: int
+    succeeded: int
+    failed: int  # failed or declined
+    pending: int
+    amount_succeeded: int  # minor units
+
+    @property
+    def success_rate(self) -> float | None:
+        """Of the charges that are final, the share that succeeded (None when none is final)."""
+        final = self.succeeded + self.failed
+        return self.succeeded / final if final else None
+
+    @property
+    def failure_rate(self) -> float | None:
+        final = self.succeeded + self.failed
+        return self.failed / final if final else None
+
+
+def charge_volumes(*, livemode: bool, since: datetime) -> list[Volume]:
+    """Charges created since `since`, per rail and currency, busiest first."""
+    rows = (
+        Charge.objects.filter(livemode=livemode, created_at__gte=since)
+        .values("payment_method", "network", "currency")
+        .annotate(
+            attempts=Count("id"),
+            succeeded=Count("id", filter=Q(status=ChargeStatus.SUCCEEDED)),
+            failed=Count("id", filter=Q(status__in=[ChargeStatus.FAILED, ChargeStatus.DECLINED])),
+            pending=Count("id", filter=Q(status=ChargeStatus.PENDING)),
+            amount_succeeded=Coalesce(Sum("amount", filter=Q(status=ChargeStatus.SUCCEEDED)), 0),
+        )
+        .order_by("-attempts", "network", "currency")
+    )
+    return [
+        Volume(
+            rail=row["network"] or row["payment_method"],
+            currency=row["currency"],
+            attempts=row["attempts"],
+            succeeded=row["succeeded"],
+            failed=row["failed"],
+            pending=row["pending"],
+            amount_succeeded=row["amount_succeeded"],
+        )
+        for row in rows
+    ]
+
+
+def charges_past_deadline(*, livemode: bool, now: datetime) -> QuerySet:
+    """Pending charges past their deadline (the prompt's or the card page's) by more than
+    OVERDUE_GRACE, oldest first: the status checks should have failed them, so each one points
+    at a check that is not running."""
+    prompt = timedelta(seconds=settings.MOBILE_MONEY_PROMPT_TIMEOUT) + OVERDUE_GRACE
+    card = timedelta(seconds=settings.CARD_PAYMENT_TIMEOUT) + OVERDUE_GRACE
+    return (
+        Charge.objects.filter(livemode=livemode, status=ChargeStatus.PENDING)
+        .annotate(started=Coalesce(F("provider_requested_at"), F("created_at")))
+        .filter(
+            Q(payment_method=PaymentMethod.CARD, created_at__lte=now - card)
+            | Q(payment_method=PaymentMethod.MOBILE_MONEY, started__lte=now - prompt)
+        )
+        .select_related("merchant")
+        .order_by("created_at")
+    )
+
+
+def _pending_past_window(queryset: QuerySet, *, now: datetime) -> QuerySet:
+    """The rows of `queryset` created more than RECONCILIATION_WINDOW ago, oldest first."""
+    window = timedelta(seconds=settings.RECONCILIATION_WINDOW)
+    return (
+        queryset.filter(created_at__lte=now - window)
+        .select_related("merchant")
+        .order_by("created_at")
+    )
+
+
+def refunds_past_window(*, livemode: bool, now: datetime) -> QuerySet:
+    """Refunds still pending after RECONCILIATION_WINDOW, the time the service keeps asking the
+    provider: staff settle them with what the operator confirms."""
+    pending = Refund.objects.filter(livemode=livemode, status=RefundStatus.PENDING)
+    return _pending_past_window(pending, now=now)
+
+
+def payouts_past_window(*, livemode: bool, now: datetime) -> QuerySet:
+    """Payouts still pending after RECONCILIATION_WINDOW: staff decide with the operator."""
+    pending = Payout.objects.filter(livemode=livemode, status=PayoutStatus.PENDING)
+    return _pending_past_window(pending, now=now)
+
+
+def late_payments(*, livemode: bool, since: datetime) -> QuerySet:
+    """Charges whose payment the operator reported after we had stopped waiting (refunded in
+    full), newest first, each with its late-payment refund (`late_refund`, a list)."""
+    return (
+        Charge.objects.filter(livemode=livemode, late_payment_at__gte=since)
+        .select_related("merchant")
+        .prefetch_related(
+            Prefetch(
+                "refunds",
+                queryset=Refund.objects.filter(reason=RefundReason.LATE_PAYMENT),
+                to_attr="late_refund",
+            )
+        )
+        .order_by("-late_payment_at")
     )
 
 

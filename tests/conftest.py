@@ -6,6 +6,7 @@ but in CI (CI=true or REQUIRE_REAL_SERVICES=1) a missing one fails the run inste
 
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -207,6 +208,41 @@ def page(browser, request):
     except PlaywrightError:  # a page that crashed or was closed has no last state to keep
         pass
     context.close()
+
+
+# axe-core, the accessibility checker the page tests run in the browser: the npm package, fetched
+# once by npm into a cache directory outside the repository.
+AXE_VERSION = "4.14.1"
+AXE_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "congopay-tests"
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """The source of axe-core's axe.min.js, installed with npm on first use."""
+    import subprocess
+    import tempfile
+
+    target = AXE_CACHE / f"axe-core-{AXE_VERSION}"
+    script = target / "node_modules" / "axe-core" / "axe.min.js"
+    if not script.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            _unavailable("needs npm to install the axe-core package")
+        AXE_CACHE.mkdir(parents=True, exist_ok=True)
+        tmp = tempfile.mkdtemp(dir=AXE_CACHE)
+        try:
+            subprocess.run(
+                [npm, "install", "--prefix", tmp, "--no-save", "--no-audit", "--no-fund",
+                 "--loglevel", "error", f"axe-core@{AXE_VERSION}"],
+                check=True, capture_output=True, timeout=300,
+            )  # fmt: skip
+            os.replace(tmp, target)
+        except OSError:
+            if not script.exists():  # else another run installed it meanwhile
+                raise
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return script.read_text()
 
 
 @pytest.fixture

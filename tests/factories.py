@@ -45,6 +45,14 @@ def merchant_with_keys(**kwargs):
     return created
 
 
+def with_support_contact(merchant, *, email: str = "", phone: str = "") -> Merchant:
+    """The merchant once staff set its customer support contact (as the admin's form saves it)."""
+    merchant.support_email, merchant.support_phone = email, phone
+    merchant.full_clean()
+    merchant.save(update_fields=["support_email", "support_phone"])
+    return merchant
+
+
 def staff_user(username: str = "staff", password: str = "pw-123-long"):
     """A superuser of the admin."""
     return get_user_model().objects.create_superuser(username, f"{username}@example.cd", password)
@@ -131,9 +139,15 @@ def succeeded_mobile_money_charge(
     """A test mode mobile money charge paid through the sandbox operator (prompt sent, status
     checked)."""
     created = make_charge(merchant, amount=amount, currency=currency, **fields)
+    return sandbox_paid(created.id)
+
+
+def sandbox_paid(charge_id: str) -> Charge:
+    """A pending test mode mobile money charge (to a number the sandbox accepts) as the sandbox
+    operator leaves it once the customer has approved: prompt sent, status checked, succeeded."""
     with override_settings(SANDBOX_MOBILE_MONEY_DELAY=0):
-        charges.charge_request_payment(charge_id=created.id)
-        paid = charges.charge_refresh(charge_id=created.id)
+        charges.charge_request_payment(charge_id=charge_id)
+        paid = charges.charge_refresh(charge_id=charge_id)
     assert paid.status == "succeeded"
     return paid
 
@@ -361,9 +375,76 @@ def record_event(merchant, *, url: str = "", livemode: bool = False, type="charg
         )
 
 
+def event_with_id(merchant, event_id: str):
+    """An event written with the id given: one whose random part reads like the admin's quoting
+    of a character (`evt_5F…`, `evt_2F…`) shows whether an id survives the admin's addresses."""
+    from webhooks.models import Event
+
+    return Event.objects.create(
+        id=event_id,
+        merchant=merchant,
+        type="charge.succeeded",
+        data={"id": "ch_test", "object": "charge", "livemode": False},
+    )
+
+
 def expire_session(session) -> None:
     """The session's expiry as the state machine applies it (e.g. data from before the rule)."""
     from checkout.models import SessionStatus
 
     with transaction.atomic():
         checkout_services._session_transition(session_id=session.id, to=SessionStatus.EXPIRED)
+
+
+# --- Everything the API can show -----------------------------------------------------------------
+
+
+def one_of_everything(merchant, *, webhook_url: str) -> dict:
+    """One object of each kind in each state the API can show (mobile money and card charges,
+    pending, paid, failed, declined; refunds, a payout, ledger rows; open, complete and expired
+    checkout sessions), with the events they wrote, their deliveries to `webhook_url` and one
+    attempt of each: what the API's description is checked against. Returns them by name."""
+    from payments.services import payouts, refunds
+    from webhooks import services as webhook_services
+    from webhooks.models import Delivery, Event
+
+    webhook_services.endpoint_set_url(merchant=merchant, livemode=False, url=webhook_url)
+    paid = succeeded_mobile_money_charge(
+        merchant, amount=250000, description="Commande 42", metadata={"order": "42"}
+    )
+    card_paid = succeeded_card_charge(merchant)
+    complete = make_session(merchant, customer_phone=PHONE, metadata={"order": "43"})
+    attempt = checkout_services.session_attempt_create(
+        session_id=complete.id, payment_method="mobile_money", phone=PHONE, network="VODACOM_MPESA"
+    )
+    expired = make_session(merchant, customer_email="client@example.cd")
+    expire_session(expired)
+    objects = {
+        "paid": paid,
+        "card_paid": card_paid,
+        "pending": make_charge(merchant, callback_url="https://shop.example.cd/hooks"),
+        "card_pending": make_charge(merchant, payment_method="card"),
+        "failed": make_charge(merchant, status="failed"),
+        "declined": make_charge(merchant, status="declined", failure_code="insufficient_funds"),
+        "from_session": settle(attempt, "succeeded"),
+        "refund": refunds.refund_create(
+            charge=paid, amount=2500, reason="requested_by_customer", metadata={"ticket": "T-9"}
+        ),
+        "full_refund": refunds.refund_create(charge=card_paid),
+        "payout": payouts.payout_create(
+            merchant=merchant,
+            livemode=False,
+            amount=100000,
+            currency="CDF",
+            phone="+243971234567",
+            network="AIRTEL_MONEY",
+            description="Versement fournisseur",
+        ),
+        "open": make_session(merchant),
+        "complete": complete,
+        "expired": expired,
+    }
+    for delivery in Delivery.objects.filter(event__merchant=merchant):
+        webhook_services.delivery_attempt(delivery_id=delivery.pk)
+    objects["event"] = Event.objects.filter(merchant=merchant).order_by("created_at").first()
+    return objects

@@ -1,12 +1,21 @@
 """What the test modules share besides their data (built by tests/factories.py): API clients and
 error envelopes, admin and webhook settings, the card provider's hosted page, screenshots, waiting
-for a worker, racing threads, an unreachable broker."""
+for a worker, racing threads, an unreachable broker, the whole service as `make run` starts it."""
 
 import contextlib
+import dataclasses
 import html
+import json
+import os
 import re
+import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
+import urllib.request
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from django.conf import settings
@@ -30,8 +39,8 @@ def api_client(plaintext: str) -> APIClient:
 
 
 def admin_url(obj, action: str = "change") -> str:
-    """The admin page of `obj` as the admin itself links to it: ids are quoted (`_` → `_5F`),
-    so an id whose random part starts like a quoted character is never read back wrongly."""
+    """The admin page of `obj` as the admin itself links to it: reversed with the quoted id, as
+    Django's admin does, which the address shows as the id itself (payments.admin.addresses)."""
     meta = obj._meta
     return reverse(f"admin:{meta.app_label}_{meta.model_name}_{action}", args=[quote(obj.pk)])
 
@@ -68,6 +77,18 @@ def screenshot(page, name: str) -> None:
     """A full-page screenshot of a browser test, kept as tests/artifacts/<name>.png."""
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def axe_violations(page, axe_source: str) -> list[dict]:
+    """axe-core's violations on the page as it is now (every rule it runs by default), one
+    {id, impact, help, targets} per rule. The page's context must bypass the page's
+    Content-Security-Policy (`bypass_csp=True`), which would refuse the injected script."""
+    page.add_script_tag(content=axe_source)
+    return page.evaluate(
+        """async () => (await axe.run(document, {resultTypes: ["violations"]})).violations
+            .map(v => ({id: v.id, impact: v.impact, help: v.help,
+                        targets: v.nodes.map(n => n.target.join(" "))}))"""
+    )
 
 
 def admin_sign_in(page, base_url: str, next_path: str, username: str = "staff") -> None:
@@ -218,3 +239,91 @@ def broker_down():
     finally:
         app.conf.task_always_eager = eager
         reconnect(url)
+
+
+# --- `make run`, started by a test ---------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class EmbeddedService:
+    base: str  # http://127.0.0.1:<port>
+    env: dict[str, str]  # its environment: the same for any command run against it
+    var_dir: Path
+    demo: dict  # var/demo-merchant.json
+    log_path: Path
+    returncode: int | None = None
+
+    def call(self, method: str, path: str, body: dict | None = None) -> dict:
+        """One API request with the demo merchant's test key; the JSON answer."""
+        request = urllib.request.Request(
+            self.base + path,
+            method=method,
+            data=json.dumps(body).encode() if body is not None else None,
+            headers={
+                "Authorization": f"Bearer {self.demo['test_secret_key']}",
+                "Content-Type": "application/json",
+            },
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.loads(response.read())
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def embedded_service(var_dir: Path, **env):
+    """`make run` as it is on a fresh machine: migrate, the demo merchant, then runservice (the
+    embedded set-up: SQLite database and broker, a Celery worker with beat and the long-calls
+    worker, gunicorn) on an empty VAR_DIR, with a sandbox that answers within a second. It brings
+    its own database and broker, so it runs the same with or without PostgreSQL/Redis. Stopped
+    by SIGTERM on the way out; its exit code is then in `returncode`."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
+        "VAR_DIR": str(var_dir),
+        "DATABASE_URL": f"sqlite:///{var_dir / 'db.sqlite3'}",
+        "REDIS_URL": "",
+        "DEBUG": "true",  # as make run
+        "PUBLIC_BASE_URL": base,
+        "SANDBOX_MOBILE_MONEY_DELAY": "1",
+        "PYTHONPATH": str(settings.BASE_DIR),
+        **env,
+    }
+    manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
+    for command in (["migrate", "--noinput"], ["demomerchant"]):
+        subprocess.run([*manage, *command], env=env, check=True, capture_output=True, timeout=120)
+    assert not (var_dir / "broker.sqlite3").exists()  # runservice prepares the broker itself
+    service = EmbeddedService(
+        base=base,
+        env=env,
+        var_dir=var_dir,
+        demo=json.loads((var_dir / "demo-merchant.json").read_text()),
+        log_path=var_dir / "service.log",
+    )
+
+    def up() -> bool:
+        try:
+            with urllib.request.urlopen(f"{base}/healthz", timeout=2) as response:
+                return response.status == 200
+        except OSError:
+            return False
+
+    with open(service.log_path, "w") as log:
+        process = subprocess.Popen(
+            [*manage, "runservice", "--bind", f"127.0.0.1:{port}", "--web-workers", "1"],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            wait_for(up, 30)
+            yield service
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=30)
+            service.returncode = process.returncode

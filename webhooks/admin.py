@@ -2,7 +2,10 @@
 
 from django.contrib import admin, messages
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
+from payments.admin.addresses import PublicIdAdmin
+from payments.admin.columns import merchant_name
 from webhooks import selectors, services
 from webhooks.models import Delivery, DeliveryAttempt, Event
 
@@ -31,14 +34,14 @@ class AttemptInline(ReadOnlyInline):
     fields = ("attempted_at", "delivery", "url", "status_code", "duration_ms", "error", "answer")
     readonly_fields = fields
 
-    @admin.display(description="Answer (first 1 KB)")
+    @admin.display(description=_("Answer (first 1 KB)"))
     def answer(self, obj):
         return format_html("<pre style='white-space:pre-wrap'>{}</pre>", obj.response_body)
 
 
 @admin.register(Event)
-class EventAdmin(admin.ModelAdmin):
-    list_display = ("id", "type", "merchant", "livemode", "delivery_status", "created_at")
+class EventAdmin(PublicIdAdmin, admin.ModelAdmin):
+    list_display = ("id", "type", merchant_name, "livemode", "delivery_status", "created_at")
     list_filter = ("type", "deliveries__status", "livemode")
     search_fields = ("=id",)
     list_select_related = ("merchant",)
@@ -58,18 +61,21 @@ class EventAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False
 
+    def has_change_permission(self, request, obj=None):
+        return False  # an event is what happened: read, never edited
+
     def has_delete_permission(self, request, obj=None):
         return False
 
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("deliveries")
 
-    @admin.display(description="Delivery")
+    @admin.display(description=_("Delivery"))
     def delivery_status(self, obj):
         deliveries = list(obj.deliveries.all())
-        return deliveries[0].status if deliveries else "not sent (no URL)"
+        return deliveries[0].status if deliveries else _("not sent (no URL)")
 
-    @admin.action(description="Resend (new delivery to the current destination)")
+    @admin.action(description=_("Resend (new delivery to the current destination)"))
     def resend(self, request, queryset):
         for event in queryset.select_related("merchant"):
             url = selectors.event_current_destination(event=event)

@@ -4,6 +4,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from payments import ids
 from payments.models import Merchant, new_webhook_secret
@@ -18,16 +19,25 @@ class WebhookEndpoint(models.Model):
     previous_secret_expires_at, so the merchant can switch without missing an event."""
 
     merchant = models.ForeignKey(
-        Merchant, on_delete=models.CASCADE, related_name="webhook_endpoints"
+        Merchant,
+        on_delete=models.CASCADE,
+        related_name="webhook_endpoints",
+        verbose_name=_("merchant"),
     )
-    livemode = models.BooleanField()
-    url = models.URLField(max_length=2000, blank=True, default="", help_text="Default URL.")
-    secret = models.CharField(max_length=100, default=new_webhook_secret)
-    previous_secret = models.CharField(max_length=100, blank=True, default="")
-    previous_secret_expires_at = models.DateTimeField(null=True, blank=True)
-    updated_at = models.DateTimeField(default=timezone.now)
+    livemode = models.BooleanField(_("live mode"))
+    url = models.URLField(
+        "URL", max_length=2000, blank=True, default="", help_text=_("Default URL.")
+    )
+    secret = models.CharField(_("signing secret"), max_length=100, default=new_webhook_secret)
+    previous_secret = models.CharField(_("previous secret"), max_length=100, blank=True, default="")
+    previous_secret_expires_at = models.DateTimeField(
+        _("previous secret expires at"), null=True, blank=True
+    )
+    updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
 
     class Meta:
+        verbose_name = _("webhook endpoint")
+        verbose_name_plural = _("webhook endpoints")
         ordering = ["livemode"]
         constraints = [
             models.UniqueConstraint(
@@ -70,16 +80,24 @@ class EventType(models.TextChoices):
 
 
 class Event(models.Model):
-    id = models.CharField(primary_key=True, max_length=40, default=ids.event_id, editable=False)
-    merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE, related_name="events")
-    livemode = models.BooleanField(default=False)
-    type = models.CharField(max_length=60, choices=EventType.choices)
-    data = models.JSONField(help_text="The resource as the API showed it when the event happened.")
+    id = models.CharField(
+        "ID", primary_key=True, max_length=40, default=ids.event_id, editable=False
+    )
+    merchant = models.ForeignKey(
+        Merchant, verbose_name=_("merchant"), on_delete=models.CASCADE, related_name="events"
+    )
+    livemode = models.BooleanField(_("live mode"), default=False)
+    type = models.CharField("type", max_length=60, choices=EventType.choices)
+    data = models.JSONField(
+        _("data"), help_text=_("The resource as the API showed it when the event happened.")
+    )
     # Where deliveries go; decided when the event is written (charge callback_url or merchant default).
-    destination_url = models.URLField(max_length=2000, blank=True, default="")
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    destination_url = models.URLField(_("destination URL"), max_length=2000, blank=True, default="")
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
 
     class Meta:
+        verbose_name = _("event")
+        verbose_name_plural = _("events")
         ordering = ["-created_at", "-id"]
         indexes = [
             models.Index(
@@ -103,23 +121,26 @@ class DeliveryStatus(models.TextChoices):
 class Delivery(models.Model):
     """One event on its way to one URL: retried on the schedule until it succeeds or fails."""
 
-    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="deliveries")
-    url = models.URLField(max_length=2000)
-    status = models.CharField(
-        max_length=20, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING
+    event = models.ForeignKey(
+        Event, verbose_name=_("event"), on_delete=models.CASCADE, related_name="deliveries"
     )
-    attempts = models.PositiveIntegerField(default=0)
-    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    url = models.URLField("URL", max_length=2000)
+    status = models.CharField(
+        _("status"), max_length=20, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING
+    )
+    attempts = models.PositiveIntegerField(_("attempts"), default=0)
+    next_attempt_at = models.DateTimeField(_("next attempt at"), null=True, blank=True)
     # Held by the one worker sending it now; an expired hold means that worker died.
-    locked_until = models.DateTimeField(null=True, blank=True, editable=False)
-    last_error = models.TextField(blank=True, default="")
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
-    updated_at = models.DateTimeField(default=timezone.now)
-    delivered_at = models.DateTimeField(null=True, blank=True)
+    locked_until = models.DateTimeField(_("locked until"), null=True, blank=True, editable=False)
+    last_error = models.TextField(_("last error"), blank=True, default="")
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
+    delivered_at = models.DateTimeField(_("delivered at"), null=True, blank=True)
 
     class Meta:
+        verbose_name = _("delivery")
+        verbose_name_plural = _("deliveries")
         ordering = ["-created_at", "-id"]
-        verbose_name_plural = "deliveries"
         indexes = [models.Index(fields=["status", "next_attempt_at"], name="delivery_due_idx")]
 
     def __str__(self) -> str:
@@ -129,17 +150,25 @@ class Delivery(models.Model):
 class DeliveryAttempt(models.Model):
     """One HTTP request of a delivery, as staff need to see it."""
 
-    delivery = models.ForeignKey(Delivery, on_delete=models.CASCADE, related_name="attempt_log")
+    delivery = models.ForeignKey(
+        Delivery, verbose_name=_("delivery"), on_delete=models.CASCADE, related_name="attempt_log"
+    )
     # Also kept here so the event's admin page lists every attempt of every delivery.
-    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="attempts")
-    attempted_at = models.DateTimeField(default=timezone.now)
-    url = models.URLField(max_length=2000)
-    status_code = models.PositiveIntegerField(null=True, blank=True)
-    error = models.TextField(blank=True, default="")
-    duration_ms = models.PositiveIntegerField(default=0)
-    response_body = models.TextField(blank=True, default="", help_text="First 1 KB of the answer.")
+    event = models.ForeignKey(
+        Event, verbose_name=_("event"), on_delete=models.CASCADE, related_name="attempts"
+    )
+    attempted_at = models.DateTimeField(_("attempted at"), default=timezone.now)
+    url = models.URLField("URL", max_length=2000)
+    status_code = models.PositiveIntegerField(_("status code"), null=True, blank=True)
+    error = models.TextField(_("error"), blank=True, default="")
+    duration_ms = models.PositiveIntegerField(_("duration (ms)"), default=0)
+    response_body = models.TextField(
+        _("answer"), blank=True, default="", help_text=_("First 1 KB of the answer.")
+    )
 
     class Meta:
+        verbose_name = _("delivery attempt")
+        verbose_name_plural = _("delivery attempts")
         ordering = ["-attempted_at", "-id"]
 
     def __str__(self) -> str:

@@ -3,7 +3,7 @@
 from django.db.models import QuerySet
 
 from payments.errors import ResourceMissing
-from payments.models import Charge, Merchant
+from payments.models import Charge, Merchant, Payout
 from webhooks.models import Event, WebhookEndpoint
 
 
@@ -22,13 +22,19 @@ def event_get(*, merchant: Merchant, livemode: bool, event_id: str) -> Event:
 
 
 def event_current_destination(*, event: Event) -> str:
-    """Where the event would be sent now: its charge's callback_url if that charge has one (also
-    for the charge's refunds), else the merchant's current default URL."""
+    """Where the event would be sent now: the callback_url of its charge (also for the charge's
+    refunds) or of its payout, if it has one, else the merchant's current default URL."""
     obj = event.data.get("object") or {}
-    charge_id = {"charge": obj.get("id"), "refund": obj.get("charge_id")}.get(obj.get("object"))
-    if charge_id:
+    kind = obj.get("object")
+    source = {
+        "charge": (Charge, obj.get("id")),
+        "refund": (Charge, obj.get("charge_id")),
+        "payout": (Payout, obj.get("id")),
+    }.get(kind)
+    if source and source[1]:
+        model, pk = source
         callback_url = (
-            Charge.objects.filter(pk=charge_id, merchant_id=event.merchant_id)
+            model.objects.filter(pk=pk, merchant_id=event.merchant_id)
             .values_list("callback_url", flat=True)
             .first()
         )

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from payments.errors import InvalidRequest
 from payments.models import Merchant, new_webhook_secret
@@ -145,8 +146,10 @@ def event_resend_now(*, event: Event) -> Delivery:
     url = event_current_destination(event=event)
     if not url:
         raise InvalidRequest(
-            "This event has nowhere to go: set the webhook endpoint's URL first "
-            "(POST /v1/webhook_endpoint).",
+            _(
+                "This event has nowhere to go: set the webhook endpoint's URL first "
+                "(POST /v1/webhook_endpoint)."
+            ),
             code="webhook_url_missing",
         )
     return event_resend(event=event, url=url)
@@ -275,7 +278,7 @@ def delivery_send(*, delivery_id: int) -> Delivery | None:
             locked_until=None
         )
     _attempts_record(done)
-    for item, _, _ in done:
+    for item, _answer, _at in done:
         if item.status == DeliveryStatus.PENDING and item.next_attempt_at:
             wait = (item.next_attempt_at - timezone.now()).total_seconds()
             _enqueue(item.pk, countdown=max(0.0, wait))

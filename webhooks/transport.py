@@ -18,7 +18,10 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import requests
+from django.utils.translation import gettext_noop
 from requests.adapters import HTTPAdapter
+
+from payments.errors import TranslatableError
 
 ANSWER_KEPT = 1024  # bytes of the answer kept for staff
 USER_AGENT = "congopay-webhooks/1"
@@ -33,8 +36,12 @@ NAT64_PREFIX = ipaddress.ip_network("64:ff9b::/96")  # an IPv4 address behind a 
 IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
-class DestinationRefused(Exception):
-    """The URL may not be called at all; trying again will not help."""
+class DestinationRefused(TranslatableError):
+    """The URL may not be called at all; trying again will not help. Said in English in the
+    delivery log, in the request's language when a URL given to the API is refused."""
+
+
+NOT_HTTP_URL = gettext_noop("the URL is not an absolute http(s) URL")
 
 
 @dataclass(frozen=True)
@@ -51,9 +58,9 @@ class Answer:
 
 
 ALWAYS_REFUSED = (
-    ("is_link_local", "a link-local address"),
-    ("is_multicast", "a multicast address"),
-    ("is_unspecified", "an unspecified address"),
+    ("is_link_local", gettext_noop("a link-local address")),
+    ("is_multicast", gettext_noop("a multicast address")),
+    ("is_unspecified", gettext_noop("an unspecified address")),
 )
 
 THIS_NETWORK = ipaddress.ip_network("0.0.0.0/8")  # "this host on this network": never a destination
@@ -71,20 +78,20 @@ def forbidden_reason(address: IpAddress, *, allow_private: bool = False) -> str 
         if embedded is not None:
             return forbidden_reason(embedded, allow_private=allow_private)
     if address in METADATA_ADDRESSES:
-        return "a cloud metadata address"
+        return gettext_noop("a cloud metadata address")
     if address.version == 4 and address in THIS_NETWORK:
-        return "an unspecified address"
+        return gettext_noop("an unspecified address")
     for check, label in ALWAYS_REFUSED:
         if getattr(address, check):
             return label
     if address.is_loopback:
-        return None if allow_private else "a loopback address"
+        return None if allow_private else gettext_noop("a loopback address")
     if address.is_reserved:
-        return "a reserved address"
+        return gettext_noop("a reserved address")
     if address.is_private:
-        return None if allow_private else "a private address"
+        return None if allow_private else gettext_noop("a private address")
     if not address.is_global:
-        return None if allow_private else "not a public address"
+        return None if allow_private else gettext_noop("not a public address")
     return None
 
 
@@ -94,19 +101,21 @@ def split_url(url: str) -> tuple[str, str, int]:
     absolute http(s) URL with a host and a valid port, so a malformed URL is refused, never a
     crash."""
     if not isinstance(url, str) or any(ch.isspace() or ord(ch) < 32 for ch in url):
-        raise DestinationRefused("the URL is not an absolute http(s) URL")
+        raise DestinationRefused(NOT_HTTP_URL)
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
-        raise DestinationRefused(f"the URL cannot be read ({exc})") from None
+        raise DestinationRefused(
+            gettext_noop("the URL cannot be read (%(error)s)"), error=str(exc)
+        ) from None
     if parts.scheme not in ("http", "https"):
-        raise DestinationRefused("the URL is not an absolute http(s) URL")
+        raise DestinationRefused(NOT_HTTP_URL)
     host = (parts.hostname or "").rstrip(".")
     if not host:
-        raise DestinationRefused("the URL has no host")
+        raise DestinationRefused(gettext_noop("the URL has no host"))
     if port == 0:
-        raise DestinationRefused("the URL's port is out of range")
+        raise DestinationRefused(gettext_noop("the URL's port is out of range"))
     return parts.scheme, host, port or (443 if parts.scheme == "https" else 80)
 
 
@@ -125,10 +134,12 @@ def literal_address(host: str) -> IpAddress | None:
     try:
         return ipaddress.IPv4Address(socket.inet_aton(host))
     except OSError:
-        raise DestinationRefused(f"{host} is not a valid IPv4 address") from None
+        raise DestinationRefused(
+            gettext_noop("%(host)s is not a valid IPv4 address"), host=host
+        ) from None
 
 
-def url_refusal(url: str, *, allow_private: bool) -> str | None:
+def url_refusal(url: str, *, allow_private: bool) -> DestinationRefused | None:
     """Why `url` is refused before any lookup: it cannot be read, or its host is an IP literal
     that may not be called (a host name is checked when it is called). None when nothing is
     known against it."""
@@ -136,11 +147,15 @@ def url_refusal(url: str, *, allow_private: bool) -> str | None:
         _, host, _ = split_url(url)
         address = literal_address(host)
     except DestinationRefused as exc:
-        return str(exc)
+        return exc
     if address is None:
         return None
     reason = forbidden_reason(address, allow_private=allow_private)
-    return f"{host} is {reason}" if reason else None
+    return (
+        DestinationRefused(gettext_noop("%(host)s is %(reason)s"), host=host, reason=reason)
+        if reason
+        else None
+    )
 
 
 def _resolve(host: str, port: int) -> list[IpAddress]:
@@ -171,7 +186,12 @@ def checked_address(url: str, *, livemode: bool, allow_private: bool) -> IpAddre
     for address in addresses:
         reason = forbidden_reason(address, allow_private=allow_private)
         if reason:
-            raise DestinationRefused(f"{host} resolves to {address}, {reason}")
+            raise DestinationRefused(
+                "%(host)s resolves to %(address)s, %(reason)s",
+                host=host,
+                address=str(address),
+                reason=reason,
+            )
     if not addresses:
         raise requests.ConnectionError(f"cannot resolve {host}")
     return addresses[0]

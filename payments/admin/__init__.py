@@ -1,6 +1,11 @@
 """Staff views, one module per object; importing the package registers them all. The staff
 login (login.py) is routed in config/urls.py."""
 
+from django.contrib import admin
+
 from payments.admin import api_keys, charges, ledger, merchants, networks, payouts, refunds
+
+# The lists need the whole width of a 1280 px screen; the index and the breadcrumbs lead around.
+admin.site.enable_nav_sidebar = False
 
 __all__ = ["api_keys", "charges", "ledger", "merchants", "networks", "payouts", "refunds"]

@@ -2,7 +2,9 @@
 issued from the merchant's page, where the plaintext is shown once."""
 
 from django.contrib import admin, messages
+from django.utils.translation import gettext_lazy as _
 
+from payments.admin.columns import merchant_name
 from payments.models import ApiKey
 from payments.services import accounts
 
@@ -21,7 +23,7 @@ class ApiKeyInline(admin.TabularInline):
 
 @admin.register(ApiKey)
 class ApiKeyAdmin(admin.ModelAdmin):
-    list_display = ("prefix", "merchant", "mode", "created_at", "last_used_at", "revoked_at")
+    list_display = ("prefix", merchant_name, "mode", "created_at", "last_used_at", "revoked_at")
     list_filter = ("mode", ("revoked_at", admin.EmptyFieldListFilter))
     search_fields = ("prefix", "merchant__id", "merchant__name")
     readonly_fields = ("merchant", "mode", "prefix", "created_at", "last_used_at", "revoked_at")
@@ -31,7 +33,15 @@ class ApiKeyAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False  # keys are issued from the merchant page, where the plaintext is shown once
 
-    @admin.action(description="Revoke selected keys (takes effect at once)")
+    def has_change_permission(self, request, obj=None):
+        return False  # nothing of a key is edited; revoking is the action below
+
+    def has_revoke_permission(self, request):
+        return request.user.has_perm("payments.change_apikey")
+
+    @admin.action(
+        description=_("Revoke selected keys (takes effect at once)"), permissions=["revoke"]
+    )
     def revoke(self, request, queryset):
         for key in queryset:
             accounts.api_key_revoke(api_key=key)

@@ -2,8 +2,11 @@
 provider where pending charges stand."""
 
 from django.contrib import admin, messages
+from django.utils.translation import gettext_lazy as _
 
 from payments import state
+from payments.admin.addresses import PublicIdAdmin
+from payments.admin.columns import merchant_name
 from payments.admin.display import json_block
 from payments.admin.refunds import RefundInline
 from payments.errors import ApiError
@@ -16,11 +19,11 @@ class LatePaymentFilter(admin.SimpleListFilter):
     """Charges whose payment the operator reported but we could not accept:
     refunded in full with reason late_payment; the operator's answers are on the charge."""
 
-    title = "late payments"
+    title = _("late payments")
     parameter_name = "late_payment"
 
     def lookups(self, request, model_admin):
-        return [("yes", "Late payments"), ("no", "Other charges")]
+        return [("yes", _("Late payments")), ("no", _("Other charges"))]
 
     def queryset(self, request, queryset):
         if self.value() == "yes":
@@ -31,16 +34,15 @@ class LatePaymentFilter(admin.SimpleListFilter):
 
 
 @admin.register(Charge)
-class ChargeAdmin(admin.ModelAdmin):
+class ChargeAdmin(PublicIdAdmin, admin.ModelAdmin):
     """Charges are read, never edited: status changes only through the state machine, and the
     one thing staff may do is ask the provider where a pending charge stands."""
 
     list_display = (
         "id",
-        "merchant",
+        merchant_name,
         "money",
-        "payment_method",
-        "network",
+        "method",
         "phone",
         "status",
         "livemode",
@@ -70,7 +72,7 @@ class ChargeAdmin(admin.ModelAdmin):
             },
         ),
         (
-            "Money",
+            _("Money"),
             {
                 "fields": (
                     "money",
@@ -83,9 +85,12 @@ class ChargeAdmin(admin.ModelAdmin):
                 )
             },
         ),
-        ("Merchant's data", {"fields": ("description", "metadata", "callback_url", "return_url")}),
         (
-            "Provider",
+            _("Merchant's data"),
+            {"fields": ("description", "metadata", "callback_url", "return_url")},
+        ),
+        (
+            _("Provider"),
             {
                 "fields": (
                     "provider",
@@ -99,7 +104,7 @@ class ChargeAdmin(admin.ModelAdmin):
             },
         ),
         (
-            "Reconciliation and late payment",
+            _("Reconciliation and late payment"),
             {
                 "fields": (
                     "late_payment_at",
@@ -109,27 +114,35 @@ class ChargeAdmin(admin.ModelAdmin):
                 )
             },
         ),
-        ("Times", {"fields": ("created_at", "updated_at", "finalized_at")}),
+        (_("Times"), {"fields": ("created_at", "updated_at", "finalized_at")}),
     )
-    readonly_fields = [name for _, group in fieldsets for name in group["fields"]]
+    readonly_fields = [name for _title, group in fieldsets for name in group["fields"]]
 
     def has_add_permission(self, request):
         return False  # charges are created through the API or the hosted pages
 
+    def has_change_permission(self, request, obj=None):
+        return False  # read, never edited: the page has no Save button
+
     def has_delete_permission(self, request, obj=None):
         return False  # money records are kept
 
-    @admin.display(description="Amount", ordering="amount")
+    @admin.display(description=_("Amount"), ordering="amount")
     def money(self, obj):
         return format_amount(obj.amount, obj.currency)
 
-    @admin.display(description="Provider answers (latest last)")
+    @admin.display(description=_("Method"), ordering="network")
+    def method(self, obj):
+        """The network of a mobile money charge, else the payment method (card)."""
+        return obj.get_network_display() or obj.get_payment_method_display()
+
+    @admin.display(description=_("Provider answers (latest last)"))
     def provider_raw_pretty(self, obj):
         if not obj.provider_raw:
             return "—"
         return json_block(obj.provider_raw)
 
-    @admin.action(description="Check status with the provider now")
+    @admin.action(description=_("Check status with the provider now"))
     def check_status_now(self, request, queryset):
         settled, still_pending, skipped = [], [], 0
         for charge in queryset.select_related(None).only("id", "status"):

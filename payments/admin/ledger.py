@@ -6,7 +6,9 @@ from django.contrib import admin
 from django.contrib.admin.utils import quote
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
+from payments.admin.addresses import PublicIdAdmin
 from payments.admin.display import nowrap
 from payments.admin.merchants import MerchantFilter, MerchantRowsMixin
 from payments.admin.refunds import ReadOnlyMixin
@@ -23,7 +25,7 @@ SOURCES = (
 
 
 @admin.register(LedgerEntry)
-class LedgerEntryAdmin(MerchantRowsMixin, ReadOnlyMixin, admin.ModelAdmin):
+class LedgerEntryAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.ModelAdmin):
     # The columns staff need first come first: the rest scroll on a narrow screen.
     list_display = (
         "id",
@@ -36,7 +38,7 @@ class LedgerEntryAdmin(MerchantRowsMixin, ReadOnlyMixin, admin.ModelAdmin):
     )
     list_filter = (MerchantFilter, "livemode", "currency", "type")
     search_fields = ("=id", "=source", "=merchant__id")
-    search_help_text = "Row id, charge / refund / payout id, or merchant id (exact)."
+    search_help_text = _("Row id, charge / refund / payout id, or merchant id (exact).")
     list_select_related = ("merchant",)
     date_hierarchy = "created_at"
     ordering = ("-created_at", "-id")
@@ -52,7 +54,7 @@ class LedgerEntryAdmin(MerchantRowsMixin, ReadOnlyMixin, admin.ModelAdmin):
     )
     readonly_fields = fields
 
-    @admin.display(description="Amount", ordering="amount")
+    @admin.display(description=_("Amount"), ordering="amount")
     def amount_display(self, obj):
         return nowrap(format_amount(obj.amount, obj.currency))
 

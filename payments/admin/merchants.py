@@ -1,6 +1,7 @@
-"""Staff views of merchants: approval for live mode and the card rail, their API keys (issued
-here, shown once), their webhook endpoints (URL per mode, secret rotation) and each mode's
-balance, with links to that mode's ledger rows and payouts."""
+"""Staff views of merchants: approval for live mode and the card rail, the support contact their
+customers see on the payment pages, their API keys (issued here, shown once), their webhook
+endpoints (URL per mode, secret rotation) and each mode's balance, with links to that mode's
+ledger rows and payouts."""
 
 from datetime import UTC
 from urllib.parse import urlencode
@@ -10,9 +11,12 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
 
 from payments import selectors
+from payments.admin.addresses import PublicIdAdmin
 from payments.admin.api_keys import ApiKeyInline
+from payments.admin.columns import merchant_name
 from payments.admin.display import nowrap
 from payments.models import Merchant, Mode
 from payments.money import format_amount
@@ -25,7 +29,7 @@ class MerchantFilter(admin.SimpleListFilter):
     """One merchant's rows (`?merchant=mer_…`), as the merchant's page links to them. Only the
     chosen merchant is offered: a list of every merchant would grow without end."""
 
-    title = "merchant"
+    title = _("merchant")
     parameter_name = "merchant"
 
     def lookups(self, request, model_admin):
@@ -49,15 +53,13 @@ class MerchantRowsMixin:
         pinned = {column for param, column in self.pinned_by.items() if request.GET.get(param)}
         return [column for column in super().get_list_display(request) if column not in pinned]
 
-    @admin.display(description="Merchant", ordering="merchant__name")
-    def merchant_name(self, obj):
-        return obj.merchant.name
+    merchant_name = staticmethod(merchant_name)
 
     @admin.display(description="Mode", ordering="livemode")
     def mode(self, obj):
         return "live" if obj.livemode else "test"
 
-    @admin.display(description="Created (UTC)", ordering="created_at")
+    @admin.display(description=_("Created (UTC)"), ordering="created_at")
     def created(self, obj):
         return nowrap(f"{obj.created_at.astimezone(UTC):%Y-%m-%d %H:%M}")
 
@@ -77,24 +79,44 @@ class WebhookEndpointInline(admin.TabularInline):
     can_delete = False
     fields = ("livemode", "url", "masked_secret", "previous_secret_expires_at")
     readonly_fields = ("livemode", "masked_secret", "previous_secret_expires_at")
-    verbose_name = "webhook endpoint"
 
     def has_add_permission(self, request, obj=None):
         return False
 
-    @admin.display(description="Signing secret")
+    @admin.display(description=_("Signing secret"))
     def masked_secret(self, obj):
         return format_html("<code>{}…</code>", obj.secret[:10]) if obj.secret else "—"
 
 
 @admin.register(Merchant)
-class MerchantAdmin(admin.ModelAdmin):
+class MerchantAdmin(PublicIdAdmin, admin.ModelAdmin):
     list_display = ("name", "id", "live_approved", "card_rail_enabled", "created_at")
     list_filter = ("live_approved", "card_rail_enabled")
     list_editable = ("live_approved", "card_rail_enabled")
     search_fields = ("id", "name", "webhook_endpoints__url")
     readonly_fields = ("id", "created_at", "balance")
-    fields = ("id", "name", "live_approved", "card_rail_enabled", "created_at", "balance")
+    fieldsets = (
+        (
+            None,
+            {
+                "fields": (
+                    "id",
+                    "name",
+                    "live_approved",
+                    "card_rail_enabled",
+                    "created_at",
+                    "balance",
+                )
+            },
+        ),
+        (
+            _("Customer support"),
+            {
+                "fields": ("support_email", "support_phone"),
+                "description": _("Shown to the merchant's customers on every payment page."),
+            },
+        ),
+    )
     inlines = [WebhookEndpointInline, ApiKeyInline]
     actions = [
         "issue_test_key",
@@ -103,7 +125,7 @@ class MerchantAdmin(admin.ModelAdmin):
         "rotate_live_webhook_secret",
     ]
 
-    @admin.display(description="Balance")
+    @admin.display(description=_("Balance"))
     def balance(self, obj):
         """Each mode's available amount per currency: the sum of its ledger rows."""
         if obj is None or obj._state.adding:
@@ -154,11 +176,11 @@ class MerchantAdmin(admin.ModelAdmin):
         add_never_cache_headers(response)
         return response
 
-    @admin.action(description="Issue a new test secret key")
+    @admin.action(description=_("Issue a new test secret key"))
     def issue_test_key(self, request, queryset):
         return self._issue(request, queryset, Mode.TEST)
 
-    @admin.action(description="Issue a new live secret key")
+    @admin.action(description=_("Issue a new live secret key"))
     def issue_live_key(self, request, queryset):
         return self._issue(request, queryset, Mode.LIVE)
 
@@ -173,10 +195,10 @@ class MerchantAdmin(admin.ModelAdmin):
                 messages.WARNING,
             )
 
-    @admin.action(description="Rotate the test webhook signing secret")
+    @admin.action(description=_("Rotate the test webhook signing secret"))
     def rotate_test_webhook_secret(self, request, queryset):
         self._rotate(request, queryset, livemode=False)
 
-    @admin.action(description="Rotate the live webhook signing secret")
+    @admin.action(description=_("Rotate the live webhook signing secret"))
     def rotate_live_webhook_secret(self, request, queryset):
         self._rotate(request, queryset, livemode=True)

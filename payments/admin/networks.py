@@ -6,6 +6,7 @@ with its recent operator errors and timeouts). Changes go through services.netwo
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
+from django.utils.translation import gettext_lazy as _
 
 from payments import selectors
 from payments.models import NetworkState
@@ -66,7 +67,7 @@ class NetworkStateAdmin(admin.ModelAdmin):
     def mode(self, obj):
         return "live" if obj.livemode else "test"
 
-    @admin.display(description="Status now")
+    @admin.display(description=_("Status now"))
     def status_display(self, obj):
         settled, troubled = selectors.network_recent_outcomes(livemode=obj.livemode).get(
             obj.network, (0, 0)
@@ -95,7 +96,7 @@ class NetworkStateAdmin(admin.ModelAdmin):
                 messages.WARNING,
             )
 
-    @admin.action(description="Reopen the selected networks")
+    @admin.action(description=_("Reopen the selected networks"))
     def reopen(self, request, queryset):
         for state in queryset.filter(closed=True):
             networks.network_set_closed(

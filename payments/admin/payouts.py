@@ -14,8 +14,10 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext_lazy as _
 
 from payments import phones
+from payments.admin.addresses import PublicIdAdmin
 from payments.admin.display import json_block, nowrap
 from payments.admin.merchants import MerchantFilter, MerchantRowsMixin
 from payments.admin.refunds import ReadOnlyMixin
@@ -38,11 +40,11 @@ def is_waiting_for_staff(payout: Payout) -> bool:
 
 
 class WaitingForStaffFilter(admin.SimpleListFilter):
-    title = "waiting for staff"
+    title = _("waiting for staff")
     parameter_name = "waiting_for_staff"
 
     def lookups(self, request, model_admin):
-        return [("yes", "Operator could not confirm")]
+        return [("yes", _("Operator could not confirm"))]
 
     def queryset(self, request, queryset):
         if self.value() == "yes":
@@ -51,7 +53,7 @@ class WaitingForStaffFilter(admin.SimpleListFilter):
 
 
 @admin.register(Payout)
-class PayoutAdmin(MerchantRowsMixin, ReadOnlyMixin, admin.ModelAdmin):
+class PayoutAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.ModelAdmin):
     # The columns staff need first come first: the rest scroll on a narrow screen.
     list_display = (
         "id",
@@ -71,7 +73,7 @@ class PayoutAdmin(MerchantRowsMixin, ReadOnlyMixin, admin.ModelAdmin):
         "currency",
     )
     search_fields = ("=id", "=provider_reference", "=phone", "=merchant__id")
-    search_help_text = "Payout id, operator reference, phone (+243…, 0…) or merchant id (exact)."
+    search_help_text = _("Payout id, operator reference, phone (+243…, 0…) or merchant id (exact).")
     list_select_related = ("merchant",)
     date_hierarchy = "created_at"
     ordering = ("-created_at", "-id")
@@ -90,10 +92,10 @@ class PayoutAdmin(MerchantRowsMixin, ReadOnlyMixin, admin.ModelAdmin):
                 )
             },
         ),
-        ("Money", {"fields": ("amount_display", "ledger_display", "network", "phone")}),
-        ("Merchant's data", {"fields": ("description", "metadata_display", "callback_url")}),
+        (_("Money"), {"fields": ("amount_display", "ledger_display", "network", "phone")}),
+        (_("Merchant's data"), {"fields": ("description", "metadata_display", "callback_url")}),
         (
-            "Operator",
+            _("Operator"),
             {
                 "fields": (
                     "provider",
@@ -105,9 +107,9 @@ class PayoutAdmin(MerchantRowsMixin, ReadOnlyMixin, admin.ModelAdmin):
                 )
             },
         ),
-        ("Times", {"fields": ("created_at", "updated_at", "finalized_at")}),
+        (_("Times"), {"fields": ("created_at", "updated_at", "finalized_at")}),
     )
-    readonly_fields = [name for _, group in fieldsets for name in group["fields"]]
+    readonly_fields = [name for _title, group in fieldsets for name in group["fields"]]
     actions = ["check_with_operator", "mark_succeeded", "mark_failed"]
 
     def has_resolve_permission(self, request):
@@ -120,31 +122,31 @@ class PayoutAdmin(MerchantRowsMixin, ReadOnlyMixin, admin.ModelAdmin):
             return queryset.filter(phone=phone), False
         return super().get_search_results(request, queryset, search_term)
 
-    @admin.display(description="Amount", ordering="amount")
+    @admin.display(description=_("Amount"), ordering="amount")
     def amount_display(self, obj):
         return nowrap(format_amount(obj.amount, obj.currency))
 
-    @admin.display(description="Status", ordering="status")
+    @admin.display(description=_("Status"), ordering="status")
     def status_display(self, obj):
         if is_waiting_for_staff(obj):
             return format_html("{}<br><strong>{}</strong>", obj.status, nowrap("waiting for staff"))
         return obj.status
 
-    @admin.display(description="Recipient", ordering="phone")
+    @admin.display(description=_("Recipient"), ordering="phone")
     def recipient(self, obj):
         return format_html("{}<br>{}", obj.phone, obj.get_network_display())
 
-    @admin.display(description="Settled by staff")
+    @admin.display(description=_("Settled by staff"))
     def resolved_by_display(self, obj):
         """Who recorded what the operator confirmed (payout_resolve keeps it with the answers)."""
         names = [answer["resolved_by"] for answer in obj.provider_raw if "resolved_by" in answer]
         return names[-1] if names else "-"
 
-    @admin.display(description="Metadata")
+    @admin.display(description=_("Metadata"))
     def metadata_display(self, obj):
         return json_block(obj.metadata)
 
-    @admin.display(description="Ledger rows")
+    @admin.display(description=_("Ledger rows"))
     def ledger_display(self, obj):
         rows = LedgerEntry.objects.filter(payout=obj).order_by("created_at", "id")
         if not rows:
@@ -163,7 +165,7 @@ class PayoutAdmin(MerchantRowsMixin, ReadOnlyMixin, admin.ModelAdmin):
             ),
         )
 
-    @admin.display(description="Status checks")
+    @admin.display(description=_("Status checks"))
     def checks_display(self, obj):
         if obj.status != PayoutStatus.PENDING:
             return "-"
@@ -176,13 +178,13 @@ class PayoutAdmin(MerchantRowsMixin, ReadOnlyMixin, admin.ModelAdmin):
             )
         return f"next at {obj.next_check_at:%Y-%m-%d %H:%M:%S} UTC"
 
-    @admin.display(description="Operator answers (latest last)")
+    @admin.display(description=_("Operator answers (latest last)"))
     def provider_raw_display(self, obj):
         if not obj.provider_raw:
             return "-"
         return json_block(obj.provider_raw)
 
-    @admin.action(description="Check status now: ask the operator about the selected payouts")
+    @admin.action(description=_("Check status now: ask the operator about the selected payouts"))
     def check_with_operator(self, request, queryset):
         sent = list(
             queryset.filter(status=PayoutStatus.PENDING, provider_requested_at__isnull=False)
@@ -247,14 +249,14 @@ class PayoutAdmin(MerchantRowsMixin, ReadOnlyMixin, admin.ModelAdmin):
         return f"{url}?{filters}" if filters else url
 
     @admin.action(
-        description="The operator confirmed it paid the selected payouts",
+        description=_("The operator confirmed it paid the selected payouts"),
         permissions=["resolve"],
     )
     def mark_succeeded(self, request, queryset):
         return self._resolve(request, queryset, succeeded=True, action="mark_succeeded")
 
     @admin.action(
-        description="The operator confirmed it did NOT pay the selected payouts",
+        description=_("The operator confirmed it did NOT pay the selected payouts"),
         permissions=["resolve"],
     )
     def mark_failed(self, request, queryset):

@@ -12,7 +12,10 @@ from django.contrib.admin.utils import quote
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
+from payments.admin.addresses import PublicIdAdmin
+from payments.admin.columns import merchant_name
 from payments.admin.display import json_block
 from payments.models import Refund, RefundStatus
 from payments.money import format_amount
@@ -40,7 +43,7 @@ class ReadOnlyMixin:
 
 
 @admin.register(Refund)
-class RefundAdmin(ReadOnlyMixin, admin.ModelAdmin):
+class RefundAdmin(PublicIdAdmin, ReadOnlyMixin, admin.ModelAdmin):
     list_display = (
         "id",
         "charge_display",
@@ -48,12 +51,12 @@ class RefundAdmin(ReadOnlyMixin, admin.ModelAdmin):
         "status",
         "reason",
         "livemode",
-        "merchant",
+        merchant_name,
         "created_at",
     )
     list_filter = ("status", "reason", "livemode")
     search_fields = ("=id", "=charge__id", "=provider_reference")
-    search_help_text = "Refund id, charge id or provider reference (exact)."
+    search_help_text = _("Refund id, charge id or provider reference (exact).")
     list_select_related = ("merchant",)
     date_hierarchy = "created_at"
     ordering = ("-created_at", "-id")
@@ -81,28 +84,28 @@ class RefundAdmin(ReadOnlyMixin, admin.ModelAdmin):
     def has_resolve_permission(self, request):
         return request.user.has_perm("payments.change_refund")
 
-    @admin.display(description="Charge", ordering="charge")
+    @admin.display(description=_("Charge"), ordering="charge")
     def charge_display(self, obj):
         return charge_link(obj)
 
-    @admin.display(description="Amount", ordering="amount")
+    @admin.display(description=_("Amount"), ordering="amount")
     def amount_display(self, obj):
         return format_amount(obj.amount, obj.currency)
 
-    @admin.display(description="Metadata")
+    @admin.display(description=_("Metadata"))
     def metadata_display(self, obj):
         return json_block(obj.metadata)
 
-    @admin.display(description="Waiting for staff because")
+    @admin.display(description=_("Waiting for staff because"))
     def staff_reason_display(self, obj):
         reasons = [a[STAFF_REASON] for a in obj.provider_raw if STAFF_REASON in a]
         return reasons[-1] if reasons else "-"
 
-    @admin.display(description="Provider answers")
+    @admin.display(description=_("Provider answers"))
     def provider_raw_display(self, obj):
         return json_block(obj.provider_raw)
 
-    @admin.action(description="Ask the provider where the selected pending refunds stand")
+    @admin.action(description=_("Ask the provider where the selected pending refunds stand"))
     def check_with_provider(self, request, queryset):
         pending = list(queryset.filter(status=RefundStatus.PENDING).values_list("id", flat=True))
         for refund_id in pending:
@@ -147,14 +150,14 @@ class RefundAdmin(ReadOnlyMixin, admin.ModelAdmin):
         return None
 
     @admin.action(
-        description="The provider confirmed it paid back the selected pending refunds",
+        description=_("The provider confirmed it paid back the selected pending refunds"),
         permissions=["resolve"],
     )
     def mark_succeeded(self, request, queryset):
         return self._resolve(request, queryset, succeeded=True, action="mark_succeeded")
 
     @admin.action(
-        description="The provider confirmed it did NOT pay back the selected pending refunds",
+        description=_("The provider confirmed it did NOT pay back the selected pending refunds"),
         permissions=["resolve"],
     )
     def mark_failed(self, request, queryset):
@@ -172,6 +175,6 @@ class RefundInline(ReadOnlyMixin, admin.TabularInline):
     show_change_link = True
     ordering = ("-created_at", "-id")
 
-    @admin.display(description="Amount")
+    @admin.display(description=_("Amount"))
     def amount_display(self, obj):
         return format_amount(obj.amount, obj.currency)

@@ -1,34 +1,12 @@
 """The base of every /v1 view: who is calling, the serializer context that carries the mode, and
 idempotent POSTs for every endpoint alike."""
 
-from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.utils import OpenApiParameter
 from rest_framework.views import APIView
 
 from payments.api import idempotency
 from payments.api.authentication import ApiPrincipal
+from payments.api.openapi import ApiSchema
 from payments.models import Merchant
-
-
-class ApiSchema(AutoSchema):
-    """Documents the Idempotency-Key header that every POST accepts."""
-
-    def get_override_parameters(self):
-        parameters = super().get_override_parameters()
-        if self.method == "POST":
-            parameters = [
-                OpenApiParameter(
-                    "Idempotency-Key",
-                    str,
-                    OpenApiParameter.HEADER,
-                    description=(
-                        "1–255 printable ASCII characters (a UUID v4 is recommended). A retry "
-                        "with the same key and body within 24 h gets the first answer again."
-                    ),
-                ),
-                *parameters,
-            ]
-        return parameters
 
 
 class ApiView(APIView):

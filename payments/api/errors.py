@@ -156,7 +156,7 @@ def exception_handler(exc, context):
             exc.status,
             type=exc.type,
             code=exc.code,
-            message=exc.message,
+            message=exc.localized(),
             param=exc.param,
             headers=exc.headers,
         )

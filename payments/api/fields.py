@@ -2,9 +2,11 @@
 
 from django.conf import settings
 from django.utils.translation import gettext as _
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail, ValidationError
 
+from payments.api.pagination import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET
 from payments.carddata import find_card_data
 from payments.models import Currency
 from webhooks.transport import DestinationRefused, literal_address, split_url, url_refusal
@@ -26,6 +28,15 @@ class ContractCodeField(serializers.Field):
         return super().validate_empty_values(data)
 
 
+@extend_schema_field(
+    {
+        "type": "integer",
+        "format": "int64",
+        "minimum": AMOUNT_MIN,
+        "maximum": AMOUNT_MAX,
+        "description": "In the smallest currency unit: 250000 is 2 500.00 CDF, 1999 is 19.99 USD.",
+    }
+)
 class AmountField(ContractCodeField):
     """A JSON integer of minor units; booleans, floats, strings and null are refused."""
 
@@ -49,6 +60,7 @@ class AmountField(ContractCodeField):
         return value
 
 
+@extend_schema_field({"type": "string", "enum": Currency.values})
 class CurrencyField(ContractCodeField):
     def to_internal_value(self, data):
         if data not in Currency.values:
@@ -63,6 +75,19 @@ class CurrencyField(ContractCodeField):
         return value
 
 
+METADATA_SCHEMA = {
+    "type": "object",
+    "additionalProperties": {"type": "string", "maxLength": METADATA_VALUE_MAX},
+    "maxProperties": METADATA_MAX_KEYS,
+    "description": (
+        f"Your own key-value pairs (at most {METADATA_MAX_KEYS} keys of 1 to {METADATA_KEY_MAX} "
+        f"characters, string values of at most {METADATA_VALUE_MAX}), returned as given."
+    ),
+    "example": {"order": "42"},
+}
+
+
+@extend_schema_field(METADATA_SCHEMA, component_name="Metadata")
 class MetadataField(serializers.Field):
     def to_internal_value(self, data):
         if not isinstance(data, dict):
@@ -110,6 +135,7 @@ class DescriptionField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+@extend_schema_field({"type": "string", "format": "uri", "maxLength": 2000})
 class HttpUrlField(serializers.Field):
     """An absolute http(s) URL; https only in live mode (serializer context `livemode`).
     `destination=True`: a URL we will POST webhooks to, whose IP-literal host must be one that
@@ -134,15 +160,47 @@ class HttpUrlField(serializers.Field):
             raise ValidationError(_("Live mode requires an https URL."), code="url_invalid")
         if self.destination:
             refusal = url_refusal(data, allow_private=settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS)
-            if refusal:
+            if refusal is not None:
                 raise ValidationError(
-                    _("Webhooks cannot be sent there: %(reason)s.") % {"reason": refusal},
+                    _("Webhooks cannot be sent there: %(reason)s.")
+                    % {"reason": refusal.localized()},
                     code="url_invalid",
                 )
         return data
 
     def to_representation(self, value):
         return value
+
+
+# --- Query parameters: read as text (the pagination and the selectors refuse bad values with
+# parameter_invalid), described with their real type.
+
+
+@extend_schema_field(
+    {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT}
+)
+class LimitParam(serializers.CharField):
+    pass
+
+
+@extend_schema_field({"type": "integer", "minimum": 0, "maximum": MAX_OFFSET, "default": 0})
+class OffsetParam(serializers.CharField):
+    pass
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "description": (
+            "A date (YYYY-MM-DD, UTC) or an ISO 8601 datetime with offset "
+            "(2026-11-21T09:30:00Z). date_from is inclusive; a date_to date includes that whole "
+            "day, a date_to datetime is exclusive."
+        ),
+        "example": "2026-11-21",
+    }
+)
+class DateBoundParam(serializers.CharField):
+    pass
 
 
 class StrictSerializer(serializers.Serializer):
@@ -156,8 +214,10 @@ class StrictSerializer(serializers.Serializer):
                     {
                         param: [
                             ErrorDetail(
-                                "Card details must never be sent to this API: card payments are "
-                                "entered on the card provider's hosted page only.",
+                                _(
+                                    "Card details must never be sent to this API: card payments "
+                                    "are entered on the card provider's hosted page only."
+                                ),
                                 code="card_data_forbidden",
                             )
                         ]
@@ -169,9 +229,23 @@ class StrictSerializer(serializers.Serializer):
                         {
                             key: [
                                 ErrorDetail(
-                                    f"Received unknown parameter: {key}.", code="parameter_unknown"
+                                    _("Received unknown parameter: %(param)s.") % {"param": key},
+                                    code="parameter_unknown",
                                 )
                             ]
                         }
                     )
         return super().to_internal_value(data)
+
+
+class PageQuery(StrictSerializer):
+    """The parameters of every list: a page of `limit` objects, newest first, after skipping
+    `offset` of them or after the object `starting_after`."""
+
+    limit = LimitParam(required=False, help_text="How many objects to return.")
+    offset = OffsetParam(required=False, help_text="How many objects to skip.")
+    starting_after = serializers.CharField(
+        required=False,
+        help_text="The id of an object of the previous page: the page starts after it "
+        "(offset must then be 0). Faster than offset for deep pages.",
+    )

@@ -30,6 +30,7 @@ from datetime import timedelta
 from django.db import IntegrityError, connection, transaction
 from django.http import HttpResponse, HttpResponseBase
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from payments.errors import IdempotencyKeyInUse, IdempotencyKeyInvalid, IdempotencyKeyReused
 from payments.models import IdempotencyRecord, Merchant
@@ -156,12 +157,13 @@ def _live_record(scope: Scope) -> IdempotencyRecord | None:
 def _replay(record: IdempotencyRecord, scope: Scope) -> HttpResponse:
     if record.method != scope.method or record.path != scope.path:
         raise IdempotencyKeyReused(
-            f"This Idempotency-Key was already used for {record.method} {record.path}.",
+            _("This Idempotency-Key was already used for %(method)s %(path)s.")
+            % {"method": record.method, "path": record.path},
             param="Idempotency-Key",
         )
     if record.request_fingerprint != scope.fingerprint:
         raise IdempotencyKeyReused(
-            "This Idempotency-Key was already used with another request body.",
+            _("This Idempotency-Key was already used with another request body."),
             param="Idempotency-Key",
         )
     response = HttpResponse(

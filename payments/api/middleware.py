@@ -8,6 +8,7 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http.multipartparser import MultiPartParserError
 from django.utils import translation
+from django.utils.translation import gettext
 
 from payments.ids import request_id
 
@@ -40,7 +41,7 @@ def _refusal(request):
             400,
             type="invalid_request_error",
             code="parameter_invalid",
-            message="The URL must not contain NUL characters.",
+            message=gettext("The URL must not contain NUL characters."),
         )
     return None
 
@@ -51,7 +52,10 @@ class RequestIdMiddleware:
 
     def __call__(self, request):
         request.request_id = request_id()
-        response = _refusal(request) or self.get_response(request)
+        # Refused before the language middlewares have run: said in the request's language here.
+        with translation.override(request_language(request)):
+            refusal = _refusal(request)
+        response = refusal or self.get_response(request)
         response["Request-Id"] = request.request_id
         return response
 
@@ -98,6 +102,18 @@ def api_language(request) -> str:
     return "en"
 
 
+def _is_api(request) -> bool:
+    return request.path == "/v1" or request.path.startswith("/v1/")
+
+
+def request_language(request) -> str:
+    """The language a request is answered in: api_language under /v1, else the hosted pages'
+    choice (Accept-Language, French by default)."""
+    if _is_api(request):
+        return api_language(request)
+    return translation.get_language_from_request(request)
+
+
 class ApiLanguageMiddleware:
     """One language per /v1 request, DRF's own messages included (after LocaleMiddleware)."""
 
@@ -105,7 +121,7 @@ class ApiLanguageMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        if request.path == "/v1" or request.path.startswith("/v1/"):
+        if _is_api(request):
             language = api_language(request)
             translation.activate(language)
             request.LANGUAGE_CODE = language

@@ -5,6 +5,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext as _
 from rest_framework.request import Request
 
 from payments.errors import InvalidRequest
@@ -21,13 +22,19 @@ def _int_param(request: Request, name: str, default: int, lo: int, hi: int | Non
         return default
     match = re.fullmatch(r"(-?)0*([0-9]+)", raw)
     if match is None:
-        raise InvalidRequest(f"Invalid {name}: must be an integer.", param=name)
+        raise InvalidRequest(
+            _("Invalid %(param)s: must be an integer.") % {"param": name}, param=name
+        )
     sign, digits = match.groups()
     # Too many digits is simply out of range (and never reaches int() or the database).
     value = int(sign + digits) if len(digits) <= 18 else (-1 if sign else 10**19)
     if value < lo or (hi is not None and value > hi):
-        bound = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
-        raise InvalidRequest(f"Invalid {name}: must be {bound}.", param=name)
+        message = (
+            _("Invalid %(param)s: must be between %(min)s and %(max)s.")
+            if hi is not None
+            else _("Invalid %(param)s: must be at least %(min)s.")
+        )
+        raise InvalidRequest(message % {"param": name, "min": lo, "max": hi}, param=name)
     return value
 
 
@@ -51,12 +58,14 @@ def paginate(
     starting_after = request.query_params.get("starting_after")
     if starting_after:
         if offset:
-            raise InvalidRequest("offset must be 0 when starting_after is given.", param="offset")
+            raise InvalidRequest(
+                _("offset must be 0 when starting_after is given."), param="offset"
+            )
         scope = queryset if cursor_scope is None else cursor_scope
         cursor = scope.filter(pk=starting_after).values("created_at", "id").first()
         if cursor is None:
             raise InvalidRequest(
-                f"Invalid starting_after: no such object '{starting_after}'.",
+                _("Invalid starting_after: no such object '%(id)s'.") % {"id": starting_after},
                 param="starting_after",
             )
         # (created_at, id) < cursor; the first term bounds the index range scan.

@@ -9,17 +9,36 @@ Infinity, NUL characters and lone surrogates, which no column can store, are ref
 import json
 import re
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
+from payments.errors import TranslatableError
+
 MAX_JSON_DEPTH = 32  # our own bodies need 2 levels, the operators' callbacks fewer than 10
+
+# Python's wording of what is wrong in a JSON text, as the catalogue has it; wordings that name
+# the offending character are said without it, any other as "Invalid JSON".
+JSON_PROBLEMS = {
+    "Expecting value": gettext_noop("Expecting value"),
+    "Expecting property name": gettext_noop("Expecting property name enclosed in double quotes"),
+    "Expecting ':'": gettext_noop("Expecting ':' delimiter"),
+    "Expecting ','": gettext_noop("Expecting ',' delimiter"),
+    "Extra data": gettext_noop("Extra data"),
+    "Unterminated string": gettext_noop("Unterminated string"),
+    "Invalid control character": gettext_noop("Invalid control character in a string"),
+    "Invalid \\": gettext_noop("Invalid escape in a string"),
+    "Illegal trailing comma": gettext_noop("Trailing comma"),
+}
 
 # A JSON string (skipped whole, so brackets inside it do not count) or one bracket.
 _TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 
 
-class InvalidJson(ValueError):
-    """A body that is not JSON this service accepts; the message says why (for the log line)."""
+class InvalidJson(TranslatableError, ValueError):
+    """A body that is not JSON this service accepts; the message says why (in English for the log
+    line and the operators, `localized()` for an API answer)."""
 
 
 def _too_deep(text: str) -> bool:
@@ -36,7 +55,7 @@ def _too_deep(text: str) -> bool:
 
 
 def _no_constants(name: str):
-    raise InvalidJson(f"{name} is not a JSON number")
+    raise InvalidJson(gettext_noop("%(name)s is not a JSON number"), name=name)
 
 
 def _check_strings(value) -> None:
@@ -51,11 +70,18 @@ def _check_strings(value) -> None:
             stack.extend(item)
         elif isinstance(item, str):
             if "\x00" in item:
-                raise InvalidJson("a string contains a NUL character")
+                raise InvalidJson(gettext_noop("a string contains a NUL character"))
             try:
                 item.encode("utf-8")
             except UnicodeEncodeError:
-                raise InvalidJson("a string contains a lone surrogate") from None
+                raise InvalidJson(gettext_noop("a string contains a lone surrogate")) from None
+
+
+def _json_problem(message: str) -> str:
+    for start, problem in JSON_PROBLEMS.items():
+        if message.startswith(start):
+            return problem
+    return gettext_noop("Invalid JSON")
 
 
 def loads(raw: bytes | str):
@@ -64,17 +90,22 @@ def loads(raw: bytes | str):
         try:
             raw = raw.decode("utf-8")
         except UnicodeDecodeError:
-            raise InvalidJson("the body is not UTF-8") from None
+            raise InvalidJson(gettext_noop("the body is not UTF-8")) from None
     if _too_deep(raw):
-        raise InvalidJson(f"nested deeper than {MAX_JSON_DEPTH} levels")
+        raise InvalidJson(gettext_noop("nested deeper than %(depth)s levels"), depth=MAX_JSON_DEPTH)
     try:
         value = json.loads(raw, parse_constant=_no_constants)
     except InvalidJson:
         raise
     except json.JSONDecodeError as exc:
-        raise InvalidJson(f"{exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        raise InvalidJson(
+            gettext_noop("%(problem)s at line %(line)s column %(column)s"),
+            problem=_json_problem(exc.msg),
+            line=exc.lineno,
+            column=exc.colno,
+        ) from None
     except ValueError:  # an integer of more digits than Python converts
-        raise InvalidJson("a number has too many digits") from None
+        raise InvalidJson(gettext_noop("a number has too many digits")) from None
     _check_strings(value)
     return value
 
@@ -83,7 +114,7 @@ def loads_object(raw: bytes | str) -> dict:
     """A body that must be a JSON object."""
     value = loads(raw)
     if not isinstance(value, dict):
-        raise InvalidJson("the body is not a JSON object")
+        raise InvalidJson(gettext_noop("the body is not a JSON object"))
     return value
 
 
@@ -95,4 +126,7 @@ class JsonObjectParser(JSONParser):
         try:
             return loads_object(stream.read() if stream is not None else b"")
         except InvalidJson as exc:
-            raise ParseError(f"The request body must be a JSON object ({exc}).") from None
+            raise ParseError(
+                _("The request body must be a JSON object (%(reason)s).")
+                % {"reason": exc.localized()}
+            ) from None

@@ -1,6 +1,7 @@
 """Request validation for /v1 charges, refunds, payouts, the ledger and the networks."""
 
 from django.utils.translation import gettext as _
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail, ValidationError
 
@@ -8,9 +9,11 @@ from payments import money, phones
 from payments.api.fields import (
     AmountField,
     CurrencyField,
+    DateBoundParam,
     DescriptionField,
     HttpUrlField,
     MetadataField,
+    PageQuery,
     StrictSerializer,
 )
 from payments.models import (
@@ -61,17 +64,38 @@ def check_drc_phone(phone: str, network: str | None, param: str = "phone") -> No
         )
 
 
+PHONE_HELP = (
+    "The customer's DRC mobile number in E.164 format: +243 then 9 digits starting with 8 or 9 "
+    "(+243812345678)."
+)
+NETWORK_HELP = "The operator of that number (its prefix must belong to it)."
+CALLBACK_URL_HELP = "Where this object's webhook events go, instead of your webhook endpoint's URL."
+
+
+@extend_schema_serializer(component_name="ChargeCreateRequest")
 class ChargeCreateIn(StrictSerializer):
+    """A charge: mobile money needs `phone` and `network`; card takes USD only. Card details are
+    never sent here."""
+
     amount = AmountField()
     currency = CurrencyField()
-    phone = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
-    network = serializers.ChoiceField(choices=Network.values, required=False)
+    phone = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text=f"Mobile money, required: {PHONE_HELP[0].lower()}{PHONE_HELP[1:]}",
+    )
+    network = serializers.ChoiceField(
+        choices=Network.values,
+        required=False,
+        help_text=f"Mobile money, required: {NETWORK_HELP[0].lower()}{NETWORK_HELP[1:]}",
+    )
     payment_method = serializers.ChoiceField(
         choices=PaymentMethod.values, default=PaymentMethod.MOBILE_MONEY
     )
-    description = DescriptionField(required=False)
+    description = DescriptionField(required=False, help_text="Free text, for you.")
     metadata = MetadataField(required=False)
-    callback_url = HttpUrlField(required=False, destination=True)
+    callback_url = HttpUrlField(required=False, destination=True, help_text=CALLBACK_URL_HELP)
     return_url = HttpUrlField(
         required=False, help_text="Card only: where the customer lands after the hosted page."
     )
@@ -99,38 +123,35 @@ class ChargeCreateIn(StrictSerializer):
         return attrs
 
 
-class ChargeListQuery(StrictSerializer):
-    limit = serializers.CharField(required=False)
-    offset = serializers.CharField(required=False)
-    starting_after = serializers.CharField(required=False)
+class ChargeListQuery(PageQuery):
     status = serializers.ChoiceField(choices=ChargeStatus.values, required=False)
     network = serializers.ChoiceField(choices=Network.values, required=False)
     payment_method = serializers.ChoiceField(choices=PaymentMethod.values, required=False)
-    date_from = serializers.CharField(required=False)
-    date_to = serializers.CharField(required=False)
+    date_from = DateBoundParam(required=False)
+    date_to = DateBoundParam(required=False)
 
 
+@extend_schema_serializer(component_name="RefundCreateRequest")
 class RefundCreateIn(StrictSerializer):
+    """A refund of all (amount omitted) or part of a succeeded charge."""
+
     amount = AmountField(required=False, help_text="Omitted: what remains refundable.")
     # late_payment is set by the service only: refused here.
     reason = serializers.ChoiceField(choices=MERCHANT_REFUND_REASONS, required=False)
     metadata = MetadataField(required=False)
 
 
-class PageQuery(StrictSerializer):
-    limit = serializers.CharField(required=False)
-    offset = serializers.CharField(required=False)
-    starting_after = serializers.CharField(required=False)
-
-
+@extend_schema_serializer(component_name="PayoutCreateRequest")
 class PayoutCreateIn(StrictSerializer):
+    """A payout from your available balance to a mobile money account."""
+
     amount = AmountField()
     currency = CurrencyField()
-    phone = serializers.CharField(trim_whitespace=False)
-    network = serializers.ChoiceField(choices=Network.values)
-    description = DescriptionField(required=False)
+    phone = serializers.CharField(trim_whitespace=False, help_text=PHONE_HELP)
+    network = serializers.ChoiceField(choices=Network.values, help_text=NETWORK_HELP)
+    description = DescriptionField(required=False, help_text="Free text, for you.")
     metadata = MetadataField(required=False)
-    callback_url = HttpUrlField(required=False, destination=True)
+    callback_url = HttpUrlField(required=False, destination=True, help_text=CALLBACK_URL_HELP)
 
     def validate(self, attrs):
         check_drc_phone(attrs["phone"], attrs["network"])
@@ -141,15 +162,15 @@ class PayoutCreateIn(StrictSerializer):
 class PayoutListQuery(PageQuery):
     status = serializers.ChoiceField(choices=PayoutStatus.values, required=False)
     network = serializers.ChoiceField(choices=Network.values, required=False)
-    date_from = serializers.CharField(required=False)
-    date_to = serializers.CharField(required=False)
+    date_from = DateBoundParam(required=False)
+    date_to = DateBoundParam(required=False)
 
 
 class LedgerExportQuery(StrictSerializer):
     currency = serializers.ChoiceField(choices=Currency.values, required=False)
     type = serializers.ChoiceField(choices=LedgerType.values, required=False)
-    date_from = serializers.CharField(required=False)
-    date_to = serializers.CharField(required=False)
+    date_from = DateBoundParam(required=False)
+    date_to = DateBoundParam(required=False)
 
 
 class LedgerListQuery(PageQuery, LedgerExportQuery):

@@ -3,12 +3,15 @@ service or selector, and render."""
 
 from django.http import StreamingHttpResponse
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
 from payments import selectors
+from payments.api import examples, objects
 from payments.api.base import ApiView
+from payments.api.openapi import errors
 from payments.api.pagination import paginate
 from payments.api.serializers import (
     ChargeCreateIn,
@@ -41,13 +44,37 @@ def _charges(rows) -> list[dict]:
 
 
 class ChargeListCreateView(ApiView):
-    @extend_schema(request=ChargeCreateIn, responses={201: dict}, summary="Create a charge")
+    @extend_schema(
+        operation_id="charges_create",
+        tags=["Charges"],
+        summary="Create a charge",
+        description=(
+            "Mobile money (the default `payment_method`): a payment prompt is sent to the "
+            "customer's phone and the charge answers `pending`; it becomes `succeeded`, `failed` "
+            "or `declined` within minutes (follow it with GET or the webhook). Amounts are whole "
+            "units (multiples of 100).\n\n"
+            "Card (USD only): the answer carries `next_action`; post its `params` as hidden "
+            "inputs to its `payment_url` from the customer's browser. No card data ever reaches "
+            "this API."
+        ),
+        request=ChargeCreateIn,
+        responses={201: objects.CHARGE_CREATED, **errors(403, 503)},
+        examples=examples.CHARGE_CREATE,
+    )
     def post(self, request):
         data = self.validated(ChargeCreateIn)
         charge = charges.charge_create(merchant=self.merchant, livemode=self.livemode, **data)
         return Response(charge_created_repr(charge), status=status.HTTP_201_CREATED)
 
-    @extend_schema(parameters=[ChargeListQuery], responses={200: dict}, summary="List charges")
+    @extend_schema(
+        operation_id="charges_list",
+        tags=["Charges"],
+        summary="List charges",
+        description="Your charges in this key's mode, newest first, with optional filters.",
+        parameters=[ChargeListQuery],
+        responses={200: objects.ChargeList},
+        examples=examples.CHARGE_LIST,
+    )
     def get(self, request):
         filters = self.validated(ChargeListQuery, data=request.query_params.dict())
         queryset = selectors.charge_list(
@@ -58,7 +85,15 @@ class ChargeListCreateView(ApiView):
 
 
 class ChargeDetailView(ApiView):
-    @extend_schema(responses={200: dict}, summary="Retrieve a charge")
+    @extend_schema(
+        operation_id="charges_retrieve",
+        tags=["Charges"],
+        summary="Retrieve a charge",
+        description="The charge as it is now. Confirm `succeeded` here (or by the webhook) before "
+        "you deliver.",
+        responses={200: objects.Charge},
+        examples=examples.CHARGE_RETRIEVE,
+    )
     def get(self, request, charge_id: str):
         charge = selectors.charge_get(
             merchant=self.merchant, livemode=self.livemode, charge_id=charge_id
@@ -68,6 +103,18 @@ class ChargeDetailView(ApiView):
 
 class TransactionDetailView(ChargeDetailView):
     """Same object as GET /v1/charges/{id}; used to poll a card payment for its final status."""
+
+    @extend_schema(
+        operation_id="transactions_retrieve",
+        tags=["Charges"],
+        summary="Retrieve a charge by its transaction id",
+        description="The same charge as GET /v1/charges/{charge_id}: the `transaction_id` that "
+        "a card payment adds to your `return_url` is the charge's id.",
+        responses={200: objects.Charge},
+        examples=examples.CHARGE_RETRIEVE,
+    )
+    def get(self, request, charge_id: str):
+        return super().get(request, charge_id)
 
 
 def _refunds(rows) -> list[dict]:
@@ -80,14 +127,34 @@ class ChargeRefundListCreateView(ApiView):
             merchant=self.merchant, livemode=self.livemode, charge_id=charge_id
         )
 
-    @extend_schema(request=RefundCreateIn, responses={201: dict}, summary="Refund a charge")
+    @extend_schema(
+        operation_id="refunds_create",
+        tags=["Refunds"],
+        summary="Refund a charge",
+        description=(
+            "Give back all of a succeeded charge (omit `amount`) or part of it. The refund "
+            "answers `pending` and becomes `succeeded` or `failed`; a failed refund frees its "
+            "amount again."
+        ),
+        request=RefundCreateIn,
+        responses={201: objects.Refund, **errors(503)},
+        examples=examples.REFUND_CREATE,
+    )
     def post(self, request, charge_id: str):
         charge = self._charge(charge_id)
         data = self.validated(RefundCreateIn)
         refund = refunds.refund_create(charge=charge, **data)
         return Response(refund_repr(refund), status=status.HTTP_201_CREATED)
 
-    @extend_schema(parameters=[PageQuery], responses={200: dict}, summary="List a charge's refunds")
+    @extend_schema(
+        operation_id="charge_refunds_list",
+        tags=["Refunds"],
+        summary="List a charge's refunds",
+        description="The refunds of one charge, newest first.",
+        parameters=[PageQuery],
+        responses={200: objects.RefundList},
+        examples=examples.REFUND_LIST,
+    )
     def get(self, request, charge_id: str):
         charge = self._charge(charge_id)
         self.validated(PageQuery, data=request.query_params.dict())
@@ -95,7 +162,15 @@ class ChargeRefundListCreateView(ApiView):
 
 
 class RefundListView(ApiView):
-    @extend_schema(parameters=[PageQuery], responses={200: dict}, summary="List refunds")
+    @extend_schema(
+        operation_id="refunds_list",
+        tags=["Refunds"],
+        summary="List refunds",
+        description="All your refunds in this key's mode, newest first.",
+        parameters=[PageQuery],
+        responses={200: objects.RefundList},
+        examples=examples.REFUND_LIST,
+    )
     def get(self, request):
         self.validated(PageQuery, data=request.query_params.dict())
         queryset = selectors.refund_list_for_merchant(
@@ -105,7 +180,14 @@ class RefundListView(ApiView):
 
 
 class RefundDetailView(ApiView):
-    @extend_schema(responses={200: dict}, summary="Retrieve a refund")
+    @extend_schema(
+        operation_id="refunds_retrieve",
+        tags=["Refunds"],
+        summary="Retrieve a refund",
+        description="The refund as it is now.",
+        responses={200: objects.Refund},
+        examples=examples.REFUND_RETRIEVE,
+    )
     def get(self, request, refund_id: str):
         refund = selectors.refund_get(
             merchant=self.merchant, livemode=self.livemode, refund_id=refund_id
@@ -121,13 +203,33 @@ def _payouts(rows) -> list[dict]:
 
 
 class PayoutListCreateView(ApiView):
-    @extend_schema(request=PayoutCreateIn, responses={201: dict}, summary="Create a payout")
+    @extend_schema(
+        operation_id="payouts_create",
+        tags=["Payouts"],
+        summary="Create a payout",
+        description=(
+            "Send money from your available balance to a mobile money account. The amount is "
+            "taken from the balance at once (400 balance_insufficient when it does not cover "
+            "it) and given back if the payout fails."
+        ),
+        request=PayoutCreateIn,
+        responses={201: objects.Payout, **errors(403, 503)},
+        examples=examples.PAYOUT_CREATE,
+    )
     def post(self, request):
         data = self.validated(PayoutCreateIn)
         payout = payouts.payout_create(merchant=self.merchant, livemode=self.livemode, **data)
         return Response(payout_repr(payout), status=status.HTTP_201_CREATED)
 
-    @extend_schema(parameters=[PayoutListQuery], responses={200: dict}, summary="List payouts")
+    @extend_schema(
+        operation_id="payouts_list",
+        tags=["Payouts"],
+        summary="List payouts",
+        description="Your payouts in this key's mode, newest first, with optional filters.",
+        parameters=[PayoutListQuery],
+        responses={200: objects.PayoutList},
+        examples=examples.PAYOUT_LIST,
+    )
     def get(self, request):
         filters = self.validated(PayoutListQuery, data=request.query_params.dict())
         queryset = selectors.payout_list(
@@ -138,7 +240,14 @@ class PayoutListCreateView(ApiView):
 
 
 class PayoutDetailView(ApiView):
-    @extend_schema(responses={200: dict}, summary="Retrieve a payout")
+    @extend_schema(
+        operation_id="payouts_retrieve",
+        tags=["Payouts"],
+        summary="Retrieve a payout",
+        description="The payout as it is now.",
+        responses={200: objects.Payout},
+        examples=examples.PAYOUT_RETRIEVE,
+    )
     def get(self, request, payout_id: str):
         payout = selectors.payout_get(
             merchant=self.merchant, livemode=self.livemode, payout_id=payout_id
@@ -156,7 +265,15 @@ def _entries(rows) -> list[dict]:
 
 
 class BalanceView(ApiView):
-    @extend_schema(responses={200: dict}, summary="Retrieve the balance")
+    @extend_schema(
+        operation_id="balance_retrieve",
+        tags=["Balance"],
+        summary="Retrieve the balance",
+        description="What is available per currency in this key's mode: succeeded charges, less "
+        "refunds and payouts.",
+        responses={200: objects.Balance},
+        examples=examples.BALANCE_RETRIEVE,
+    )
     def get(self, request):
         available = selectors.balance_get(merchant=self.merchant, livemode=self.livemode)
         return Response(balance_repr(livemode=self.livemode, available=available))
@@ -164,7 +281,14 @@ class BalanceView(ApiView):
 
 class BalanceTransactionListView(ApiView):
     @extend_schema(
-        parameters=[LedgerListQuery], responses={200: dict}, summary="List balance transactions"
+        operation_id="balance_transactions_list",
+        tags=["Balance"],
+        summary="List balance transactions",
+        description="Every movement of the balance, newest first: what each charge, refund and "
+        "payout added or took.",
+        parameters=[LedgerListQuery],
+        responses={200: objects.BalanceTransactionList},
+        examples=examples.BALANCE_TRANSACTION_LIST,
     )
     def get(self, request):
         filters = self.validated(LedgerListQuery, data=request.query_params.dict())
@@ -177,9 +301,15 @@ class BalanceTransactionListView(ApiView):
 
 class BalanceTransactionExportView(ApiView):
     @extend_schema(
-        parameters=[LedgerExportQuery],
-        responses={(200, "text/csv"): str},
+        operation_id="balance_transactions_export",
+        tags=["Balance"],
         summary="Export balance transactions as CSV",
+        description="The same movements as a CSV statement (UTF-8, one header line, oldest "
+        "first), for your accounting.",
+        parameters=[LedgerExportQuery],
+        responses={
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="The statement.")
+        },
     )
     def get(self, request):
         filters = self.validated(LedgerExportQuery, data=request.query_params.dict())
@@ -202,7 +332,16 @@ class BalanceTransactionExportView(ApiView):
 
 
 class NetworkListView(ApiView):
-    @extend_schema(responses={200: dict}, summary="List the networks: status, limits, payouts")
+    @extend_schema(
+        operation_id="networks_list",
+        tags=["Networks"],
+        summary="List the networks",
+        description="Each mobile money network in this key's mode: whether it takes payments now "
+        "(operational, degraded, closed), the amounts it takes per currency, whether it pays "
+        "out. Offer your customers the networks that are not closed and take the amount.",
+        responses={200: objects.NetworkList},
+        examples=examples.NETWORK_LIST,
+    )
     def get(self, request):
         self.validated(NetworkListQuery, data=request.query_params.dict())
         overview = selectors.network_overview(livemode=self.livemode)
@@ -218,9 +357,14 @@ class NetworkListView(ApiView):
 
 class NetworkPredictView(ApiView):
     @extend_schema(
-        parameters=[NetworkPredictQuery],
-        responses={200: dict},
+        operation_id="networks_predict",
+        tags=["Networks"],
         summary="Predict the network of a phone number",
+        description="The number as typed by a customer, in E.164, and the operator its prefix "
+        "belongs to (400 phone_invalid when it is no DRC mobile number).",
+        parameters=[NetworkPredictQuery],
+        responses={200: objects.NetworkPrediction},
+        examples=examples.NETWORK_PREDICT,
     )
     def get(self, request):
         data = self.validated(NetworkPredictQuery, data=request.query_params.dict())

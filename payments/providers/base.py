@@ -5,6 +5,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol
 
+from django.utils.translation import gettext_noop
+
 from payments.errors import ProviderUnavailable
 
 OutcomeStatus = Literal["pending", "succeeded", "failed", "declined"]
@@ -314,8 +316,11 @@ def payment_reference_unknown(what: str) -> ProviderOutcome:
 def payouts_unavailable(label: str, mode: str = "live") -> ProviderUnavailable:
     """The error of a payout on a network whose payout credentials are not set (503)."""
     return ProviderUnavailable(
-        f"Payouts to {label} are not available in {mode} mode yet: the operator's payout "
-        "credentials are not configured. Please retry later."
+        gettext_noop(
+            "Payouts to %(network)s are not available in %(mode)s mode yet: the operator's payout "
+            "credentials are not configured. Please retry later."
+        ),
+        params={"network": label, "mode": mode},
     )
 
 

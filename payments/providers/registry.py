@@ -9,6 +9,7 @@ from functools import cache
 
 from django.conf import settings
 from django.utils.module_loading import import_string
+from django.utils.translation import gettext_noop
 
 from payments.errors import ProviderUnavailable
 from payments.models import Network
@@ -35,9 +36,14 @@ def _load(path: str):
 def _get(livemode: bool, rail: str, label: str):
     path = settings.PAYMENT_PROVIDERS.get(_mode(livemode), {}).get(rail)
     if not path:
+        # Said in English where it is kept (logs, the charge's provider answers), in the
+        # request's language by the API.
         raise ProviderUnavailable(
-            f"{label} is not available in {_mode(livemode)} mode yet: no provider is connected "
-            "for it. Please retry later."
+            gettext_noop(
+                "%(what)s is not available in %(mode)s mode yet: no provider is connected for it. "
+                "Please retry later."
+            ),
+            params={"what": label, "mode": _mode(livemode)},
         )
     return _load(path)
 

@@ -19,6 +19,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from payments import selectors, state
 from payments.errors import BalanceInsufficient, LiveModeNotApproved, ProviderUnavailable
@@ -67,7 +68,10 @@ def payout_create(
     available = selectors.balance_available(merchant=merchant, livemode=livemode, currency=currency)
     if amount > available:
         raise BalanceInsufficient(
-            f"The available {currency} balance is {available}, less than the payout of {amount}.",
+            _(
+                "The available %(currency)s balance is %(available)s, less than the payout of %(amount)s."
+            )
+            % {"currency": currency, "available": available, "amount": amount},
             param="amount",
         )
     now = timezone.now()

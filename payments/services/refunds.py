@@ -18,6 +18,7 @@ from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from payments import money, state
 from payments.errors import (
@@ -77,35 +78,46 @@ def _refund_reserve(
         amount, reason = remaining, RefundReason.LATE_PAYMENT
     elif charge.status != ChargeStatus.SUCCEEDED:
         raise ChargeNotRefundable(
-            f"Only succeeded charges can be refunded; charge {charge.id} is {charge.status}."
+            _("Only succeeded charges can be refunded; charge %(charge)s is %(status)s.")
+            % {"charge": charge.id, "status": charge.status}
         )
     if remaining <= 0:
-        raise ChargeNotRefundable(f"Charge {charge.id} has already been refunded in full.")
+        raise ChargeNotRefundable(
+            _("Charge %(charge)s has already been refunded in full.") % {"charge": charge.id}
+        )
     if amount is None:
         amount = remaining
     if type(amount) is not int or amount < 1:
         raise InvalidRequest(
-            "amount must be a positive integer in the smallest currency unit.",
+            _("amount must be a positive integer in the smallest currency unit."),
             code="amount_invalid",
             param="amount",
         )
     if charge.payment_method == PaymentMethod.MOBILE_MONEY and not money.is_whole(amount):
         raise InvalidRequest(
-            "Mobile money takes whole units only: a refund of a mobile money charge must be a "
-            "multiple of 100 (e.g. 2500 = 25.00).",
+            _(
+                "Mobile money takes whole units only: a refund of a mobile money charge must be a "
+                "multiple of 100 (e.g. 2500 = 25.00)."
+            ),
             code="amount_invalid",
             param="amount",
         )
     if amount > remaining:
         raise AmountExceedsRefundable(
-            f"amount ({amount}) is greater than what remains refundable on charge {charge.id} "
-            f"({remaining}).",
+            _(
+                "amount (%(amount)s) is greater than what remains refundable on charge "
+                "%(charge)s (%(remaining)s)."
+            )
+            % {"amount": amount, "charge": charge.id, "remaining": remaining},
             param="amount",
         )
     if amount != charge.amount and not _refunds_partially(charge):
         raise InvalidRequest(
-            f"The provider of charge {charge.id} refunds whole payments only: omit amount to "
-            f"refund it in full ({charge.amount}).",
+            _(
+                "The provider of charge %(charge)s refunds whole payments only: omit amount to "
+                "refund it in full (%(amount)s)."
+            )
+            % {"charge": charge.id, "amount": charge.amount},
             code="partial_refund_not_supported",
             param="amount",
         )
@@ -144,7 +156,9 @@ def refund_create(
     reason = reason or ""
     if reason not in ("", *MERCHANT_REFUND_REASONS):
         raise InvalidRequest(
-            f"reason must be one of {', '.join(MERCHANT_REFUND_REASONS)}.", param="reason"
+            _("reason must be one of %(reasons)s.")
+            % {"reasons": ", ".join(MERCHANT_REFUND_REASONS)},
+            param="reason",
         )
     provider_for(charge)  # provider_unavailable before anything is reserved
     refund = _refund_reserve(

@@ -45,7 +45,7 @@ def answer_prompt(charge: Charge) -> Charge:
 def test_mobile_money_success_returns_to_success_url(page, merchant, shop):
     session = make_session(merchant, customer_phone="+243812345678", **shop)
     page.goto(services.session_repr(session)["url"])
-    assert page.locator(".amount").inner_text() == "2 500,00 CDF"
+    assert page.locator(".amount").inner_text() == "2 500 CDF"
     assert page.locator(CARD_FORM).count() == 0
     screenshot(page, "checkout-pay-fr")
     page.locator(f"{MM_FORM} button[type=submit]").click()
@@ -121,8 +121,8 @@ def test_english_by_switch_and_by_browser_language(page, browser, merchant, shop
     assert page.locator(CARD_FORM).count() == 1
     page.get_by_role("link", name="English").click()
     page.wait_for_url(re.compile(r".*lang=en"))
-    assert page.locator(".amount").inner_text() == "2,500.00 USD"
-    assert page.get_by_role("button", name="Pay 2,500.00 USD").count() == 1
+    assert page.locator(".amount").inner_text() == "2,500 USD"
+    assert page.get_by_role("button", name="Pay 2,500 USD").count() == 1
     screenshot(page, "checkout-pay-en")
     context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 900})
     try:

@@ -31,7 +31,7 @@ def test_usd_page_offers_both_methods_with_one_submit_button_each(client, mercha
         assert len(re.findall(r"<button[^>]*type=\"submit\"", markup)) == 1
         assert "csrfmiddlewaretoken" in markup
     assert 'value="+243971234567"' in found["mobile_money"]
-    assert "Boutique Gombe" in html and "1 999,00 USD" in html
+    assert "Boutique Gombe" in html and "1 999 USD" in html
     cancel = re.search(r'<a href="([^"]+)" data-action="cancel"', html).group(1)
     assert query_params(cancel.replace("&amp;", "&")) == {
         "session_id": session.id,
@@ -44,7 +44,7 @@ def test_cdf_page_offers_no_card_form(client, merchant):
     html = client.get(f"/pay/{session.id}").text
     assert set(forms(html)) == {"mobile_money"}
     assert 'data-method="card"' not in html
-    assert "2 500,00 CDF" in html
+    assert "2 500 CDF" in html and "2 500,00" not in html
 
 
 def test_usd_with_cents_offers_card_only(client, merchant):
@@ -59,7 +59,7 @@ def test_french_by_default_english_by_accept_language_and_by_the_switch(merchant
     assert '<html lang="fr">' in french.text and "Montant à payer" in french.text
     english = Client().get(f"/pay/{session.id}", HTTP_ACCEPT_LANGUAGE="en-US,en;q=0.9")
     assert '<html lang="en">' in english.text and "Amount to pay" in english.text
-    assert "2,500.00 CDF" in english.text
+    assert "2,500 CDF" in english.text
     assert 'href="?lang=en"' in french.text
     switched = browser.get(f"/pay/{session.id}?lang=en")
     assert "Amount to pay" in switched.text

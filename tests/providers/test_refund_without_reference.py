@@ -40,8 +40,10 @@ def test_the_refund_waits_for_staff(request, adapter, succeeded, live_api, staff
     assert refund.charge.amount_refunded == charge.amount
 
     page = staff.get(admin_url(refund)).content.decode()
-    assert "Waiting for staff because" in page
+    assert "En attente de l’équipe parce que" in page  # French admin
     assert "the refund was not sent" in page
+    english = staff.get(admin_url(refund), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Waiting for staff because" in english
 
     settled = refunds.refund_resolve(refund_id=refund_id, succeeded=succeeded, staff="staff")
     assert settled.status == ("succeeded" if succeeded else "failed")

@@ -1,20 +1,28 @@
 """The merchant's default webhook endpoint and the events API."""
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
 from payments.api.base import ApiView
-from payments.api.fields import HttpUrlField, StrictSerializer
+from payments.api.fields import HttpUrlField, PageQuery, StrictSerializer
 from payments.api.pagination import paginate
 from payments.representations import iso
 from webhooks import selectors, services
+from webhooks.api import objects
 from webhooks.models import EventType
 from webhooks.representations import event_repr
 
 
+@extend_schema_serializer(component_name="WebhookEndpointUpdateRequest")
 class WebhookEndpointIn(StrictSerializer):
-    url = HttpUrlField(allow_null=True, destination=True)
+    """The URL this mode's events are sent to."""
+
+    url = HttpUrlField(
+        allow_null=True,
+        destination=True,
+        help_text="https in live mode; null stops sending (events are still kept).",
+    )
 
 
 def webhook_endpoint_repr(endpoint) -> dict:
@@ -27,29 +35,35 @@ def webhook_endpoint_repr(endpoint) -> dict:
     }
 
 
-class WebhookEndpointOut(serializers.Serializer):
-    object = serializers.CharField()
-    livemode = serializers.BooleanField()
-    url = serializers.URLField(allow_null=True)
-    secret = serializers.CharField(help_text="whsec_… secret that signs this mode's deliveries.")
-    previous_secret_expires_at = serializers.DateTimeField(
-        allow_null=True,
-        help_text="Until then the secret replaced by the last rotation also signs deliveries.",
-    )
-
-
 class WebhookEndpointView(ApiView):
     """The default URL this mode's events are sent to (a charge's callback_url overrides it) and
     the secret that signs them. A test key sees and changes only the test endpoint."""
 
     serializer_class = WebhookEndpointIn
 
-    @extend_schema(responses={200: WebhookEndpointOut}, summary="Retrieve the webhook endpoint")
+    @extend_schema(
+        operation_id="webhook_endpoint_retrieve",
+        tags=["Webhooks"],
+        summary="Retrieve the webhook endpoint",
+        description="The URL this mode's events are sent to by default (a charge's or payout's "
+        "`callback_url` overrides it) and the secret that signs them. A test key sees only the "
+        "test endpoint, a live key the live one.",
+        responses={200: objects.WebhookEndpoint},
+        examples=objects.ENDPOINT_EXAMPLES,
+    )
     def get(self, request):
         endpoint = services.endpoint_get(merchant=self.merchant, livemode=self.livemode)
         return Response(webhook_endpoint_repr(endpoint))
 
-    @extend_schema(responses={200: WebhookEndpointOut}, summary="Set the webhook endpoint's URL")
+    @extend_schema(
+        operation_id="webhook_endpoint_update",
+        tags=["Webhooks"],
+        summary="Set the webhook endpoint's URL",
+        description="Set (or, with null, clear) the URL this mode's events are sent to.",
+        request=WebhookEndpointIn,
+        responses={200: objects.WebhookEndpoint},
+        examples=objects.ENDPOINT_UPDATE,
+    )
     def post(self, request):
         data = self.validated(WebhookEndpointIn)
         endpoint = services.endpoint_set_url(
@@ -61,17 +75,23 @@ class WebhookEndpointView(ApiView):
 class WebhookSecretRotateView(ApiView):
     """A new signing secret for this mode; the previous one keeps signing for 24 hours."""
 
-    @extend_schema(request=None, responses={200: WebhookEndpointOut}, summary="Rotate the secret")
+    @extend_schema(
+        operation_id="webhook_endpoint_rotate_secret",
+        tags=["Webhooks"],
+        summary="Rotate the signing secret",
+        description="A new signing secret for this mode; the previous one keeps signing "
+        "deliveries for 24 hours, so your receiver can switch without losing any.",
+        request=None,
+        responses={200: objects.WebhookEndpoint},
+        examples=objects.ENDPOINT_EXAMPLES,
+    )
     def post(self, request):
         self.validated(StrictSerializer)
         endpoint = services.endpoint_rotate_secret(merchant=self.merchant, livemode=self.livemode)
         return Response(webhook_endpoint_repr(endpoint))
 
 
-class EventListQuery(StrictSerializer):
-    limit = serializers.CharField(required=False)
-    offset = serializers.CharField(required=False)
-    starting_after = serializers.CharField(required=False)
+class EventListQuery(PageQuery):
     type = serializers.ChoiceField(choices=EventType.values, required=False)
 
 
@@ -80,7 +100,15 @@ def _events(rows) -> list[dict]:
 
 
 class EventListView(ApiView):
-    @extend_schema(parameters=[EventListQuery], responses={200: dict}, summary="List events")
+    @extend_schema(
+        operation_id="events_list",
+        tags=["Webhooks"],
+        summary="List events",
+        description="Every event of this key's mode, newest first, whether or not it was sent.",
+        parameters=[EventListQuery],
+        responses={200: objects.EventList},
+        examples=objects.EVENT_LIST,
+    )
     def get(self, request):
         filters = self.validated(EventListQuery, data=request.query_params.dict())
         queryset = selectors.event_list(
@@ -90,7 +118,14 @@ class EventListView(ApiView):
 
 
 class EventDetailView(ApiView):
-    @extend_schema(responses={200: dict}, summary="Retrieve an event")
+    @extend_schema(
+        operation_id="events_retrieve",
+        tags=["Webhooks"],
+        summary="Retrieve an event",
+        description="The event, exactly as its deliveries carry it.",
+        responses={200: objects.Event},
+        examples=objects.EVENT_RETRIEVE,
+    )
     def get(self, request, event_id: str):
         event = selectors.event_get(
             merchant=self.merchant, livemode=self.livemode, event_id=event_id
@@ -124,7 +159,15 @@ class EventDeliveriesView(ApiView):
     """Every delivery of an event (the first and each resend, newest first) with its attempts:
     when, the HTTP status or the error, how long it took."""
 
-    @extend_schema(responses={200: dict}, summary="List an event's deliveries and attempts")
+    @extend_schema(
+        operation_id="event_deliveries_list",
+        tags=["Webhooks"],
+        summary="List an event's deliveries and attempts",
+        description="Every delivery of the event (the first and each resend, newest first) "
+        "with its attempts: when, your endpoint's HTTP status or the error, how long it took.",
+        responses={200: objects.DeliveryList},
+        examples=objects.DELIVERY_LIST,
+    )
     def get(self, request, event_id: str):
         event = selectors.event_get(
             merchant=self.merchant, livemode=self.livemode, event_id=event_id
@@ -142,9 +185,20 @@ class EventDeliveriesView(ApiView):
 
 class EventResendView(ApiView):
     """Send the event again (same event id, so receivers can de-duplicate) to where it would go
-    now: its charge's callback_url, else this mode's default URL."""
+    now: its charge's or payout's callback_url, else this mode's default URL."""
 
-    @extend_schema(request=None, responses={200: dict}, summary="Resend an event")
+    @extend_schema(
+        operation_id="events_resend",
+        tags=["Webhooks"],
+        summary="Resend an event",
+        description="Send the event again, with the same id so your receiver can de-duplicate, "
+        "to where it would go now: its charge's `callback_url` (for a charge or one of its "
+        "refunds) or its payout's, else this mode's endpoint URL (400 webhook_url_missing when there is none). "
+        "The answer is the new delivery.",
+        request=None,
+        responses={200: objects.Delivery},
+        examples=objects.DELIVERY_EXAMPLES,
+    )
     def post(self, request, event_id: str):
         self.validated(StrictSerializer)
         event = selectors.event_get(

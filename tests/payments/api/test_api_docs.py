@@ -60,6 +60,10 @@ def test_docs_render_in_a_browser_without_leaving_this_host(live_server, page):
     page.goto(f"{live_server.url}/v1/docs")
     page.get_by_role("heading", name=re.compile("Payments API")).first.wait_for()
     page.get_by_text("/v1/charges").first.wait_for(state="attached")
+    # Real examples, not samples made up from the types.
+    page.get_by_text("Commande 42").first.wait_for(state="attached")
+    page.get_by_text("missing_api_key").first.wait_for(state="attached")
+    assert "property1" not in page.content()
     # Nothing is fetched from elsewhere; Redoc's bundled "powered by" logo is the one outside
     # address it tries, and the page's policy refuses it (Redoc then hides the image).
     assert fetched == []

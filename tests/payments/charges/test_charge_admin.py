@@ -62,7 +62,9 @@ def test_detail_is_read_only_and_shows_the_provider_answers(staff, charges):
     response = staff.get(admin_url(charge))
     assert response.status_code == 200
     page = response.content.decode()
-    assert "insufficient_funds" in page and "Provider answers" in page
+    assert "insufficient_funds" in page and "Réponses du prestataire" in page  # French admin
+    english = staff.get(admin_url(charge), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Provider answers" in english
     assert "prompt sent" in page  # the sandbox operator's raw answer, for staff
     for name in ("amount", "currency", "status", "provider_reference", "provider_raw", "phone"):
         assert f'name="{name}"' not in page

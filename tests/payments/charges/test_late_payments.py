@@ -304,7 +304,9 @@ def test_staff_find_late_payments_with_the_operators_answers(staff, merchant, ti
     assert listed("/admin/payments/charge/?late_payment=yes") == {late.id}
     assert listed("/admin/payments/charge/?late_payment=no") == {other.id}
     page = staff.get(admin_url(late)).content.decode()
-    assert "PAID-LATE" in page and "Reconciliation and late payment" in page
+    assert "PAID-LATE" in page and "Rapprochement et paiement tardif" in page  # French admin
+    english = staff.get(admin_url(late), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Reconciliation and late payment" in english
     [refund] = Refund.objects.filter(charge=late)
     assert listed("/admin/payments/refund/?reason__exact=late_payment") == {refund.id}
 

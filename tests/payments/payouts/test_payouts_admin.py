@@ -178,6 +178,8 @@ def test_only_staff_allowed_to_change_payouts_record_a_payment(payouts, client, 
     assert events_of(waiting) == ["payout.succeeded"]
     assert Payout.objects.get(pk=waiting.id).provider_raw[-1]["resolved_by"] == "clerk"
     detail = client.get(admin_url(waiting)).content.decode()
-    assert re.search(r"Settled by staff.*?clerk", detail, re.S)
+    assert re.search(r"Réglé par l’équipe.*?clerk", detail, re.S)  # French admin
+    english = client.get(admin_url(waiting), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert re.search(r"Settled by staff.*?clerk", english, re.S)
     # The detail page stays read-only for them too.
     assert client.post(admin_url(waiting), {"status": "failed"}).status_code == 403

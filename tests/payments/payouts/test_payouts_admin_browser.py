@@ -42,7 +42,7 @@ def test_staff_settle_a_payout_and_read_the_ledger_and_balance(
     assert Payout.objects.get(pk=waiting.id).status == "succeeded"
 
     page.click(f"a:text-is('{waiting.id}')")
-    page.wait_for_selector("text=Operator answers")
+    page.wait_for_selector("text=Réponses de l’opérateur")  # the French admin's label
     assert "resolved_by" in page.content()
     screenshot(page, "payout-admin-detail")
 
@@ -57,5 +57,5 @@ def test_staff_settle_a_payout_and_read_the_ledger_and_balance(
     assert "-400.00 CDF" in page.content()
     screenshot(page, "ledger-admin-list")
     page.click(f"a:text-is('{waiting.id}')")
-    page.wait_for_selector("text=Operator answers")
+    page.wait_for_selector("text=Réponses de l’opérateur")  # the French admin's label
     assert page.url.endswith(admin_url(waiting))

@@ -142,3 +142,12 @@ def test_the_sweep_sends_payouts_the_broker_never_delivered(funded, settings, ea
         assert payout_services.payouts_poll_due() == 1
     payout.refresh_from_db()
     assert payout.status == "succeeded"
+
+
+def test_a_payout_event_is_resent_to_its_callback_url(funded, settings, api):
+    settings.SANDBOX_MOBILE_MONEY_DELAY = 0
+    payout = settle(create(funded, callback_url="https://shop.example.cd/payouts/7"))
+    event = Event.objects.get(data__object__id=payout.id)
+    response = api.post(f"/v1/events/{event.id}/resend")
+    assert response.status_code == 200, response.content
+    assert response.json()["url"] == "https://shop.example.cd/payouts/7"

@@ -9,6 +9,13 @@ from django.db import Error, connection, connections
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
+@pytest.fixture(autouse=True)
+def _fresh_connection():
+    """A connection opened now: one opened earlier in the test run may be past CONN_MAX_AGE,
+    and Django closes such a connection at the end of a request, whatever its last use."""
+    connection.close()
+
+
 def next_request() -> None:
     """What Django does between two requests on this thread."""
     request_finished.send(sender=None)

@@ -1,0 +1,281 @@
+"""The objects /v1 answers with, as its OpenAPI document describes them: charges, refunds,
+payouts, the balance and its transactions, and their lists.
+
+These serializers only describe; the bodies are built by payments/representations.py. The schema
+conformance tests (tests/payments/api/test_openapi*.py) hold the two together."""
+
+from drf_spectacular.utils import PolymorphicProxySerializer
+from rest_framework import serializers
+
+from payments.api.fields import AMOUNT_MAX, MetadataField
+from payments.api.pagination import MAX_LIMIT
+from payments.models import (
+    ChargeStatus,
+    Currency,
+    LedgerType,
+    PaymentMethod,
+    PayoutStatus,
+    RefundReason,
+    RefundStatus,
+)
+from payments.models import (
+    Network as NetworkCode,
+)
+
+
+def object_field(name: str) -> serializers.ChoiceField:
+    """The `object` field that names what an object is (one value per kind of object)."""
+    return serializers.ChoiceField(choices=[name], help_text=f'Always "{name}".')
+
+
+def livemode_field() -> serializers.BooleanField:
+    return serializers.BooleanField(help_text="true for a live key's object, false in test mode.")
+
+
+def amount_field(
+    help_text: str = "In the smallest currency unit (250000 = 2 500.00 CDF).", **kwargs
+):
+    return serializers.IntegerField(
+        min_value=kwargs.pop("min_value", 1), max_value=AMOUNT_MAX, help_text=help_text, **kwargs
+    )
+
+
+def currency_field() -> serializers.ChoiceField:
+    return serializers.ChoiceField(choices=Currency.values)
+
+
+def timestamp_field(help_text: str = "", **kwargs) -> serializers.DateTimeField:
+    return serializers.DateTimeField(help_text=help_text or "ISO 8601, UTC.", **kwargs)
+
+
+def failure_code_field() -> serializers.CharField:
+    return serializers.CharField(
+        allow_null=True,
+        help_text="Why it failed, as a stable code (insufficient_funds, customer_rejected, "
+        "timeout, provider_error, card_declined, …); null unless failed or declined.",
+    )
+
+
+def failure_message_field() -> serializers.CharField:
+    return serializers.CharField(
+        allow_null=True, help_text="The failure in words, for people; null unless failed."
+    )
+
+
+def phone_field(**kwargs) -> serializers.CharField:
+    return serializers.CharField(
+        help_text="The customer's number in E.164 format (+243 then 9 digits).", **kwargs
+    )
+
+
+def network_field(**kwargs) -> serializers.ChoiceField:
+    return serializers.ChoiceField(choices=NetworkCode.values, **kwargs)
+
+
+class NextAction(serializers.Serializer):
+    """What the customer's browser must do to pay a pending card charge: POST a form with one
+    hidden input per `params` entry, unchanged, to `payment_url`."""
+
+    type = serializers.ChoiceField(choices=["provider_redirect"])
+    payment_url = serializers.URLField(help_text="The card provider's hosted payment page.")
+    params = serializers.DictField(
+        child=serializers.CharField(),
+        help_text="The signed form fields of this payment attempt (no card data).",
+    )
+
+
+class Charge(serializers.Serializer):
+    """A payment taken from a customer by mobile money or card."""
+
+    id = serializers.CharField(help_text="ch_ followed by 24 characters.")
+    object = object_field("charge")
+    livemode = livemode_field()
+    amount = amount_field()
+    currency = currency_field()
+    payment_method = serializers.ChoiceField(choices=PaymentMethod.values)
+    phone = phone_field(required=False)
+    network = network_field(required=False, help_text="Mobile money charges only.")
+    status = serializers.ChoiceField(
+        choices=ChargeStatus.values,
+        help_text="pending, then succeeded, failed or declined, once: a final status never "
+        "changes.",
+    )
+    description = serializers.CharField(allow_null=True)
+    metadata = MetadataField()
+    amount_refunded = amount_field(
+        min_value=0, help_text="Refunded so far (pending refunds included)."
+    )
+    failure_code = failure_code_field()
+    failure_message = failure_message_field()
+    checkout_session = serializers.CharField(
+        allow_null=True, help_text="The checkout session the charge was made from, if any."
+    )
+    created_at = timestamp_field()
+    updated_at = timestamp_field()
+    next_action = NextAction(required=False, help_text="Present while a card charge is pending.")
+
+
+class MobileMoneyChargeCreated(serializers.Serializer):
+    """The answer to a mobile money charge: the prompt is on its way to the customer's phone."""
+
+    id = serializers.CharField()
+    object = object_field("charge")
+    livemode = livemode_field()
+    amount = amount_field()
+    currency = currency_field()
+    phone = phone_field()
+    network = network_field()
+    status = serializers.ChoiceField(choices=ChargeStatus.values)
+    description = serializers.CharField(allow_null=True)
+    metadata = MetadataField()
+    created_at = timestamp_field()
+    updated_at = timestamp_field()
+
+
+class CardChargeCreated(serializers.Serializer):
+    """The answer to a card charge: send the customer's browser to `next_action`."""
+
+    id = serializers.CharField()
+    object = object_field("charge")
+    livemode = livemode_field()
+    status = serializers.ChoiceField(choices=ChargeStatus.values)
+    amount = amount_field()
+    currency = currency_field()
+    payment_method = serializers.ChoiceField(choices=PaymentMethod.values)
+    next_action = NextAction()
+
+
+CHARGE_CREATED = PolymorphicProxySerializer(
+    component_name="ChargeCreated",
+    serializers=[MobileMoneyChargeCreated, CardChargeCreated],
+    resource_type_field_name=None,
+)
+
+
+class Refund(serializers.Serializer):
+    """Money given back to the customer of a succeeded charge, in full or in part."""
+
+    id = serializers.CharField(help_text="re_ followed by 24 characters.")
+    object = object_field("refund")
+    livemode = livemode_field()
+    charge_id = serializers.CharField()
+    amount = amount_field()
+    currency = currency_field()
+    status = serializers.ChoiceField(choices=RefundStatus.values)
+    reason = serializers.ChoiceField(
+        choices=RefundReason.values,
+        allow_null=True,
+        help_text="late_payment: a payment that arrived after its charge had failed, given back "
+        "by the service itself.",
+    )
+    metadata = MetadataField()
+    failure_code = failure_code_field()
+    failure_message = failure_message_field()
+    created_at = timestamp_field()
+    updated_at = timestamp_field()
+
+
+class Payout(serializers.Serializer):
+    """Money sent from the available balance to a mobile money account."""
+
+    id = serializers.CharField(help_text="po_ followed by 24 characters.")
+    object = object_field("payout")
+    livemode = livemode_field()
+    amount = amount_field()
+    currency = currency_field()
+    phone = phone_field()
+    network = network_field()
+    status = serializers.ChoiceField(choices=PayoutStatus.values)
+    description = serializers.CharField(allow_null=True)
+    metadata = MetadataField()
+    failure_code = failure_code_field()
+    failure_message = failure_message_field()
+    created_at = timestamp_field()
+    updated_at = timestamp_field()
+
+
+class BalanceAmount(serializers.Serializer):
+    currency = currency_field()
+    amount = serializers.IntegerField(
+        help_text="Available, in the smallest currency unit (negative after refunds that "
+        "exceed what came in)."
+    )
+
+
+class Balance(serializers.Serializer):
+    """What is available, per currency: the sum of the balance transactions."""
+
+    object = object_field("balance")
+    livemode = livemode_field()
+    available = BalanceAmount(many=True)
+
+
+class BalanceTransaction(serializers.Serializer):
+    """One movement of the balance, written once and never changed."""
+
+    id = serializers.CharField(help_text="txn_ followed by 24 characters.")
+    object = object_field("balance_transaction")
+    livemode = livemode_field()
+    type = serializers.ChoiceField(choices=LedgerType.values)
+    amount = serializers.IntegerField(
+        help_text="Signed, in the smallest currency unit: positive in, negative out."
+    )
+    currency = currency_field()
+    source = serializers.CharField(
+        help_text="The id of the charge, refund or payout that moved it."
+    )
+    created_at = timestamp_field()
+
+
+class NetworkLimits(serializers.Serializer):
+    currency = currency_field()
+    min_amount = amount_field(help_text="The smallest amount the network takes, in minor units.")
+    max_amount = amount_field(help_text="The largest amount the network takes, in minor units.")
+
+
+class Network(serializers.Serializer):
+    """A mobile money network: whether it takes payments now, the amounts it takes, whether it
+    pays out."""
+
+    object = object_field("network")
+    livemode = livemode_field()
+    network = network_field()
+    status = serializers.ChoiceField(
+        choices=["operational", "degraded", "closed"],
+        help_text="closed: new charges and payouts are refused (503 network_unavailable) until it "
+        "reopens; degraded: many recent payments failed at the operator.",
+    )
+    currencies = NetworkLimits(many=True, help_text="What it takes, per currency.")
+    payouts = serializers.BooleanField(help_text="Whether payouts can be sent on it.")
+
+
+class NetworkPrediction(serializers.Serializer):
+    """The operator a typed number belongs to."""
+
+    object = object_field("network_prediction")
+    phone = phone_field()
+    network = network_field(
+        allow_null=True, help_text="null: a DRC mobile number of a prefix no operator is known for."
+    )
+
+
+def list_envelope(item, name: str, *, paged: bool = True) -> type[serializers.Serializer]:
+    """The list `{object: "list", url, data, has_more, limit, offset}` of `item` objects."""
+    fields = {
+        "__doc__": f"A page of {item.__name__} objects, newest first.",
+        "object": object_field("list"),
+        "url": serializers.CharField(help_text="The path that was asked."),
+        "data": item(many=True),
+        "has_more": serializers.BooleanField(help_text="Whether another page follows."),
+    }
+    if paged:
+        fields["limit"] = serializers.IntegerField(min_value=1, max_value=MAX_LIMIT)
+        fields["offset"] = serializers.IntegerField(min_value=0)
+    return type(name, (serializers.Serializer,), fields)
+
+
+ChargeList = list_envelope(Charge, "ChargeList")
+RefundList = list_envelope(Refund, "RefundList")
+PayoutList = list_envelope(Payout, "PayoutList")
+BalanceTransactionList = list_envelope(BalanceTransaction, "BalanceTransactionList")
+NetworkList = list_envelope(Network, "NetworkList", paged=False)
