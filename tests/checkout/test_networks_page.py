@@ -144,6 +144,8 @@ def test_the_waiting_page_names_the_operator_the_prompt_went_to(client, merchant
     waiting = client.get(response["Location"]).text
     charge = Charge.objects.get()
     assert f'<p data-network="{charge.network}">{label}' in waiting
+    # …and its badge, in the operator's colours, above the text.
+    assert f'<span class="operator operator-{charge.network.lower()}">' in waiting
     assert (
         f'a envoyé une demande de paiement au <strong class="nowrap">{charge.phone}</strong>'
         in waiting
