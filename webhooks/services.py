@@ -16,6 +16,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from payments.broker import publish
 from payments.errors import InvalidRequest
 from payments.models import Merchant, new_webhook_secret
 from webhooks import signing, transport
@@ -84,7 +85,8 @@ def endpoint_rotate_secret(*, merchant: Merchant, livemode: bool) -> WebhookEndp
 def _enqueue(delivery_id: int, *, countdown: float | None = None) -> None:
     from webhooks import tasks
 
-    tasks.delivery_send.apply_async((delivery_id,), countdown=countdown)
+    eta = timezone.now() + timedelta(seconds=countdown) if countdown else None
+    publish(tasks.delivery_send, (delivery_id,), eta=eta)
 
 
 def _enqueue_on_commit(delivery_id: int) -> None:

@@ -31,6 +31,7 @@ from payments import tasks, throttles
 from payments.api.errors import callback_refusal as _refuse
 from payments.api.errors import not_found_view, rate_limited_response
 from payments.api.parsers import InvalidJson, loads_object
+from payments.broker import publish
 from payments.models import Charge, ChargeStatus, PaymentMethod, Refund, RefundStatus
 from payments.providers import registry
 from payments.providers.base import (
@@ -93,7 +94,7 @@ def _first_in_window(charge_id: str) -> bool:
 
 def _publish(charge_id: str, network: str, task) -> None:
     try:
-        task.delay(charge_id)
+        publish(task, (charge_id,))
     except Exception as exc:  # broker down: the operator must not retry for our fault
         logger.error(
             "%s callback for %s: status check not enqueued (%s); the poller will check it",

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db.models import QuerySet
 
+from payments.broker import publish
 from payments.models import Charge
 from payments.providers import registry
 
@@ -30,45 +31,47 @@ def payment_request_queue(*, livemode: bool, network: str) -> str | None:
 def charge_request_payment_enqueue(*, charge: Charge) -> None:
     from payments import tasks
 
-    tasks.charge_request_payment.apply_async(
-        (charge.id,), queue=payment_request_queue(livemode=charge.livemode, network=charge.network)
+    publish(
+        tasks.charge_request_payment,
+        (charge.id,),
+        queue=payment_request_queue(livemode=charge.livemode, network=charge.network),
     )
 
 
 def charge_refresh_enqueue(*, charge_id: str, eta: datetime | None = None) -> None:
     from payments import tasks
 
-    tasks.charge_refresh.apply_async((charge_id,), eta=eta)
+    publish(tasks.charge_refresh, (charge_id,), eta=eta)
 
 
 def charge_reconcile_enqueue(*, charge_id: str) -> None:
     from payments import tasks
 
-    tasks.charge_reconcile.delay(charge_id)
+    publish(tasks.charge_reconcile, (charge_id,))
 
 
 def refund_send_enqueue(*, refund_id: str) -> None:
     from payments import tasks
 
-    tasks.refund_send.delay(refund_id)
+    publish(tasks.refund_send, (refund_id,))
 
 
 def refund_refresh_enqueue(*, refund_id: str) -> None:
     from payments import tasks
 
-    tasks.refund_refresh.delay(refund_id)
+    publish(tasks.refund_refresh, (refund_id,))
 
 
 def payout_send_enqueue(*, payout_id: str) -> None:
     from payments import tasks
 
-    tasks.payout_send.delay(payout_id)
+    publish(tasks.payout_send, (payout_id,))
 
 
 def payout_refresh_enqueue(*, payout_id: str) -> None:
     from payments import tasks
 
-    tasks.payout_refresh.delay(payout_id)
+    publish(tasks.payout_refresh, (payout_id,))
 
 
 def due_claim(
