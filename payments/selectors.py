@@ -377,9 +377,15 @@ def network_limits(*, network: str, currency: str) -> tuple[int, int]:
     return low, high
 
 
+def network_closed_where(*, network: str, livemode: bool) -> tuple:
+    """(model, where, params): the row that says staff closed `network` in this mode."""
+    return NetworkState, "network = %s AND livemode = %s AND closed", [network, livemode]
+
+
 def network_is_closed(*, network: str, livemode: bool) -> bool:
-    """Asked by every new charge and payout: its statement is written out once (_exists)."""
-    return _exists(NetworkState, "network = %s AND livemode = %s AND closed", [network, livemode])
+    """Asked by every new payout: its statement is written out once (_exists). A new charge asks
+    it in its own insert (services.charges.charge_create)."""
+    return _exists(*network_closed_where(network=network, livemode=livemode))
 
 
 def networks_closed(*, livemode: bool) -> set[str]:

@@ -1,5 +1,6 @@
 """Networks: the amounts each one takes, staff closing and reopening them, and the one check
-every new charge and payout passes before anything is sent to a network (network_check_payable).
+every new charge and payout passes before anything is sent to a network (network_check_payable;
+a new charge asks its second half, whether staff closed the network, in its own insert).
 
 A closed network is refused (503 network_unavailable) until staff reopen it; what was already
 sent to it goes on as usual. Reading the networks' state (operational, degraded, closed) is
@@ -57,14 +58,19 @@ def network_check_payable(*, network: str, livemode: bool, amount: int, currency
     """Whether a new charge or payout of `amount` may go to `network` in this mode: 400
     amount_invalid outside the network's limits (a request that can never pass), then 503
     network_unavailable while staff keep the network closed (one that may pass later)."""
+    network_check_limits(network=network, amount=amount, currency=currency)
+    if selectors.network_is_closed(network=network, livemode=livemode):
+        raise network_unavailable(network)
+
+
+def network_check_limits(*, network: str, amount: int, currency: str) -> None:
+    """The first half of network_check_payable: 400 amount_invalid outside the network's limits."""
     if not network_takes(network=network, currency=currency, amount=amount):
         raise InvalidRequest(
             limits_message(network=network, currency=currency),
             code="amount_invalid",
             param="amount",
         )
-    if selectors.network_is_closed(network=network, livemode=livemode):
-        raise network_unavailable(network)
 
 
 def network_states_ensure() -> None:
