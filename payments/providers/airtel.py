@@ -187,12 +187,10 @@ class AirtelMoney:
         return ("airtel", self._base(), settings.AIRTEL_CLIENT_ID)
 
     def _fetch_token(self) -> tuple[str, float]:
-        response = http.send(
-            "POST",
+        return http.client_credentials_token(
             f"{self._base()}/auth/oauth2/token",
             what="airtel token",
-            ref="-",
-            idempotent=True,
+            default_lifetime=180,
             json={
                 "client_id": settings.AIRTEL_CLIENT_ID,
                 "client_secret": settings.AIRTEL_CLIENT_SECRET,
@@ -200,11 +198,6 @@ class AirtelMoney:
             },
             headers={"Accept": "*/*"},
         )
-        body = http.json_body(response, "airtel token")
-        token = body.get("access_token")
-        if response.status_code != 200 or not token:
-            raise ProviderError(f"airtel token: HTTP {response.status_code}, no access_token")
-        return str(token), http.lifetime(body.get("expires_in"), 180)
 
     def _call(self, method: str, path: str, *, currency: str, what: str, ref: str, **kwargs):
         return http.send_authorized(

@@ -266,21 +266,14 @@ class OrangeMoney:
         return ("orange", self._base(), settings.ORANGE_CLIENT_ID)
 
     def _fetch_token(self) -> tuple[str, float]:
-        response = http.send(
-            "POST",
+        return http.client_credentials_token(
             f"{self._base()}/oauth/v3/token",
             what="orange token",
-            ref="-",
-            idempotent=True,
+            default_lifetime=3600,
             auth=(settings.ORANGE_CLIENT_ID, settings.ORANGE_CLIENT_SECRET),
             data={"grant_type": "client_credentials"},
             headers={"Accept": "application/json"},
         )
-        body = http.json_body(response, "orange token")
-        token = body.get("access_token")
-        if response.status_code != 200 or not token:
-            raise ProviderError(f"orange token: HTTP {response.status_code}, no access_token")
-        return str(token), http.lifetime(body.get("expires_in"), 3600)
 
     def _call(self, method: str, path: str, *, extra_headers: dict | None = None, **kwargs):
         return http.send_authorized(
