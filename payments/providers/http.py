@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import requests
 from django.conf import settings
 
-from payments.providers.base import ProviderError
+from payments.providers.base import ProviderError, ProviderTimeout
 
 logger = logging.getLogger("payments.providers")
 
@@ -92,10 +92,6 @@ def send_authorized(
         if renewed or not kwargs.get("idempotent"):
             return response
     return response  # pragma: no cover
-
-
-class ProviderTimeout(ProviderError):
-    """The provider did not answer in time: it may or may not have acted on the request."""
 
 
 def client_credentials_token(

@@ -21,7 +21,6 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from payments import money
 from payments.links import public_url
 from payments.providers import secure_acceptance
 from payments.providers.base import (
@@ -32,10 +31,10 @@ from payments.providers.base import (
     PaymentQuery,
     PayoutQuery,
     PayoutRequest,
+    PaysOut,
     ProviderOutcome,
     RefundQuery,
     RefundRequest,
-    whole_units_only,
 )
 from sandbox.models import SandboxTransaction
 
@@ -66,10 +65,12 @@ REFUND_BEHAVIOURS: dict[str, tuple[str, str]] = {
 }
 
 
-class SandboxMobileMoney:
+class SandboxMobileMoney(PaysOut):
     name = "sandbox"
+    operator = "The sandbox operator"
     blocking = False
     required_settings = ()
+    payout_settings = ()
 
     def request_payment(self, payment: MobileMoneyPayment) -> ProviderOutcome:
         with transaction.atomic():
@@ -138,12 +139,7 @@ class SandboxMobileMoney:
     def check_refund(self, query: RefundQuery) -> ProviderOutcome:
         return _sandbox_check_refund(query)
 
-    def payouts_configured(self) -> bool:
-        return True
-
-    def send_payout(self, request: PayoutRequest) -> ProviderOutcome:
-        if not money.is_whole(request.amount):
-            return whole_units_only("The sandbox operator")
+    def _pay_out(self, request: PayoutRequest, ready: None) -> ProviderOutcome:
         return ProviderOutcome(
             status="pending",
             provider_reference=_payout_reference(request.reference),
