@@ -17,6 +17,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
 from payments import phones
+from payments.admin.actions import ask_again
 from payments.admin.addresses import PublicIdAdmin
 from payments.admin.display import json_block, nowrap
 from payments.admin.merchants import MerchantFilter, MerchantRowsMixin
@@ -191,9 +192,13 @@ class PayoutAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.ModelAd
             .order_by("created_at")
             .values_list("id", flat=True)
         )
-        for payout_id in sent:
-            payout = payout_services.payout_refresh(payout_id=payout_id)
-            self.message_user(request, f"Payout {payout.id}: {payout.status}.", messages.INFO)
+        ask_again(
+            self,
+            request,
+            sent,
+            refresh=lambda pk: payout_services.payout_refresh(payout_id=pk),
+            noun="Payout",
+        )
         if not sent:
             self.message_user(
                 request, "None of the selected payouts is pending at its operator.", messages.INFO

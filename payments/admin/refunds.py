@@ -14,6 +14,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from payments.admin.actions import ask_again
 from payments.admin.addresses import PublicIdAdmin
 from payments.admin.columns import merchant_name
 from payments.admin.display import json_block
@@ -108,9 +109,13 @@ class RefundAdmin(PublicIdAdmin, ReadOnlyMixin, admin.ModelAdmin):
     @admin.action(description=_("Ask the provider where the selected pending refunds stand"))
     def check_with_provider(self, request, queryset):
         pending = list(queryset.filter(status=RefundStatus.PENDING).values_list("id", flat=True))
-        for refund_id in pending:
-            refund = refunds.refund_refresh(refund_id=refund_id)
-            self.message_user(request, f"Refund {refund.id}: {refund.status}.", messages.INFO)
+        ask_again(
+            self,
+            request,
+            pending,
+            refresh=lambda pk: refunds.refund_refresh(refund_id=pk),
+            noun="Refund",
+        )
         if not pending:
             self.message_user(request, "None of the selected refunds is pending.", messages.INFO)
 
