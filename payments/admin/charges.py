@@ -8,7 +8,7 @@ from payments import state
 from payments.admin.actions import ask_again
 from payments.admin.addresses import PublicIdAdmin
 from payments.admin.columns import merchant_name
-from payments.admin.display import json_block
+from payments.admin.display import fieldset_fields, json_block
 from payments.admin.refunds import RefundInline
 from payments.models import Charge, ChargeStatus
 from payments.money import format_amount
@@ -116,7 +116,7 @@ class ChargeAdmin(PublicIdAdmin, admin.ModelAdmin):
         ),
         (_("Times"), {"fields": ("created_at", "updated_at", "finalized_at")}),
     )
-    readonly_fields = [name for _title, group in fieldsets for name in group["fields"]]
+    readonly_fields = fieldset_fields(fieldsets)
 
     def has_add_permission(self, request):
         return False  # charges are created through the API or the hosted pages
