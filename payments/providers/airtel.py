@@ -62,6 +62,7 @@ from payments.providers.base import (
     payment_reference_unknown,
     payout_unanswered,
     refund_unconfirmed,
+    table_outcome,
     whole_units_only,
 )
 from payments.providers.rsa import encrypt
@@ -128,14 +129,7 @@ def outcome_for_code(code: str, raw: dict, reference: str = "") -> ProviderOutco
     mapped = RESPONSE_CODES.get(code)
     if mapped is None:
         return None
-    status, failure_code, message = mapped
-    return ProviderOutcome(
-        status=status,
-        failure_code=failure_code,
-        failure_message=message,
-        provider_reference=reference,
-        raw=raw,
-    )
+    return table_outcome(mapped, reference=reference, raw=raw)
 
 
 def outcome_for_enquiry(body: dict) -> ProviderOutcome:
@@ -440,16 +434,7 @@ def outcome_for_disbursement(response, enquiry: bool = False) -> ProviderOutcome
     elif mapped is None and status in (400, 422) and not code:
         message = str(status_block.get("message") or "The operator refused the payout request.")
         mapped = ("failed", "provider_error", message[:500])
-    if mapped is None:
-        return ProviderOutcome(status="pending", provider_reference=reference, raw=raw)
-    outcome, failure_code, message = mapped
-    return ProviderOutcome(
-        status=outcome,
-        failure_code=failure_code,
-        failure_message=message,
-        provider_reference=reference,
-        raw=raw,
-    )
+    return table_outcome(mapped, reference=reference, raw=raw)
 
 
 def callback_hash_valid(raw_body: bytes, body: dict, key: str) -> bool:

@@ -280,6 +280,23 @@ class CardProvider(Protocol):
         """Ask where a refund stands. A provider with no record of it answers `failed`."""
 
 
+def table_outcome(
+    entry: tuple[str, str, str] | None, *, reference: str = "", raw: dict | None = None
+) -> ProviderOutcome:
+    """The outcome an entry of a vendor's table says (status, failure_code, message); pending
+    when the table has no entry for the answer, which then settles nothing."""
+    if entry is None:
+        return ProviderOutcome(status="pending", provider_reference=reference, raw=raw or {})
+    status, failure_code, message = entry
+    return ProviderOutcome(
+        status=status,
+        failure_code=failure_code,
+        failure_message=message,
+        provider_reference=reference,
+        raw=raw or {},
+    )
+
+
 def refund_unconfirmed(provider: str, query: RefundQuery) -> ProviderOutcome:
     """For operators that publish no refund enquiry: a refund left pending (its answer was lost)
     stays pending for staff to confirm with the operator. Failing it would free money that may

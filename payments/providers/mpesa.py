@@ -68,6 +68,7 @@ from payments.providers.base import (
     payment_reference_unknown,
     payout_unanswered,
     refund_unconfirmed,
+    table_outcome,
     whole_units_only,
 )
 from payments.providers.rsa import encrypt
@@ -151,16 +152,7 @@ def outcome_for_code(
     code: str, raw: dict, reference: str = "", table: dict | None = None
 ) -> ProviderOutcome:
     mapped = (INS_CODES if table is None else table).get(code)
-    if mapped is None:
-        return ProviderOutcome(status="pending", provider_reference=reference, raw=raw)
-    status, failure_code, message = mapped
-    return ProviderOutcome(
-        status=status,
-        failure_code=failure_code,
-        failure_message=message,
-        provider_reference=reference,
-        raw=raw,
-    )
+    return table_outcome(mapped, reference=reference, raw=raw)
 
 
 def msisdn(phone: str) -> str:
@@ -321,16 +313,8 @@ class VodacomMpesa(PaysOut):
         state = str(body.get("output_ResponseTransactionStatus", "")).strip().lower()
         transaction_id = str(body.get("output_TransactionID") or "")
         logger.info("mpesa query for %s: %s %s", reference, code, state or "-")
-        if code != "INS-0" or state not in statuses:
-            return ProviderOutcome(status="pending", provider_reference=transaction_id, raw=raw)
-        status, failure_code, message = statuses[state]
-        return ProviderOutcome(
-            status=status,
-            failure_code=failure_code,
-            failure_message=message,
-            provider_reference=transaction_id,
-            raw=raw,
-        )
+        entry = statuses.get(state) if code == "INS-0" else None
+        return table_outcome(entry, reference=transaction_id, raw=raw)
 
     def check_status(self, query: PaymentQuery) -> ProviderOutcome:
         return self._query(query.charge_id, settings.MPESA_SERVICE_PROVIDER_CODE, QUERY_STATUSES)

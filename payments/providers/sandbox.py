@@ -35,6 +35,7 @@ from payments.providers.base import (
     ProviderOutcome,
     RefundQuery,
     RefundRequest,
+    table_outcome,
 )
 from sandbox.models import SandboxTransaction
 
@@ -73,22 +74,17 @@ class SandboxMobileMoney(PaysOut):
     payout_settings = ()
 
     def request_payment(self, payment: MobileMoneyPayment) -> ProviderOutcome:
-        with transaction.atomic():
-            record, created = SandboxTransaction.objects.get_or_create(
-                kind=SandboxTransaction.Kind.MOBILE_MONEY,
-                reference=payment.charge_id,
-                defaults={
-                    "amount": payment.amount,
-                    "currency": payment.currency,
-                    "phone": payment.phone,
-                    "network": payment.network,
-                    "request": {"description": payment.description},
-                },
-            )
-            if not created:
-                SandboxTransaction.objects.filter(pk=record.pk).update(
-                    request_count=F("request_count") + 1
-                )
+        record = _record_request(
+            SandboxTransaction.Kind.MOBILE_MONEY,
+            {
+                "amount": payment.amount,
+                "currency": payment.currency,
+                "phone": payment.phone,
+                "network": payment.network,
+                "request": {"description": payment.description},
+            },
+            reference=payment.charge_id,
+        )
         return ProviderOutcome(
             status="pending",
             provider_reference=record.id,
@@ -120,17 +116,13 @@ class SandboxMobileMoney(PaysOut):
             return ProviderOutcome(
                 status="pending", provider_reference=record.id, raw={"sandbox": "no answer"}
             )
-        status, code, message = answer
+        status, code, _ = answer
         if record.answered_at is None:
             SandboxTransaction.objects.filter(pk=record.pk).update(
                 answered_at=timezone.now(), decision=status
             )
-        return ProviderOutcome(
-            status=status,
-            failure_code=code,
-            failure_message=message,
-            provider_reference=record.id,
-            raw={"sandbox": status, "failure_code": code},
+        return table_outcome(
+            answer, reference=record.id, raw={"sandbox": status, "failure_code": code}
         )
 
     def refund(self, request: RefundRequest) -> ProviderOutcome:
@@ -158,14 +150,23 @@ class SandboxMobileMoney(PaysOut):
                 check_after=delay - waited,
                 raw={"sandbox": "payout in progress"},
             )
-        status, code, message = PAYOUT_SUFFIXES.get(query.phone[-3:], SUCCESS)
-        return ProviderOutcome(
-            status=status,
-            failure_code=code,
-            failure_message=message,
-            provider_reference=reference,
-            raw={"sandbox": status, "failure_code": code},
+        answer = PAYOUT_SUFFIXES.get(query.phone[-3:], SUCCESS)
+        return table_outcome(
+            answer, reference=reference, raw={"sandbox": answer[0], "failure_code": answer[1]}
         )
+
+
+def _record_request(kind: str, defaults: dict, **lookup) -> SandboxTransaction:
+    """The sandbox operator records a request once: a repeat of it is counted, never acted on."""
+    with transaction.atomic():
+        record, created = SandboxTransaction.objects.get_or_create(
+            kind=kind, defaults=defaults, **lookup
+        )
+        if not created:
+            SandboxTransaction.objects.filter(pk=record.pk).update(
+                request_count=F("request_count") + 1
+            )
+    return record
 
 
 def _payout_reference(payout_id: str) -> str:
@@ -190,25 +191,20 @@ def _sandbox_refund(request: RefundRequest) -> ProviderOutcome:
     counted, not paid twice) and answers according to REFUND_BEHAVIOURS."""
     behaviour = request.metadata.get(REFUND_BEHAVIOUR_KEY, "")
     first, then = REFUND_BEHAVIOURS.get(behaviour, REFUND_BEHAVIOURS[""])
-    with transaction.atomic():
-        record, created = SandboxTransaction.objects.get_or_create(
-            kind=SandboxTransaction.Kind.REFUND,
-            attempt=request.refund_id,
-            defaults={
-                "reference": request.refund_id,
-                "amount": request.amount,
-                "currency": request.currency,
-                "network": request.network,
-                "phone": request.phone,
-                "decision": first,
-                "answered_at": None if first == "pending" else timezone.now(),
-                "request": {"charge": request.charge_id, "then": then},
-            },
-        )
-        if not created:
-            SandboxTransaction.objects.filter(pk=record.pk).update(
-                request_count=F("request_count") + 1
-            )
+    record = _record_request(
+        SandboxTransaction.Kind.REFUND,
+        {
+            "reference": request.refund_id,
+            "amount": request.amount,
+            "currency": request.currency,
+            "network": request.network,
+            "phone": request.phone,
+            "decision": first,
+            "answered_at": None if first == "pending" else timezone.now(),
+            "request": {"charge": request.charge_id, "then": then},
+        },
+        attempt=request.refund_id,
+    )
     return _refund_outcome(record)
 
 
@@ -271,16 +267,7 @@ def card_outcome(decision: str, reason_code: str, reference: str, raw: dict) -> 
     mapped = CARD_DECISIONS.get(decision.upper())
     if mapped and mapped[0] == "succeeded" and str(reason_code) == "110":
         mapped = ("failed", "partial_approval", "The card issuer approved only part of the amount.")
-    if mapped is None:
-        return ProviderOutcome(status="pending", provider_reference=reference, raw=raw)
-    status, code, message = mapped
-    return ProviderOutcome(
-        status=status,
-        failure_code=code,
-        failure_message=message,
-        provider_reference=reference,
-        raw=raw,
-    )
+    return table_outcome(mapped, reference=reference, raw=raw)
 
 
 class SandboxCard:
