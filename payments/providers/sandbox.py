@@ -252,24 +252,6 @@ def _sandbox_check_refund(query: RefundQuery) -> ProviderOutcome:
     return _refund_outcome(record)
 
 
-# Card decisions of the hosted-payment protocol → our outcome.
-CARD_DECISIONS: dict[str, tuple[str, str, str]] = {
-    "ACCEPT": ("succeeded", "", ""),
-    "DECLINE": ("declined", "card_declined", "The card was declined."),
-    "ERROR": ("failed", "processing_error", "The card payment could not be processed."),
-    "CANCEL": ("failed", "canceled", "The customer canceled the card payment."),
-}
-
-
-def card_outcome(decision: str, reason_code: str, reference: str, raw: dict) -> ProviderOutcome:
-    """Shared by the sandbox and the live card adapter. REVIEW and unknown stay pending; an
-    ACCEPT with reason 110 (only part of the amount approved) is not a success."""
-    mapped = CARD_DECISIONS.get(decision.upper())
-    if mapped and mapped[0] == "succeeded" and str(reason_code) == "110":
-        mapped = ("failed", "partial_approval", "The card issuer approved only part of the amount.")
-    return table_outcome(mapped, reference=reference, raw=raw)
-
-
 class SandboxCard:
     name = "sandbox"
     required_settings = ()
@@ -303,7 +285,7 @@ class SandboxCard:
         )
         if record is None:
             return ProviderOutcome(status="pending", raw={"sandbox": "no decision yet"})
-        return card_outcome(
+        return secure_acceptance.card_outcome(
             record.decision,
             record.reason_code,
             record.id,
