@@ -321,14 +321,26 @@ def _attempt(request, session: CheckoutSession, **kwargs):
     return charge, None
 
 
+def open_session(view):
+    """A payment posted to a session: an unknown session is not found, and one no longer open
+    sends the customer back to its page; else the view gets the open session."""
+
+    @wraps(view)
+    def wrapper(request, session_id: str):
+        session = _load(session_id)
+        if session is None:
+            return _not_found(request)
+        if session.status != SessionStatus.OPEN:
+            return HttpResponseRedirect(_page_url(session))
+        return view(request, session)
+
+    return wrapper
+
+
 @require_POST
 @hosted_page
-def pay_mobile_money(request, session_id: str):
-    session = _load(session_id)
-    if session is None:
-        return _not_found(request)
-    if session.status != SessionStatus.OPEN:
-        return HttpResponseRedirect(_page_url(session))
+@open_session
+def pay_mobile_money(request, session: CheckoutSession):
     form = _mobile_money_form(session, request.POST)
     if not form.is_valid():
         return _pay_page(request, session, form=form, status=400)
@@ -346,12 +358,8 @@ def pay_mobile_money(request, session_id: str):
 
 @require_POST
 @hosted_page
-def pay_card(request, session_id: str):
-    session = _load(session_id)
-    if session is None:
-        return _not_found(request)
-    if session.status != SessionStatus.OPEN:
-        return HttpResponseRedirect(_page_url(session))
+@open_session
+def pay_card(request, session: CheckoutSession):
     charge, response = _attempt(request, session, payment_method=PaymentMethod.CARD)
     if response is not None:
         return response

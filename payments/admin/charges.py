@@ -5,11 +5,11 @@ from django.contrib import admin, messages
 from django.utils.translation import gettext_lazy as _
 
 from payments import state
+from payments.admin.actions import ask_again
 from payments.admin.addresses import PublicIdAdmin
 from payments.admin.columns import merchant_name
-from payments.admin.display import json_block
+from payments.admin.display import fieldset_fields, json_block
 from payments.admin.refunds import RefundInline
-from payments.errors import ApiError
 from payments.models import Charge, ChargeStatus
 from payments.money import format_amount
 from payments.services import charges
@@ -116,7 +116,7 @@ class ChargeAdmin(PublicIdAdmin, admin.ModelAdmin):
         ),
         (_("Times"), {"fields": ("created_at", "updated_at", "finalized_at")}),
     )
-    readonly_fields = [name for _title, group in fieldsets for name in group["fields"]]
+    readonly_fields = fieldset_fields(fieldsets)
 
     def has_add_permission(self, request):
         return False  # charges are created through the API or the hosted pages
@@ -144,16 +144,13 @@ class ChargeAdmin(PublicIdAdmin, admin.ModelAdmin):
 
     @admin.action(description=_("Check status with the provider now"))
     def check_status_now(self, request, queryset):
-        settled, still_pending, skipped = [], [], 0
-        for charge in queryset.select_related(None).only("id", "status"):
-            if charge.status in state.CHARGE_FINAL:
-                skipped += 1
-                continue
-            try:
-                refreshed = charges.charge_refresh(charge_id=charge.id)
-            except ApiError as exc:
-                self.message_user(request, f"{charge.id}: {exc.message}", messages.ERROR)
-                continue
+        selected = list(queryset.select_related(None).only("id", "status"))
+        open_ids = [charge.id for charge in selected if charge.status not in state.CHARGE_FINAL]
+        skipped = len(selected) - len(open_ids)
+        settled, still_pending = [], []
+        for refreshed in ask_again(
+            self, request, open_ids, refresh=lambda pk: charges.charge_refresh(charge_id=pk)
+        ):
             if refreshed.status == ChargeStatus.PENDING:
                 still_pending.append(refreshed.id)
             else:

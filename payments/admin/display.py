@@ -17,3 +17,8 @@ def json_block(value) -> str:
 def nowrap(text: str) -> str:
     """A short value (an amount, a time) kept on one line in a narrow column."""
     return format_html('<span style="white-space:nowrap">{}</span>', text)
+
+
+def fieldset_fields(fieldsets) -> list[str]:
+    """Every field a page's fieldsets show: a read-only page lists them all as read-only."""
+    return [name for _title, group in fieldsets for name in group["fields"]]

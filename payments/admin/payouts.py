@@ -7,18 +7,17 @@ services.payouts.payout_resolve, which settles it like any answer (its ledger ro
 """
 
 from django.contrib import admin, messages
-from django.contrib.admin import helpers
 from django.contrib.admin.utils import quote
 from django.db.models import Q
-from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
 from payments import phones
+from payments.admin.actions import ask_again, confirmation_page
 from payments.admin.addresses import PublicIdAdmin
-from payments.admin.display import json_block, nowrap
+from payments.admin.display import fieldset_fields, json_block, nowrap
 from payments.admin.merchants import MerchantFilter, MerchantRowsMixin
 from payments.admin.refunds import ReadOnlyMixin
 from payments.models import LedgerEntry, Payout, PayoutStatus
@@ -109,7 +108,7 @@ class PayoutAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.ModelAd
         ),
         (_("Times"), {"fields": ("created_at", "updated_at", "finalized_at")}),
     )
-    readonly_fields = [name for _title, group in fieldsets for name in group["fields"]]
+    readonly_fields = fieldset_fields(fieldsets)
     actions = ["check_with_operator", "mark_succeeded", "mark_failed"]
 
     def has_resolve_permission(self, request):
@@ -191,9 +190,13 @@ class PayoutAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.ModelAd
             .order_by("created_at")
             .values_list("id", flat=True)
         )
-        for payout_id in sent:
-            payout = payout_services.payout_refresh(payout_id=payout_id)
-            self.message_user(request, f"Payout {payout.id}: {payout.status}.", messages.INFO)
+        ask_again(
+            self,
+            request,
+            sent,
+            refresh=lambda pk: payout_services.payout_refresh(payout_id=pk),
+            noun="Payout",
+        )
         if not sent:
             self.message_user(
                 request, "None of the selected payouts is pending at its operator.", messages.INFO
@@ -211,23 +214,19 @@ class PayoutAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.ModelAd
                 messages.INFO,
             )
             return None
-        for payout in waiting:
-            payout.amount_text = format_amount(payout.amount, payout.currency)
-        if request.POST.get("confirm") != "yes":
-            return TemplateResponse(
-                request,
-                "admin/payments/payout/resolve_confirm.html",
-                {
-                    **self.admin_site.each_context(request),
-                    "title": "Confirm what the operator told you",
-                    "opts": self.model._meta,
-                    "payouts": waiting,
-                    "succeeded": succeeded,
-                    "action": action,
-                    "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-                    "changelist_url": self._changelist_url(request),
-                },
-            )
+        page = confirmation_page(
+            self,
+            request,
+            waiting,
+            template="admin/payments/payout/resolve_confirm.html",
+            succeeded=succeeded,
+            action=action,
+            title="Confirm what the operator told you",
+            payouts=waiting,
+            changelist_url=self._changelist_url(request),
+        )
+        if page:
+            return page
         wanted = PayoutStatus.SUCCEEDED if succeeded else PayoutStatus.FAILED
         for payout in waiting:
             done = payout_services.payout_resolve(

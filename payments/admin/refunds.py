@@ -7,13 +7,12 @@ confirmation page, through services.refunds.refund_resolve.
 """
 
 from django.contrib import admin, messages
-from django.contrib.admin import helpers
 from django.contrib.admin.utils import quote
-from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from payments.admin.actions import ask_again, confirmation_page
 from payments.admin.addresses import PublicIdAdmin
 from payments.admin.columns import merchant_name
 from payments.admin.display import json_block
@@ -108,9 +107,13 @@ class RefundAdmin(PublicIdAdmin, ReadOnlyMixin, admin.ModelAdmin):
     @admin.action(description=_("Ask the provider where the selected pending refunds stand"))
     def check_with_provider(self, request, queryset):
         pending = list(queryset.filter(status=RefundStatus.PENDING).values_list("id", flat=True))
-        for refund_id in pending:
-            refund = refunds.refund_refresh(refund_id=refund_id)
-            self.message_user(request, f"Refund {refund.id}: {refund.status}.", messages.INFO)
+        ask_again(
+            self,
+            request,
+            pending,
+            refresh=lambda pk: refunds.refund_refresh(refund_id=pk),
+            noun="Refund",
+        )
         if not pending:
             self.message_user(request, "None of the selected refunds is pending.", messages.INFO)
 
@@ -125,22 +128,18 @@ class RefundAdmin(PublicIdAdmin, ReadOnlyMixin, admin.ModelAdmin):
                 request, "None of the selected refunds is pending at its provider.", messages.INFO
             )
             return None
-        for refund in waiting:
-            refund.amount_text = format_amount(refund.amount, refund.currency)
-        if request.POST.get("confirm") != "yes":
-            return TemplateResponse(
-                request,
-                "admin/payments/refund/resolve_confirm.html",
-                {
-                    **self.admin_site.each_context(request),
-                    "title": "Confirm what the provider told you",
-                    "opts": self.model._meta,
-                    "refunds": waiting,
-                    "succeeded": succeeded,
-                    "action": action,
-                    "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-                },
-            )
+        page = confirmation_page(
+            self,
+            request,
+            waiting,
+            template="admin/payments/refund/resolve_confirm.html",
+            succeeded=succeeded,
+            action=action,
+            title="Confirm what the provider told you",
+            refunds=waiting,
+        )
+        if page:
+            return page
         for refund in waiting:
             done = refunds.refund_resolve(
                 refund_id=refund.id, succeeded=succeeded, staff=request.user.get_username()

@@ -50,9 +50,9 @@ from payments.providers.base import (
     CallbackUnauthenticated,
     MobileMoneyPayment,
     PaymentQuery,
-    PayoutNotSent,
     PayoutQuery,
     PayoutRequest,
+    PaysOut,
     ProviderCallback,
     ProviderError,
     ProviderOutcome,
@@ -61,8 +61,8 @@ from payments.providers.base import (
     national_number,
     payment_reference_unknown,
     payout_unanswered,
-    payouts_unavailable,
     refund_unconfirmed,
+    table_outcome,
     whole_units_only,
 )
 from payments.providers.rsa import encrypt
@@ -129,14 +129,7 @@ def outcome_for_code(code: str, raw: dict, reference: str = "") -> ProviderOutco
     mapped = RESPONSE_CODES.get(code)
     if mapped is None:
         return None
-    status, failure_code, message = mapped
-    return ProviderOutcome(
-        status=status,
-        failure_code=failure_code,
-        failure_message=message,
-        provider_reference=reference,
-        raw=raw,
-    )
+    return table_outcome(mapped, reference=reference, raw=raw)
 
 
 def outcome_for_enquiry(body: dict) -> ProviderOutcome:
@@ -171,11 +164,17 @@ def outcome_for_enquiry(body: dict) -> ProviderOutcome:
     return ProviderOutcome(status="pending", provider_reference=reference, raw=raw)
 
 
-class AirtelMoney:
+class AirtelMoney(PaysOut):
     name = "airtel_money"
-    label = "Airtel Money"
+    label = operator = "Airtel Money"
     blocking = False  # the collection call only says the prompt is on its way
     required_settings = ("AIRTEL_CLIENT_ID", "AIRTEL_CLIENT_SECRET")
+    payout_settings = (
+        *required_settings,
+        "AIRTEL_DISBURSEMENT_PIN",
+        "AIRTEL_DISBURSEMENT_PUBLIC_KEY",
+    )
+    payout_call = "airtel disbursement"
     callback_settings = ()  # the hash key is optional: without it any callback is taken
     partial_refunds = False  # POST /standard/v1/payments/refund gives the whole payment back
 
@@ -187,12 +186,10 @@ class AirtelMoney:
         return ("airtel", self._base(), settings.AIRTEL_CLIENT_ID)
 
     def _fetch_token(self) -> tuple[str, float]:
-        response = http.send(
-            "POST",
+        return http.client_credentials_token(
             f"{self._base()}/auth/oauth2/token",
             what="airtel token",
-            ref="-",
-            idempotent=True,
+            default_lifetime=180,
             json={
                 "client_id": settings.AIRTEL_CLIENT_ID,
                 "client_secret": settings.AIRTEL_CLIENT_SECRET,
@@ -200,11 +197,6 @@ class AirtelMoney:
             },
             headers={"Accept": "*/*"},
         )
-        body = http.json_body(response, "airtel token")
-        token = body.get("access_token")
-        if response.status_code != 200 or not token:
-            raise ProviderError(f"airtel token: HTTP {response.status_code}, no access_token")
-        return str(token), http.lifetime(body.get("expires_in"), 180)
 
     def _call(self, method: str, path: str, *, currency: str, what: str, ref: str, **kwargs):
         return http.send_authorized(
@@ -343,54 +335,31 @@ class AirtelMoney:
         return refund_unconfirmed("Airtel Money", query)
 
     # --- payouts (disbursements) ------------------------------------------------------------
-    def payouts_configured(self) -> bool:
-        return all(
-            (
-                settings.AIRTEL_CLIENT_ID,
-                settings.AIRTEL_CLIENT_SECRET,
-                settings.AIRTEL_DISBURSEMENT_PIN,
-                settings.AIRTEL_DISBURSEMENT_PUBLIC_KEY,
-            )
-        )
+    def _payout_ready(self) -> str:
+        """The PIN encrypted with Airtel's key, once a token is had."""
+        pin = encrypt(settings.AIRTEL_DISBURSEMENT_PIN, settings.AIRTEL_DISBURSEMENT_PUBLIC_KEY)
+        http.tokens.get(self._token_key(), self._fetch_token)
+        return pin
 
-    def send_payout(self, request: PayoutRequest) -> ProviderOutcome:
-        if not self.payouts_configured():
-            raise payouts_unavailable("Airtel Money")
-        if not money.is_whole(request.amount):
-            return whole_units_only("Airtel Money")
-        try:
-            pin = encrypt(settings.AIRTEL_DISBURSEMENT_PIN, settings.AIRTEL_DISBURSEMENT_PUBLIC_KEY)
-            http.tokens.get(self._token_key(), self._fetch_token)
-        except (ProviderError, ValueError) as exc:
-            # No token (or an unreadable PIN key): the disbursement was not sent.
-            raise PayoutNotSent(f"airtel disbursement not sent: {exc}") from exc
-        try:
-            response = self._call(
-                "POST",
-                "/standard/v1/disbursements/",
-                currency=request.currency,
-                what="airtel disbursement",
-                ref=request.reference,
-                idempotent=False,
-                json={
-                    "payee": {"msisdn": national_number(request.phone)},
-                    "reference": disbursement_reference(request.reference),
-                    "pin": pin,
-                    "transaction": {
-                        "amount": money.whole_units(request.amount),
-                        "id": request.reference,
-                    },
+    def _pay_out(self, request: PayoutRequest, pin: str) -> ProviderOutcome:
+        response = self._call(
+            "POST",
+            "/standard/v1/disbursements/",
+            currency=request.currency,
+            what="airtel disbursement",
+            ref=request.reference,
+            idempotent=False,
+            json={
+                "payee": {"msisdn": national_number(request.phone)},
+                "reference": disbursement_reference(request.reference),
+                "pin": pin,
+                "transaction": {
+                    "amount": money.whole_units(request.amount),
+                    "id": request.reference,
                 },
-            )
-        except http.ProviderTimeout:
-            logger.warning("airtel disbursement %s: no answer in time", request.reference)
-            return payout_unanswered("no answer in time", check_after=60)
-        except ProviderError as exc:
-            logger.warning("airtel disbursement %s: %s", request.reference, exc)
-            return payout_unanswered(str(exc), check_after=60)
-        outcome = outcome_for_disbursement(response)
-        logger.info("airtel disbursement %s: %s", request.reference, outcome.status)
-        return outcome
+            },
+        )
+        return outcome_for_disbursement(response)
 
     def payout_status(self, query: PayoutQuery) -> ProviderOutcome:
         try:
@@ -465,16 +434,7 @@ def outcome_for_disbursement(response, enquiry: bool = False) -> ProviderOutcome
     elif mapped is None and status in (400, 422) and not code:
         message = str(status_block.get("message") or "The operator refused the payout request.")
         mapped = ("failed", "provider_error", message[:500])
-    if mapped is None:
-        return ProviderOutcome(status="pending", provider_reference=reference, raw=raw)
-    outcome, failure_code, message = mapped
-    return ProviderOutcome(
-        status=outcome,
-        failure_code=failure_code,
-        failure_message=message,
-        provider_reference=reference,
-        raw=raw,
-    )
+    return table_outcome(mapped, reference=reference, raw=raw)
 
 
 def callback_hash_valid(raw_body: bytes, body: dict, key: str) -> bool:

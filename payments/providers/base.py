@@ -1,19 +1,28 @@
 """What crosses the boundary between the core and a provider adapter."""
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol
 
+from django.conf import settings
 from django.utils.translation import gettext_noop
 
+from payments import money
 from payments.errors import ProviderUnavailable
+
+logger = logging.getLogger("payments.providers")
 
 OutcomeStatus = Literal["pending", "succeeded", "failed", "declined"]
 
 
 class ProviderError(Exception):
     """The provider could not be reached or answered something unusable (→ provider_unavailable)."""
+
+
+class ProviderTimeout(ProviderError):
+    """The provider did not answer in time: it may or may not have acted on the request."""
 
 
 class PayoutNotSent(ProviderError):
@@ -201,6 +210,8 @@ class MobileMoneyProvider(Protocol):
     blocking: bool
     # The settings without which the adapter cannot be used (its live credentials).
     required_settings: tuple[str, ...]
+    # The settings without which it cannot pay out (payouts_configured is false while one is unset).
+    payout_settings: tuple[str, ...]
 
     def request_payment(self, payment: MobileMoneyPayment) -> ProviderOutcome:
         """Send the payment prompt to the customer's phone."""
@@ -269,6 +280,23 @@ class CardProvider(Protocol):
         """Ask where a refund stands. A provider with no record of it answers `failed`."""
 
 
+def table_outcome(
+    entry: tuple[str, str, str] | None, *, reference: str = "", raw: dict | None = None
+) -> ProviderOutcome:
+    """The outcome an entry of a vendor's table says (status, failure_code, message); pending
+    when the table has no entry for the answer, which then settles nothing."""
+    if entry is None:
+        return ProviderOutcome(status="pending", provider_reference=reference, raw=raw or {})
+    status, failure_code, message = entry
+    return ProviderOutcome(
+        status=status,
+        failure_code=failure_code,
+        failure_message=message,
+        provider_reference=reference,
+        raw=raw or {},
+    )
+
+
 def refund_unconfirmed(provider: str, query: RefundQuery) -> ProviderOutcome:
     """For operators that publish no refund enquiry: a refund left pending (its answer was lost)
     stays pending for staff to confirm with the operator. Failing it would free money that may
@@ -329,3 +357,52 @@ def payout_unanswered(reason: str, raw: dict | None = None, **fields) -> Provide
     time, a 5xx, a refused token, an unknown code or status): pending, the status query decides.
     Never failed: the operator may have paid, and a failed payout frees its amount."""
     return ProviderOutcome(status="pending", raw={"payout": reason, **(raw or {})}, **fields)
+
+
+class PaysOut:
+    """The payout side every mobile money adapter shares. An adapter names its operator in its
+    own messages (`operator`), lists the settings its payouts need (`payout_settings`), gets
+    ready (`_payout_ready`: a token, an encrypted PIN…) and makes the one call (`_pay_out`).
+
+    A payout on a network whose payout settings are unset is ProviderUnavailable; one in cents on
+    a network that pays whole units is failed, never sent; one that could not get ready is
+    PayoutNotSent (nothing was sent). Once the call is made, no answer in time and any other
+    ProviderError are pending (`payout_check_after`): the status query decides."""
+
+    operator: str
+    payout_settings: tuple[str, ...] = ()
+    payout_call = "payout"  # names the call in logs ("airtel disbursement")
+    payout_check_after: float = 60
+
+    def payouts_configured(self) -> bool:
+        return all(getattr(settings, name) for name in self.payout_settings)
+
+    def send_payout(self, request: PayoutRequest) -> ProviderOutcome:
+        if not self.payouts_configured():
+            raise payouts_unavailable(self.operator)
+        if not money.is_whole(request.amount):
+            return whole_units_only(self.operator)
+        try:
+            ready = self._payout_ready()
+        except (ProviderError, ValueError) as exc:
+            raise PayoutNotSent(f"{self.payout_call} not sent: {exc}") from exc
+        try:
+            outcome = self._pay_out(request, ready)
+        except ProviderTimeout:
+            logger.warning(
+                "%s %s: no answer in time, will query", self.payout_call, request.reference
+            )
+            return payout_unanswered("no answer in time", check_after=self.payout_check_after)
+        except (ProviderError, ValueError) as exc:
+            logger.warning("%s %s: %s", self.payout_call, request.reference, exc)
+            return payout_unanswered(str(exc), check_after=self.payout_check_after)
+        logger.info("%s %s: %s", self.payout_call, request.reference, outcome.status)
+        return outcome
+
+    def _payout_ready(self):
+        """What the call needs that can be had without sending anything (ProviderError or
+        ValueError when it cannot: the payout is not sent)."""
+        return None
+
+    def _pay_out(self, request: PayoutRequest, ready) -> ProviderOutcome:
+        raise NotImplementedError

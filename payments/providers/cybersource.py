@@ -57,6 +57,7 @@ from payments.providers.base import (
     RefundQuery,
     RefundRequest,
     payment_reference_unknown,
+    table_outcome,
 )
 
 logger = logging.getLogger("payments.providers.cybersource")
@@ -174,23 +175,12 @@ def outcome_for_summaries(summaries: list, query: PaymentQuery) -> ProviderOutco
     latest = ours[0]
     reason = _reason(latest)
     reference = str(latest.get("id", ""))
-    if reason in DECLINE_REASONS:
-        return ProviderOutcome(
-            status="declined",
-            failure_code="card_declined",
-            failure_message="The card was declined.",
-            provider_reference=reference,
-            raw=raw,
-        )
-    if reason in ERROR_REASONS:
-        return ProviderOutcome(
-            status="failed",
-            failure_code="processing_error",
-            failure_message="The card payment could not be processed.",
-            provider_reference=reference,
-            raw=raw,
-        )
-    return ProviderOutcome(status="pending", provider_reference=reference, raw=raw)
+    decision = (
+        "DECLINE" if reason in DECLINE_REASONS else "ERROR" if reason in ERROR_REASONS else ""
+    )
+    return table_outcome(
+        secure_acceptance.CARD_DECISIONS.get(decision), reference=reference, raw=raw
+    )
 
 
 def _reason(summary: dict) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import requests
 from django.conf import settings
 
-from payments.providers.base import ProviderError
+from payments.providers.base import ProviderError, ProviderTimeout
 
 logger = logging.getLogger("payments.providers")
 
@@ -94,8 +94,18 @@ def send_authorized(
     return response  # pragma: no cover
 
 
-class ProviderTimeout(ProviderError):
-    """The provider did not answer in time: it may or may not have acted on the request."""
+def client_credentials_token(
+    url: str, *, what: str, default_lifetime: float, **kwargs
+) -> tuple[str, float]:
+    """An OAuth2 client-credentials token: POST `url` (the credentials, body and headers as the
+    vendor takes them, in kwargs) → (access_token, lifetime in seconds, `default_lifetime` when
+    the answer states none). ProviderError when the answer holds no token."""
+    response = send("POST", url, what=what, ref="-", idempotent=True, **kwargs)
+    body = json_body(response, what)
+    token = body.get("access_token")
+    if response.status_code != 200 or not token:
+        raise ProviderError(f"{what}: HTTP {response.status_code}, no access_token")
+    return str(token), lifetime(body.get("expires_in"), default_lifetime)
 
 
 def json_body(response: requests.Response, what: str) -> dict:

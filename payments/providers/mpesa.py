@@ -58,17 +58,17 @@ from payments.providers import http
 from payments.providers.base import (
     MobileMoneyPayment,
     PaymentQuery,
-    PayoutNotSent,
     PayoutQuery,
     PayoutRequest,
+    PaysOut,
     ProviderError,
     ProviderOutcome,
     RefundQuery,
     RefundRequest,
     payment_reference_unknown,
     payout_unanswered,
-    payouts_unavailable,
     refund_unconfirmed,
+    table_outcome,
     whole_units_only,
 )
 from payments.providers.rsa import encrypt
@@ -152,16 +152,7 @@ def outcome_for_code(
     code: str, raw: dict, reference: str = "", table: dict | None = None
 ) -> ProviderOutcome:
     mapped = (INS_CODES if table is None else table).get(code)
-    if mapped is None:
-        return ProviderOutcome(status="pending", provider_reference=reference, raw=raw)
-    status, failure_code, message = mapped
-    return ProviderOutcome(
-        status=status,
-        failure_code=failure_code,
-        failure_message=message,
-        provider_reference=reference,
-        raw=raw,
-    )
+    return table_outcome(mapped, reference=reference, raw=raw)
 
 
 def msisdn(phone: str) -> str:
@@ -183,11 +174,15 @@ def ins_code(response: requests.Response) -> str:
     return str(body.get("output_ResponseCode") or "") if isinstance(body, dict) else ""
 
 
-class VodacomMpesa:
+class VodacomMpesa(PaysOut):
     name = "vodacom_mpesa"
     label = "Vodacom M-Pesa"
+    operator = "M-Pesa"
     blocking = True  # the C2B call waits while the customer enters the PIN (up to MPESA_TIMEOUT)
     required_settings = ("MPESA_API_KEY", "MPESA_PUBLIC_KEY", "MPESA_SERVICE_PROVIDER_CODE")
+    payout_settings = ("MPESA_API_KEY", "MPESA_PUBLIC_KEY", "MPESA_B2C_SERVICE_PROVIDER_CODE")
+    payout_call = "mpesa b2c"
+    payout_check_after = 30
 
     def _url(self, endpoint: str) -> str:
         return f"{settings.MPESA_BASE_URL}{settings.MPESA_PATH_PREFIX}/{endpoint}/"
@@ -318,16 +313,8 @@ class VodacomMpesa:
         state = str(body.get("output_ResponseTransactionStatus", "")).strip().lower()
         transaction_id = str(body.get("output_TransactionID") or "")
         logger.info("mpesa query for %s: %s %s", reference, code, state or "-")
-        if code != "INS-0" or state not in statuses:
-            return ProviderOutcome(status="pending", provider_reference=transaction_id, raw=raw)
-        status, failure_code, message = statuses[state]
-        return ProviderOutcome(
-            status=status,
-            failure_code=failure_code,
-            failure_message=message,
-            provider_reference=transaction_id,
-            raw=raw,
-        )
+        entry = statuses.get(state) if code == "INS-0" else None
+        return table_outcome(entry, reference=transaction_id, raw=raw)
 
     def check_status(self, query: PaymentQuery) -> ProviderOutcome:
         return self._query(query.charge_id, settings.MPESA_SERVICE_PROVIDER_CODE, QUERY_STATUSES)
@@ -373,50 +360,28 @@ class VodacomMpesa:
         return refund_unconfirmed("M-Pesa", query)
 
     # --- payouts (B2C) ----------------------------------------------------------------------
-    def payouts_configured(self) -> bool:
-        return all(
-            (
-                settings.MPESA_API_KEY,
-                settings.MPESA_PUBLIC_KEY,
-                settings.MPESA_B2C_SERVICE_PROVIDER_CODE,
-            )
-        )
+    def _payout_ready(self) -> None:
+        http.tokens.get(self._session_key(), self._fetch_session)
 
-    def send_payout(self, request: PayoutRequest) -> ProviderOutcome:
-        if not self.payouts_configured():
-            raise payouts_unavailable("M-Pesa")
-        if not money.is_whole(request.amount):
-            return whole_units_only("M-Pesa")
-        try:
-            http.tokens.get(self._session_key(), self._fetch_session)
-        except (ProviderError, ValueError) as exc:
-            # No session (or an unreadable public key): the B2C was not sent.
-            raise PayoutNotSent(f"mpesa b2c not sent: {exc}") from exc
-        try:
-            response = self._call(
-                "POST",
-                "b2cPayment",
-                what="mpesa b2c",
-                ref=request.reference,
-                idempotent=False,
-                json={
-                    "input_Amount": str(money.whole_units(request.amount)),
-                    "input_Country": COUNTRY,
-                    "input_Currency": request.currency,
-                    "input_CustomerMSISDN": msisdn(request.phone),
-                    "input_ServiceProviderCode": settings.MPESA_B2C_SERVICE_PROVIDER_CODE,
-                    "input_ThirdPartyConversationID": request.reference,
-                    "input_TransactionReference": transaction_reference(request.reference),
-                    "input_PaymentItemsDesc": (request.description or request.reference)[:100],
-                },
-            )
-            body = self._answer(response, "mpesa b2c")
-        except http.ProviderTimeout:
-            logger.warning("mpesa b2c %s: no answer in time, will query", request.reference)
-            return payout_unanswered("no answer in time", check_after=30)
-        except (ProviderError, ValueError) as exc:
-            logger.warning("mpesa b2c %s: %s", request.reference, exc)
-            return payout_unanswered(str(exc), check_after=30)
+    def _pay_out(self, request: PayoutRequest, ready: None) -> ProviderOutcome:
+        response = self._call(
+            "POST",
+            "b2cPayment",
+            what="mpesa b2c",
+            ref=request.reference,
+            idempotent=False,
+            json={
+                "input_Amount": str(money.whole_units(request.amount)),
+                "input_Country": COUNTRY,
+                "input_Currency": request.currency,
+                "input_CustomerMSISDN": msisdn(request.phone),
+                "input_ServiceProviderCode": settings.MPESA_B2C_SERVICE_PROVIDER_CODE,
+                "input_ThirdPartyConversationID": request.reference,
+                "input_TransactionReference": transaction_reference(request.reference),
+                "input_PaymentItemsDesc": (request.description or request.reference)[:100],
+            },
+        )
+        body = self._answer(response, "mpesa b2c")
         code = str(body.get("output_ResponseCode", ""))
         logger.info("mpesa b2c %s: %s", request.reference, code or "no code")
         return outcome_for_code(

@@ -95,9 +95,9 @@ from payments.providers.base import (
     CallbackUnauthenticated,
     MobileMoneyPayment,
     PaymentQuery,
-    PayoutNotSent,
     PayoutQuery,
     PayoutRequest,
+    PaysOut,
     ProviderCallback,
     ProviderError,
     ProviderOutcome,
@@ -105,7 +105,6 @@ from payments.providers.base import (
     RefundRequest,
     national_number,
     payout_unanswered,
-    payouts_unavailable,
     whole_units_only,
 )
 
@@ -244,11 +243,14 @@ def _expires_in(token: dict) -> float:
     )
 
 
-class OrangeMoney:
+class OrangeMoney(PaysOut):
     name = "orange_money"
-    label = "Orange Money"
+    label = operator = "Orange Money"
     blocking = False  # Orange answers 202 PENDING at once; the customer confirms afterwards
     required_settings = ("ORANGE_CLIENT_ID", "ORANGE_CLIENT_SECRET", "ORANGE_POS_ID")
+    # Cashin paying a customer is offered only once Orange has enabled it for us.
+    payout_settings = ("ORANGE_PAYOUTS_ENABLED", *required_settings)
+    payout_call = "orange cashin"
     callback_paths = Assumptions.CALLBACK_PATHS
 
     @property
@@ -266,21 +268,14 @@ class OrangeMoney:
         return ("orange", self._base(), settings.ORANGE_CLIENT_ID)
 
     def _fetch_token(self) -> tuple[str, float]:
-        response = http.send(
-            "POST",
+        return http.client_credentials_token(
             f"{self._base()}/oauth/v3/token",
             what="orange token",
-            ref="-",
-            idempotent=True,
+            default_lifetime=3600,
             auth=(settings.ORANGE_CLIENT_ID, settings.ORANGE_CLIENT_SECRET),
             data={"grant_type": "client_credentials"},
             headers={"Accept": "application/json"},
         )
-        body = http.json_body(response, "orange token")
-        token = body.get("access_token")
-        if response.status_code != 200 or not token:
-            raise ProviderError(f"orange token: HTTP {response.status_code}, no access_token")
-        return str(token), http.lifetime(body.get("expires_in"), 3600)
 
     def _call(self, method: str, path: str, *, extra_headers: dict | None = None, **kwargs):
         return http.send_authorized(
@@ -530,39 +525,23 @@ class OrangeMoney:
         )
 
     # --- payouts (cashin) -------------------------------------------------------------------
-    def payouts_configured(self) -> bool:
-        return settings.ORANGE_PAYOUTS_ENABLED and all(
-            (settings.ORANGE_CLIENT_ID, settings.ORANGE_CLIENT_SECRET, settings.ORANGE_POS_ID)
-        )
+    def _payout_ready(self) -> None:
+        self._ready(assumptions().cashin_service)
 
-    def send_payout(self, request: PayoutRequest) -> ProviderOutcome:
-        if not self.payouts_configured():
-            raise payouts_unavailable("Orange Money")
-        if not money.is_whole(request.amount):
-            return WHOLE_UNITS_ONLY
-        service = assumptions().cashin_service
-        try:
-            self._ready(service)
-        except ProviderError as exc:
-            raise PayoutNotSent(f"orange cashin not sent: {exc}") from exc
-        try:
-            response = self._send(
-                service,
-                transaction_id=request.reference,
-                phone=request.phone,
-                amount=request.amount,
-                currency=request.currency,
+    def _pay_out(self, request: PayoutRequest, ready: None) -> ProviderOutcome:
+        response = self._send(
+            assumptions().cashin_service,
+            transaction_id=request.reference,
+            phone=request.phone,
+            amount=request.amount,
+            currency=request.currency,
+        )
+        logger.info("orange payout %s: HTTP %s", request.reference, response.status_code)
+        if response.status_code >= 500:
+            return payout_unanswered(
+                f"HTTP {response.status_code}", check_after=self.payout_check_after
             )
-            logger.info("orange payout %s: HTTP %s", request.reference, response.status_code)
-            if response.status_code >= 500:
-                return payout_unanswered(f"HTTP {response.status_code}", check_after=60)
-            return _cashin_outcome(response, "payout", request.reference)
-        except http.ProviderTimeout:
-            logger.warning("orange payout %s: no answer in time, will query", request.reference)
-            return payout_unanswered("no answer in time", check_after=60)
-        except ProviderError as exc:
-            logger.warning("orange payout %s: %s", request.reference, exc)
-            return payout_unanswered(str(exc), check_after=60)
+        return _cashin_outcome(response, "payout", request.reference)
 
     def payout_status(self, query: PayoutQuery) -> ProviderOutcome:
         try:

@@ -21,7 +21,6 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from payments import money
 from payments.links import public_url
 from payments.providers import secure_acceptance
 from payments.providers.base import (
@@ -32,10 +31,11 @@ from payments.providers.base import (
     PaymentQuery,
     PayoutQuery,
     PayoutRequest,
+    PaysOut,
     ProviderOutcome,
     RefundQuery,
     RefundRequest,
-    whole_units_only,
+    table_outcome,
 )
 from sandbox.models import SandboxTransaction
 
@@ -66,28 +66,25 @@ REFUND_BEHAVIOURS: dict[str, tuple[str, str]] = {
 }
 
 
-class SandboxMobileMoney:
+class SandboxMobileMoney(PaysOut):
     name = "sandbox"
+    operator = "The sandbox operator"
     blocking = False
     required_settings = ()
+    payout_settings = ()
 
     def request_payment(self, payment: MobileMoneyPayment) -> ProviderOutcome:
-        with transaction.atomic():
-            record, created = SandboxTransaction.objects.get_or_create(
-                kind=SandboxTransaction.Kind.MOBILE_MONEY,
-                reference=payment.charge_id,
-                defaults={
-                    "amount": payment.amount,
-                    "currency": payment.currency,
-                    "phone": payment.phone,
-                    "network": payment.network,
-                    "request": {"description": payment.description},
-                },
-            )
-            if not created:
-                SandboxTransaction.objects.filter(pk=record.pk).update(
-                    request_count=F("request_count") + 1
-                )
+        record = _record_request(
+            SandboxTransaction.Kind.MOBILE_MONEY,
+            {
+                "amount": payment.amount,
+                "currency": payment.currency,
+                "phone": payment.phone,
+                "network": payment.network,
+                "request": {"description": payment.description},
+            },
+            reference=payment.charge_id,
+        )
         return ProviderOutcome(
             status="pending",
             provider_reference=record.id,
@@ -119,17 +116,13 @@ class SandboxMobileMoney:
             return ProviderOutcome(
                 status="pending", provider_reference=record.id, raw={"sandbox": "no answer"}
             )
-        status, code, message = answer
+        status, code, _ = answer
         if record.answered_at is None:
             SandboxTransaction.objects.filter(pk=record.pk).update(
                 answered_at=timezone.now(), decision=status
             )
-        return ProviderOutcome(
-            status=status,
-            failure_code=code,
-            failure_message=message,
-            provider_reference=record.id,
-            raw={"sandbox": status, "failure_code": code},
+        return table_outcome(
+            answer, reference=record.id, raw={"sandbox": status, "failure_code": code}
         )
 
     def refund(self, request: RefundRequest) -> ProviderOutcome:
@@ -138,12 +131,7 @@ class SandboxMobileMoney:
     def check_refund(self, query: RefundQuery) -> ProviderOutcome:
         return _sandbox_check_refund(query)
 
-    def payouts_configured(self) -> bool:
-        return True
-
-    def send_payout(self, request: PayoutRequest) -> ProviderOutcome:
-        if not money.is_whole(request.amount):
-            return whole_units_only("The sandbox operator")
+    def _pay_out(self, request: PayoutRequest, ready: None) -> ProviderOutcome:
         return ProviderOutcome(
             status="pending",
             provider_reference=_payout_reference(request.reference),
@@ -162,14 +150,23 @@ class SandboxMobileMoney:
                 check_after=delay - waited,
                 raw={"sandbox": "payout in progress"},
             )
-        status, code, message = PAYOUT_SUFFIXES.get(query.phone[-3:], SUCCESS)
-        return ProviderOutcome(
-            status=status,
-            failure_code=code,
-            failure_message=message,
-            provider_reference=reference,
-            raw={"sandbox": status, "failure_code": code},
+        answer = PAYOUT_SUFFIXES.get(query.phone[-3:], SUCCESS)
+        return table_outcome(
+            answer, reference=reference, raw={"sandbox": answer[0], "failure_code": answer[1]}
         )
+
+
+def _record_request(kind: str, defaults: dict, **lookup) -> SandboxTransaction:
+    """The sandbox operator records a request once: a repeat of it is counted, never acted on."""
+    with transaction.atomic():
+        record, created = SandboxTransaction.objects.get_or_create(
+            kind=kind, defaults=defaults, **lookup
+        )
+        if not created:
+            SandboxTransaction.objects.filter(pk=record.pk).update(
+                request_count=F("request_count") + 1
+            )
+    return record
 
 
 def _payout_reference(payout_id: str) -> str:
@@ -194,25 +191,20 @@ def _sandbox_refund(request: RefundRequest) -> ProviderOutcome:
     counted, not paid twice) and answers according to REFUND_BEHAVIOURS."""
     behaviour = request.metadata.get(REFUND_BEHAVIOUR_KEY, "")
     first, then = REFUND_BEHAVIOURS.get(behaviour, REFUND_BEHAVIOURS[""])
-    with transaction.atomic():
-        record, created = SandboxTransaction.objects.get_or_create(
-            kind=SandboxTransaction.Kind.REFUND,
-            attempt=request.refund_id,
-            defaults={
-                "reference": request.refund_id,
-                "amount": request.amount,
-                "currency": request.currency,
-                "network": request.network,
-                "phone": request.phone,
-                "decision": first,
-                "answered_at": None if first == "pending" else timezone.now(),
-                "request": {"charge": request.charge_id, "then": then},
-            },
-        )
-        if not created:
-            SandboxTransaction.objects.filter(pk=record.pk).update(
-                request_count=F("request_count") + 1
-            )
+    record = _record_request(
+        SandboxTransaction.Kind.REFUND,
+        {
+            "reference": request.refund_id,
+            "amount": request.amount,
+            "currency": request.currency,
+            "network": request.network,
+            "phone": request.phone,
+            "decision": first,
+            "answered_at": None if first == "pending" else timezone.now(),
+            "request": {"charge": request.charge_id, "then": then},
+        },
+        attempt=request.refund_id,
+    )
     return _refund_outcome(record)
 
 
@@ -260,33 +252,6 @@ def _sandbox_check_refund(query: RefundQuery) -> ProviderOutcome:
     return _refund_outcome(record)
 
 
-# Card decisions of the hosted-payment protocol → our outcome.
-CARD_DECISIONS: dict[str, tuple[str, str, str]] = {
-    "ACCEPT": ("succeeded", "", ""),
-    "DECLINE": ("declined", "card_declined", "The card was declined."),
-    "ERROR": ("failed", "processing_error", "The card payment could not be processed."),
-    "CANCEL": ("failed", "canceled", "The customer canceled the card payment."),
-}
-
-
-def card_outcome(decision: str, reason_code: str, reference: str, raw: dict) -> ProviderOutcome:
-    """Shared by the sandbox and the live card adapter. REVIEW and unknown stay pending; an
-    ACCEPT with reason 110 (only part of the amount approved) is not a success."""
-    mapped = CARD_DECISIONS.get(decision.upper())
-    if mapped and mapped[0] == "succeeded" and str(reason_code) == "110":
-        mapped = ("failed", "partial_approval", "The card issuer approved only part of the amount.")
-    if mapped is None:
-        return ProviderOutcome(status="pending", provider_reference=reference, raw=raw)
-    status, code, message = mapped
-    return ProviderOutcome(
-        status=status,
-        failure_code=code,
-        failure_message=message,
-        provider_reference=reference,
-        raw=raw,
-    )
-
-
 class SandboxCard:
     name = "sandbox"
     required_settings = ()
@@ -320,7 +285,7 @@ class SandboxCard:
         )
         if record is None:
             return ProviderOutcome(status="pending", raw={"sandbox": "no decision yet"})
-        return card_outcome(
+        return secure_acceptance.card_outcome(
             record.decision,
             record.reason_code,
             record.id,

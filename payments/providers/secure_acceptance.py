@@ -14,7 +14,14 @@ from datetime import UTC, datetime
 from django.conf import settings
 
 from payments import money
-from payments.providers.base import CardPayment, CardRedirect, CardReply, InvalidSignature
+from payments.providers.base import (
+    CardPayment,
+    CardRedirect,
+    CardReply,
+    InvalidSignature,
+    ProviderOutcome,
+    table_outcome,
+)
 
 SIGNED_DATE_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
@@ -175,3 +182,21 @@ def payment_redirect(
         notify_url=payment.notify_url,
     )
     return CardRedirect(payment_url=payment_url, params=params, attempt=params["transaction_uuid"])
+
+
+# Card decisions of the hosted-payment protocol → our outcome.
+CARD_DECISIONS: dict[str, tuple[str, str, str]] = {
+    "ACCEPT": ("succeeded", "", ""),
+    "DECLINE": ("declined", "card_declined", "The card was declined."),
+    "ERROR": ("failed", "processing_error", "The card payment could not be processed."),
+    "CANCEL": ("failed", "canceled", "The customer canceled the card payment."),
+}
+
+
+def card_outcome(decision: str, reason_code: str, reference: str, raw: dict) -> ProviderOutcome:
+    """The outcome of a decision of the hosted page. REVIEW and unknown stay pending; an
+    ACCEPT with reason 110 (only part of the amount approved) is not a success."""
+    mapped = CARD_DECISIONS.get(decision.upper())
+    if mapped and mapped[0] == "succeeded" and str(reason_code) == "110":
+        mapped = ("failed", "partial_approval", "The card issuer approved only part of the amount.")
+    return table_outcome(mapped, reference=reference, raw=raw)

@@ -226,7 +226,7 @@ def test_only_the_whole_amount_approved_is_a_success(
 
 
 def test_the_shared_card_mapping_refuses_a_partial_approval():
-    from payments.providers.sandbox import card_outcome
+    from payments.providers.secure_acceptance import card_outcome
 
     partial = card_outcome("ACCEPT", "110", "T1", {})
     assert (partial.status, partial.failure_code) == ("failed", "partial_approval")

@@ -1,0 +1,68 @@
+"""What the staff actions on charges, refunds and payouts share: asking the provider again, and
+the page on which staff confirm what an operator told them before it is recorded."""
+
+from collections.abc import Callable, Iterable
+
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
+
+from payments.errors import ApiError
+from payments.money import format_amount
+
+
+def ask_again(
+    model_admin: admin.ModelAdmin,
+    request: HttpRequest,
+    ids: Iterable[str],
+    *,
+    refresh: Callable[[str], object],
+    noun: str = "",
+) -> list:
+    """Ask the provider again where each object stands, one after the other, through its
+    service's refresh (which asks outside any transaction, then applies the answer under the row
+    lock). A provider that cannot be asked (ApiError) is reported for that object; the others are
+    still asked. With `noun`, each answer is shown ("Payout po_…: succeeded."). Returns the
+    objects as they now stand."""
+    refreshed = []
+    for object_id in ids:
+        try:
+            done = refresh(object_id)
+        except ApiError as exc:
+            model_admin.message_user(request, f"{object_id}: {exc.message}", messages.ERROR)
+            continue
+        refreshed.append(done)
+        if noun:
+            model_admin.message_user(request, f"{noun} {done.id}: {done.status}.", messages.INFO)
+    return refreshed
+
+
+def confirmation_page(
+    model_admin: admin.ModelAdmin,
+    request: HttpRequest,
+    objects: list,
+    *,
+    template: str,
+    succeeded: bool,
+    action: str,
+    **context,
+) -> TemplateResponse | None:
+    """The page listing `objects` on which staff confirm what the operator told them (`action`
+    posted again with confirm=yes); None once they have confirmed."""
+    if request.POST.get("confirm") == "yes":
+        return None
+    for obj in objects:
+        obj.amount_text = format_amount(obj.amount, obj.currency)
+    return TemplateResponse(
+        request,
+        template,
+        {
+            **model_admin.admin_site.each_context(request),
+            "opts": model_admin.model._meta,
+            "succeeded": succeeded,
+            "action": action,
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            **context,
+        },
+    )
