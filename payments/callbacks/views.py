@@ -32,7 +32,15 @@ from payments.api.errors import callback_refusal as _refuse
 from payments.api.errors import not_found_view, rate_limited_response
 from payments.api.parsers import InvalidJson, loads_object
 from payments.broker import publish
-from payments.models import Charge, ChargeStatus, PaymentMethod, Refund, RefundStatus
+from payments.models import (
+    Charge,
+    ChargeStatus,
+    PaymentMethod,
+    Payout,
+    PayoutStatus,
+    Refund,
+    RefundStatus,
+)
 from payments.providers import registry
 from payments.providers.base import (
     CallbackIncomplete,
@@ -153,6 +161,18 @@ def _enqueue_refund_check(refund_id: str, network: str) -> JsonResponse:
     return _enqueue("refund", refund_id, network, pending=pending, task=tasks.refund_refresh)
 
 
+def _enqueue_payout_check(payout_id: str, network: str) -> JsonResponse:
+    """The status check of a sent live payout of this network (Orange calls back for cashins)."""
+    pending = Payout.objects.filter(
+        pk=payout_id,
+        livemode=True,
+        network=network,
+        status=PayoutStatus.PENDING,
+        provider_requested_at__isnull=False,
+    ).exists()
+    return _enqueue("payout", payout_id, network, pending=pending, task=tasks.payout_refresh)
+
+
 @csrf_exempt
 def provider_callback(request: HttpRequest, network: str) -> JsonResponse:
     """POST /providers/<network>/callback: the network's adapter authenticates the callback and
@@ -195,22 +215,28 @@ def _take(request: HttpRequest, adapter: CallingBack, network: str) -> JsonRespo
         _keep_reference(notice, network)
     if notice.refund_id:
         return _enqueue_refund_check(notice.refund_id, network)
+    if notice.payout_id:
+        return _enqueue_payout_check(notice.payout_id, network)
     return _enqueue_check(notice.charge_id, network)
 
 
 def _keep_reference(notice: CallbackNotice, network: str) -> None:
-    """The operator's own id stated by an authenticated callback, kept on our live charge or
-    refund of that network while it has none (staff find the payment at the operator by it).
+    """The operator's own id stated by an authenticated callback, kept on our live charge,
+    refund or payout of that network while it has none (staff find the payment at the operator by it).
     Never a status: that is the status check's."""
     reference = notice.provider_reference[:100]
     if notice.refund_id:
         found = Refund.objects.filter(
             pk=notice.refund_id, livemode=True, charge__network=network, provider_reference=""
         )
+    elif notice.payout_id:
+        found = Payout.objects.filter(
+            pk=notice.payout_id, livemode=True, network=network, provider_reference=""
+        )
     else:
         found = Charge.objects.filter(
             pk=notice.charge_id, livemode=True, network=network, provider_reference=""
         )
     if found.update(provider_reference=reference):
-        ident = notice.refund_id or notice.charge_id
+        ident = notice.refund_id or notice.payout_id or notice.charge_id
         logger.info("%s callback for %s: operator reference kept", network, ident)

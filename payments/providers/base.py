@@ -193,11 +193,12 @@ class ProviderCallback:
 
 @dataclass(frozen=True)
 class CallbackNotice:
-    """What an authenticated callback is about: one of our charges, or one of our refunds. A hint,
-    never a verdict: it only queues the status check of that charge or refund."""
+    """What an authenticated callback is about: one of our charges, refunds or payouts. A hint,
+    never a verdict: it only queues the status check of that charge, refund or payout."""
 
     charge_id: str = ""
     refund_id: str = ""
+    payout_id: str = ""
     # The operator's own id of that transaction, when the callback states one (Orange's
     # `reference`): kept as its operator reference if none is known yet, never a status.
     provider_reference: str = ""

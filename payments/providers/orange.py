@@ -563,8 +563,8 @@ class OrangeMoney(PaysOut):
         peerIdType, amount, currency, reference: <Orange's id>}`, authenticated by the
         Authorization header set in the partner profile (ORANGE_CALLBACK_AUTHORIZATION). While
         ORANGE_NOTIF_TOKEN is set, today's earlier form is taken too: `partnerTransactionId`,
-        with that token as `?notif_token=` or a `notif_token` body field. A refund id is the
-        notification of its cashin."""
+        with that token as `?notif_token=` or a `notif_token` body field. A refund or payout id
+        is the notification of its cashin."""
         a = assumptions()
         body = callback.body
         header = callback.headers.get("Authorization", "")
@@ -586,6 +586,8 @@ class OrangeMoney(PaysOut):
         reference = orange_reference(body, ours)
         if ours.startswith("re_"):  # the cashin of one of our refunds
             return CallbackNotice(refund_id=ours, provider_reference=reference)
+        if ours.startswith("po_"):  # the cashin of one of our payouts
+            return CallbackNotice(payout_id=ours, provider_reference=reference)
         return CallbackNotice(charge_id=ours, provider_reference=reference)
 
 

@@ -8,7 +8,7 @@ import pytest
 import requests
 from django.utils import timezone
 
-from payments.models import Charge, Refund
+from payments.models import Charge, Payout, Refund
 from payments.providers import http
 from payments.providers.base import RefundRequest
 from payments.providers.orange import OrangeMoney
@@ -346,6 +346,43 @@ def test_orange_calling_back_for_a_cashin_queues_the_refund_status_check(
     with django_capture_on_commit_callbacks() as queued:
         notify(client, settings, body)
         notify(client, settings, {**body, "transactionId": "re_unknown00000000000000000"})
+    assert queued == []
+
+
+def test_orange_calling_back_for_a_payout_cashin_queues_the_payout_status_check(
+    orange, live_api, client, settings, eager_tasks, django_capture_on_commit_callbacks
+):
+    settings.ORANGE_PAYOUTS_ENABLED = True
+    orange.queries_before_answer = 99  # only the callback's check can settle it
+    paid_orange_charge(orange, live_api, **CHARGE)  # the live balance the payout comes from
+    payout = {
+        "amount": 20000,
+        "currency": "CDF",
+        "phone": CHARGE["phone"],
+        "network": "ORANGE_MONEY",
+    }
+    with django_capture_on_commit_callbacks(execute=True):
+        created = live_api.post("/v1/payouts", payout, format="json")
+    assert created.status_code == 201, created.content
+    payout_id = created.json()["id"]
+    sent = Payout.objects.get(pk=payout_id)
+    assert sent.status == "pending" and sent.provider_requested_at is not None
+    assert orange.transactions[payout_id]["type"] == "cashin"
+    sent.provider_reference = ""  # as when the cashin's answer was lost
+    sent.save(update_fields=["provider_reference"])
+
+    body = orange.answer(payout_id)  # Orange completes the cashin and calls back
+    with django_capture_on_commit_callbacks(execute=True) as queued:
+        response = notify(client, settings, body)
+    assert response.status_code == 200 and len(queued) == 1
+    settled = Payout.objects.get(pk=payout_id)
+    assert settled.status == "succeeded"
+    assert settled.provider_reference == body["reference"]
+
+    # A repeat for the now final payout, or a payout id Orange never had, queues nothing.
+    with django_capture_on_commit_callbacks() as queued:
+        notify(client, settings, body)
+        notify(client, settings, {**body, "transactionId": "po_unknown00000000000000000"})
     assert queued == []
 
 
