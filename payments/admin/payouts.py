@@ -8,7 +8,6 @@ services.payouts.payout_resolve, which settles it like any answer (its ledger ro
 
 from django.contrib import admin, messages
 from django.contrib.admin.utils import quote
-from django.db.models import Q
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
@@ -24,19 +23,6 @@ from payments.models import LedgerEntry, Payout, PayoutStatus
 from payments.money import format_amount
 from payments.services import payouts as payout_services
 
-# Handed to the operator, still pending, and no longer asked about automatically.
-WAITING_FOR_STAFF = Q(
-    status=PayoutStatus.PENDING, provider_requested_at__isnull=False, next_check_at__isnull=True
-)
-
-
-def is_waiting_for_staff(payout: Payout) -> bool:
-    return (
-        payout.status == PayoutStatus.PENDING
-        and payout.provider_requested_at is not None
-        and payout.next_check_at is None
-    )
-
 
 class WaitingForStaffFilter(admin.SimpleListFilter):
     title = _("waiting for staff")
@@ -47,7 +33,7 @@ class WaitingForStaffFilter(admin.SimpleListFilter):
 
     def queryset(self, request, queryset):
         if self.value() == "yes":
-            return queryset.filter(WAITING_FOR_STAFF)
+            return queryset.filter(payout_services.WAITING_FOR_STAFF)
         return queryset
 
 
@@ -127,7 +113,7 @@ class PayoutAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.ModelAd
 
     @admin.display(description=_("Status"), ordering="status")
     def status_display(self, obj):
-        if is_waiting_for_staff(obj):
+        if payout_services.is_waiting_for_staff(obj):
             return format_html("{}<br><strong>{}</strong>", obj.status, nowrap("waiting for staff"))
         return obj.status
 
@@ -204,7 +190,9 @@ class PayoutAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.ModelAd
 
     def _resolve(self, request, queryset, *, succeeded: bool, action: str):
         waiting = list(
-            queryset.filter(WAITING_FOR_STAFF).select_related("merchant").order_by("created_at")
+            queryset.filter(payout_services.WAITING_FOR_STAFF)
+            .select_related("merchant")
+            .order_by("created_at")
         )
         if not waiting:
             self.message_user(

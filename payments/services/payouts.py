@@ -18,6 +18,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -216,10 +217,26 @@ def payout_apply_outcome(*, payout_id: str, outcome: ProviderOutcome) -> Payout:
     return payout
 
 
+# Handed to the operator, still pending, and no longer asked about automatically: staff decide.
+WAITING_FOR_STAFF = Q(
+    status=PayoutStatus.PENDING, provider_requested_at__isnull=False, next_check_at__isnull=True
+)
+
+
+def is_waiting_for_staff(payout: Payout) -> bool:
+    return (
+        payout.status == PayoutStatus.PENDING
+        and payout.provider_requested_at is not None
+        and payout.next_check_at is None
+    )
+
+
 def payout_resolve(*, payout_id: str, succeeded: bool, staff: str) -> Payout | None:
-    """Staff settle a payout the operator could not confirm (its status checks are over)."""
+    """Staff settle a payout the operator could not confirm, once its status checks are over
+    (is_waiting_for_staff); None, and nothing changed, for any other payout: one still being
+    asked about is the operator's to settle."""
     payout = Payout.objects.get(pk=payout_id)
-    if payout.status != PayoutStatus.PENDING:
+    if not is_waiting_for_staff(payout):
         return None
     status = PayoutStatus.SUCCEEDED if succeeded else PayoutStatus.FAILED
     outcome = ProviderOutcome(

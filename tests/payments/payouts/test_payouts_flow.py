@@ -151,3 +151,20 @@ def test_a_payout_event_is_resent_to_its_callback_url(funded, settings, api):
     response = api.post(f"/v1/events/{event.id}/resend")
     assert response.status_code == 200, response.content
     assert response.json()["url"] == "https://shop.example.cd/payouts/7"
+
+
+def test_staff_cannot_settle_a_payout_the_operator_is_still_asked_about(funded, settings):
+    settings.SANDBOX_MOBILE_MONEY_DELAY = 60  # the sandbox operator has not answered yet
+    unsent = create(funded)
+    assert (
+        payout_services.payout_resolve(payout_id=unsent.id, succeeded=True, staff="amani") is None
+    )
+    payout = payout_services.payout_send(payout_id=unsent.id)
+    assert payout.status == "pending" and payout.next_check_at is not None  # still asked about
+    assert (
+        payout_services.payout_resolve(payout_id=payout.id, succeeded=False, staff="amani") is None
+    )
+    payout.refresh_from_db()
+    assert (payout.status, payout.next_check_at is not None) == ("pending", True)
+    assert ledger(payout) == [("payout", -5000)]
+    assert events(payout) == []
