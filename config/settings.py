@@ -101,6 +101,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DB_CONN_MAX_AGE", default=60))
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # The statements bound server side (payments/selectors.py) are prepared once per connection.
+    if env.bool("DB_PREPARED_STATEMENTS", default=True):
+        DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 0)
 # A persistent connection that ran a query this recently is not health-checked again before the
 # next request's first query (config/database.py); 0: before every request.
 DB_HEALTH_CHECK_AFTER = env.float("DB_HEALTH_CHECK_AFTER", default=1.0)

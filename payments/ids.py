@@ -5,9 +5,19 @@ import string
 
 ALPHABET = string.ascii_letters + string.digits
 
+# Random bytes become characters by their value modulo 62; the values from 248 = 4 × 62 up are
+# dropped, so that every character is equally likely.
+_KEPT = 256 - 256 % len(ALPHABET)
+_CHARACTERS = bytes(ord(ALPHABET[value % len(ALPHABET)]) for value in range(256))
+_DROPPED = bytes(range(_KEPT, 256))
+
 
 def random_token(length: int) -> str:
-    return "".join(secrets.choice(ALPHABET) for _ in range(length))
+    """`length` characters of ALPHABET, each drawn uniformly by the OS's random source."""
+    token = b""
+    while len(token) < length:
+        token += secrets.token_bytes(length + 8).translate(_CHARACTERS, _DROPPED)
+    return token[:length].decode()
 
 
 def new_id(prefix: str) -> str:

@@ -7,6 +7,7 @@ whose cache cannot be reached lets the request through (and says so in the log):
 working through a Redis outage. Rates are "N/s", "N/m", "N/h" or "N/d" (settings THROTTLE_*).
 """
 
+import functools
 import logging
 import time
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ class Rate:
     period: int
 
     @classmethod
+    @functools.lru_cache(maxsize=64)  # a few settings, read by every request
     def parse(cls, text: str) -> "Rate":
         number, _, unit = text.partition("/")
         return cls(count=int(number), period=PERIODS[unit.strip()[:1]])

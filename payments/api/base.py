@@ -8,9 +8,20 @@ from payments.api.authentication import ApiPrincipal
 from payments.api.openapi import ApiSchema
 from payments.models import Merchant
 
+_default_headers: dict[type, dict] = {}
+
 
 class ApiView(APIView):
     schema = ApiSchema()
+
+    @property
+    def default_response_headers(self) -> dict:
+        """APIView's (Allow, and Vary: Accept with several renderers), worked out once per view
+        class: they depend on nothing else."""
+        headers = _default_headers.get(type(self))
+        if headers is None:
+            headers = _default_headers[type(self)] = super().default_response_headers
+        return dict(headers)  # finalize_response takes Vary out of it
 
     def dispatch(self, request, *args, **kwargs):
         """APIView.dispatch, with a POST that carries an Idempotency-Key run through the

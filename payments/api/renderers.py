@@ -7,6 +7,9 @@ from rest_framework.renderers import JSONRenderer
 class JsonRenderer(JSONRenderer):
     charset = "utf-8"
 
+    def get_indent(self, accepted_media_type, renderer_context):
+        return None  # compact: the negotiation below never accepts an `indent` parameter
+
 
 class JsonOnlyNegotiation(BaseContentNegotiation):
     def select_parser(self, request, parsers):

@@ -88,3 +88,28 @@ def test_post_payout_reads_the_balance_under_the_merchant_lock(
     # ledger row, RELEASE.
     with django_assert_num_queries(7):
         assert warm.post("/v1/payouts", PAYOUT, format="json").status_code == 201
+
+
+@pytest.mark.postgres
+def test_get_charge_reuses_one_prepared_statement(warm, merchant):
+    from django.db import connection
+
+    if connection.settings_dict["OPTIONS"].get("prepare_threshold") is None:
+        pytest.skip("DB_PREPARED_STATEMENTS=false")
+
+    def runs() -> list[int]:
+        """How often each prepared statement reading a charge has run on this connection."""
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT generic_plans + custom_plans FROM pg_prepared_statements"
+                " WHERE statement LIKE %s",
+                ['%FROM "payments_charge" WHERE id = $1 AND merchant_id = $2 AND livemode = $3'],
+            )
+            return [count for (count,) in cursor.fetchall()]
+
+    charges = [make_charge(merchant) for _ in range(3)]
+    assert warm.get(f"/v1/charges/{charges[0].id}").json()["id"] == charges[0].id
+    (before,) = runs()  # one statement
+    for charge in charges:
+        assert warm.get(f"/v1/charges/{charge.id}").json()["id"] == charge.id
+    assert runs() == [before + 3]

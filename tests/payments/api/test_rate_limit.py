@@ -61,3 +61,23 @@ def test_the_limit_is_the_keys_whatever_the_client_and_refusals_do_not_count():
     # the refusals counted, nothing would pass.
     with rate("3/m"), time_machine.travel(T0 + timedelta(hours=1, seconds=90), tick=False):
         assert codes(second, 2) == [200, 429]
+
+
+@pytest.mark.redis
+def test_redis_forgetting_the_script_or_dropping_the_connection_loses_no_count():
+    from django.core.cache import caches
+
+    from payments.api import gate
+
+    created = merchant_with_keys()
+    client = api_client(created.test_key.plaintext)
+    backend = caches["default"]
+    other = gate.redis_client(backend)
+    with rate("3/m"), time_machine.travel(T0 + timedelta(hours=2), tick=False):
+        assert codes(client, 1) == [200]
+        other.script_flush()  # as after a restart: EVALSHA answers NOSCRIPT
+        assert codes(client, 1) == [200]
+        connection = gate._own(backend).connection
+        connection.send_command("CLIENT", "ID")
+        other.client_kill_filter(_id=connection.read_response())  # closed by the other end
+        assert codes(client, 2) == [200, 429]
