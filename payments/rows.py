@@ -1,8 +1,97 @@
-"""Statements written out once, for the writes every API request of a kind makes: no request
-pays for the ORM compiling them. Values are converted as the ORM converts them (each field's
-pre_save and get_db_prep_save), so a row written here is the row Model.save would write."""
+"""Statements written out once, for the reads and writes every API request of a kind makes (GET
+of a charge, a new charge, whether a network is closed): no request pays for the ORM compiling
+them, and on PostgreSQL each is prepared once per connection. Values are converted as the ORM
+converts them, so a row read or written here is the row the ORM would read or write."""
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connections
+
+
+def _run(db, sql: str, params: list, *, answer):
+    """Run one of the statements written out here and return `answer(cursor)` (its row, its row
+    count). On PostgreSQL they are bound server side, so that each is prepared once per
+    connection and its plan reused (planning a statement on the charges table costs the database
+    more than running it); the rest of the code keeps Django's client-side binding.
+    DB_PREPARED_STATEMENTS=false: no preparing."""
+    with db.cursor() as cursor:
+        if db.vendor == "postgresql" and db.connection.prepare_threshold is not None:
+            own = cursor.cursor
+            cursor.cursor = _bound_cursor(db, own)
+            try:
+                cursor.execute(sql, params)
+                return answer(cursor)
+            finally:
+                cursor.cursor = own  # closed with the wrapper; the bound one is kept for next time
+        cursor.execute(sql, params)
+        return answer(cursor)
+
+
+def _first_row(cursor):
+    return cursor.fetchone()
+
+
+def _row_count(cursor) -> int:
+    return cursor.rowcount
+
+
+def _bound_cursor(db, own):
+    """The connection's cursor that binds server side, with the time zone of Django's `own`."""
+    from django.db.backends.postgresql.base import TIMESTAMPTZ_OID, ServerBindingCursor
+    from psycopg.pq import Format
+
+    raw = own.connection
+    loader = own.adapters.get_loader(TIMESTAMPTZ_OID, Format.TEXT)
+    kept = db.__dict__.get("_payments_bound_cursor")
+    if kept is None or kept[0] is not raw or kept[1] is not loader or kept[2].closed:
+        bound = ServerBindingCursor(raw)
+        if loader is not raw.adapters.get_loader(TIMESTAMPTZ_OID, Format.TEXT):
+            bound.adapters.register_loader(TIMESTAMPTZ_OID, loader)
+        kept = db.__dict__["_payments_bound_cursor"] = (raw, loader, bound)
+    return kept[2]
+
+
+def exists(model, where: str, params: list) -> bool:
+    """Whether a row of `model` matches `where` (SQL on its own columns), without the ORM
+    compiling the query on each call."""
+    db = connections[DEFAULT_DB_ALIAS]
+    table = db.ops.quote_name(model._meta.db_table)
+    sql = f"SELECT 1 FROM {table} WHERE {where} LIMIT 1"
+    return _run(db, sql, params, answer=_first_row) is not None
+
+
+# How a model's rows are read by read_one, worked out once per model and database.
+_read_plans: dict[tuple, tuple[str, list[str], list]] = {}
+
+
+def read_one(model, where: str, params: list):
+    """The one row of `model` matching `where` (SQL on its own columns), or None. For the most
+    frequent reads of the API (merchants poll their charges): the statement and the conversion
+    of its columns are worked out once, so that no request pays for the ORM compiling a query;
+    every column is read, and converted, as the ORM would."""
+    db = connections[DEFAULT_DB_ALIAS]
+    key = (model, db.vendor)
+    plan = _read_plans.get(key)
+    if plan is None:
+        table = model._meta.db_table
+        fields = model._meta.concrete_fields
+        columns = [field.get_col(table) for field in fields]
+        quote = db.ops.quote_name
+        select = f"SELECT {', '.join(quote(f.column) for f in fields)} FROM {quote(table)} WHERE "
+        converters = [
+            (index, column, converters)
+            for index, column in enumerate(columns)
+            if (converters := db.ops.get_db_converters(column) + column.get_db_converters(db))
+        ]
+        plan = _read_plans[key] = (select, [field.attname for field in fields], converters)
+    select, names, converters = plan
+    row = _run(db, select + where, params, answer=_first_row)
+    if row is None:
+        return None
+    values = list(row)
+    for index, column, functions in converters:
+        for function in functions:
+            values[index] = function(values[index], column, db)
+    return model.from_db(db.alias, names, values)
+
 
 # How a model's rows are inserted, worked out once per model, database and condition.
 _insert_plans: dict[tuple, tuple[str, list]] = {}
@@ -13,32 +102,29 @@ def insert(instance, *, unless: tuple | None = None) -> bool:
     signals, so only for models that have no receivers), in one statement. With
     `unless=(model, where, params)` (SQL on that model's own columns), nothing is inserted while
     a row of that model matches, decided by the same statement. Whether the row was inserted."""
+    db = connections[DEFAULT_DB_ALIAS]
     model = type(instance)
     condition, params = None, []
     if unless is not None:
         other, where, params = unless
         condition = (other._meta.db_table, where)
-    key = (model, connection.vendor, condition)
+    key = (model, db.vendor, condition)
     plan = _insert_plans.get(key)
     if plan is None:
-        plan = _insert_plans[key] = _insert_plan(model, condition)
+        plan = _insert_plans[key] = _insert_plan(db, model, condition)
     statement, fields = plan
-    values = [
-        field.get_db_prep_save(field.pre_save(instance, True), connection) for field in fields
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(statement, values + list(params))
-        inserted = cursor.rowcount == 1
+    values = [field.get_db_prep_save(field.pre_save(instance, True), db) for field in fields]
+    inserted = _run(db, statement, values + list(params), answer=_row_count) == 1
     if inserted:
         instance._state.adding = False
-        instance._state.db = connection.alias
+        instance._state.db = db.alias
     return inserted
 
 
-def _insert_plan(model, condition: tuple[str, str] | None) -> tuple[str, list]:
+def _insert_plan(db, model, condition: tuple[str, str] | None) -> tuple[str, list]:
     meta = model._meta
     fields = [field for field in meta.local_concrete_fields if field is not meta.auto_field]
-    quote = connection.ops.quote_name
+    quote = db.ops.quote_name
     columns = ", ".join(quote(field.column) for field in fields)
     placeholders = ", ".join(["%s"] * len(fields))
     statement = f"INSERT INTO {quote(meta.db_table)} ({columns}) "

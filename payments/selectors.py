@@ -5,13 +5,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Count, F, Prefetch, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.translation import gettext as _
 
+from payments import rows
 from payments.errors import InvalidRequest, ResourceMissing
 from payments.models import (
     Charge,
@@ -98,7 +98,7 @@ def charge_list(*, merchant: Merchant, livemode: bool, filters: dict) -> QuerySe
 
 
 def charge_get(*, merchant: Merchant, livemode: bool, charge_id: str) -> Charge:
-    charge = _read_one(
+    charge = rows.read_one(
         Charge,
         "id = %s AND merchant_id = %s AND livemode = %s",
         [charge_id, merchant.pk, livemode],
@@ -106,83 +106,6 @@ def charge_get(*, merchant: Merchant, livemode: bool, charge_id: str) -> Charge:
     if charge is None:
         raise ResourceMissing("charge", charge_id)
     return charge
-
-
-def _fetch_one(db, sql: str, params: list) -> tuple | None:
-    """The first row of `sql`, for the statements written out below. On PostgreSQL they are bound
-    server side, so that each is prepared once per connection and its plan reused (planning a read
-    of the charges table costs the database more than running it); the rest of the code keeps
-    Django's client-side binding. DB_PREPARED_STATEMENTS=false: no preparing."""
-    with db.cursor() as cursor:
-        if db.vendor == "postgresql" and db.connection.prepare_threshold is not None:
-            own = cursor.cursor
-            cursor.cursor = _bound_cursor(db, own)
-            try:
-                cursor.execute(sql, params)
-                return cursor.fetchone()
-            finally:
-                cursor.cursor = own  # closed with the wrapper; the bound one is kept for next time
-        cursor.execute(sql, params)
-        return cursor.fetchone()
-
-
-def _bound_cursor(db, own):
-    """The connection's cursor that binds server side, with the time zone of Django's `own`."""
-    from django.db.backends.postgresql.base import TIMESTAMPTZ_OID, ServerBindingCursor
-    from psycopg.pq import Format
-
-    raw = own.connection
-    loader = own.adapters.get_loader(TIMESTAMPTZ_OID, Format.TEXT)
-    kept = db.__dict__.get("_payments_bound_cursor")
-    if kept is None or kept[0] is not raw or kept[1] is not loader or kept[2].closed:
-        bound = ServerBindingCursor(raw)
-        if loader is not raw.adapters.get_loader(TIMESTAMPTZ_OID, Format.TEXT):
-            bound.adapters.register_loader(TIMESTAMPTZ_OID, loader)
-        kept = db.__dict__["_payments_bound_cursor"] = (raw, loader, bound)
-    return kept[2]
-
-
-def _exists(model, where: str, params: list) -> bool:
-    """Whether a row of `model` matches `where` (SQL on its own columns), without the ORM
-    compiling the query on each call."""
-    db = connections[DEFAULT_DB_ALIAS]
-    table = db.ops.quote_name(model._meta.db_table)
-    return _fetch_one(db, f"SELECT 1 FROM {table} WHERE {where} LIMIT 1", params) is not None
-
-
-# How a model's rows are read by _read_one, worked out once per model and database.
-_read_plans: dict[tuple, tuple[str, list[str], list]] = {}
-
-
-def _read_one(model, where: str, params: list):
-    """The one row of `model` matching `where` (SQL on its own columns), or None. For the most
-    frequent reads of the API (merchants poll their charges): the statement and the conversion
-    of its columns are worked out once, so that no request pays for the ORM compiling a query;
-    every column is read, and converted, as the ORM would."""
-    db = connections[DEFAULT_DB_ALIAS]
-    key = (model, db.vendor)
-    plan = _read_plans.get(key)
-    if plan is None:
-        table = model._meta.db_table
-        fields = model._meta.concrete_fields
-        columns = [field.get_col(table) for field in fields]
-        quote = db.ops.quote_name
-        select = f"SELECT {', '.join(quote(f.column) for f in fields)} FROM {quote(table)} WHERE "
-        converters = [
-            (index, column, converters)
-            for index, column in enumerate(columns)
-            if (converters := db.ops.get_db_converters(column) + column.get_db_converters(db))
-        ]
-        plan = _read_plans[key] = (select, [field.attname for field in fields], converters)
-    select, names, converters = plan
-    row = _fetch_one(db, select + where, params)
-    if row is None:
-        return None
-    values = list(row)
-    for index, column, functions in converters:
-        for function in functions:
-            values[index] = function(values[index], column, db)
-    return model.from_db(db.alias, names, values)
 
 
 def refund_list(*, charge: Charge) -> QuerySet:
@@ -412,9 +335,9 @@ def network_closed_where(*, network: str, livemode: bool) -> tuple:
 
 
 def network_is_closed(*, network: str, livemode: bool) -> bool:
-    """Asked by every new payout: its statement is written out once (_exists). A new charge asks
+    """Asked by every new payout: its statement is written out once (rows.exists). A new charge asks
     it in its own insert (services.charges.charge_create)."""
-    return _exists(*network_closed_where(network=network, livemode=livemode))
+    return rows.exists(*network_closed_where(network=network, livemode=livemode))
 
 
 def networks_closed(*, livemode: bool) -> set[str]:

@@ -113,3 +113,27 @@ def test_get_charge_reuses_one_prepared_statement(warm, merchant):
     for charge in charges:
         assert warm.get(f"/v1/charges/{charge.id}").json()["id"] == charge.id
     assert runs() == [before + 3]
+
+
+@pytest.mark.postgres
+def test_post_charge_reuses_one_prepared_insert(warm):
+    from django.db import connection
+
+    if connection.settings_dict["OPTIONS"].get("prepare_threshold") is None:
+        pytest.skip("DB_PREPARED_STATEMENTS=false")
+
+    def runs() -> list[int]:
+        """How often each prepared statement inserting a charge has run on this connection."""
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT generic_plans + custom_plans FROM pg_prepared_statements"
+                " WHERE statement LIKE %s",
+                ['INSERT INTO "payments_charge" %WHERE NOT EXISTS (SELECT 1 FROM %'],
+            )
+            return [count for (count,) in cursor.fetchall()]
+
+    assert warm.post("/v1/charges", MOBILE_MONEY, format="json").status_code == 201
+    (before,) = runs()  # one statement
+    ids = {warm.post("/v1/charges", MOBILE_MONEY, format="json").json()["id"] for _ in range(3)}
+    assert len(ids) == 3
+    assert runs() == [before + 3]
