@@ -149,28 +149,34 @@ def _enqueue_check(charge_id: str, network: str) -> JsonResponse:
     return _enqueue("charge", charge_id, network, pending=pending, task=tasks.charge_refresh)
 
 
-def _enqueue_refund_check(refund_id: str, network: str) -> JsonResponse:
-    """The status check of a pending live refund of this network (Orange calls back for cashins)."""
-    pending = Refund.objects.filter(
-        pk=refund_id,
-        livemode=True,
-        charge__network=network,
-        status=RefundStatus.PENDING,
-        provider_requested_at__isnull=False,
-    ).exists()
-    return _enqueue("refund", refund_id, network, pending=pending, task=tasks.refund_refresh)
+# Besides charges, a callback can be about the cashin of a refund or of a payout (Orange's):
+# what → (model, the lookup of its network, its pending status, its status check).
+CASHINS = {
+    "refund": (Refund, "charge__network", RefundStatus.PENDING, tasks.refund_refresh),
+    "payout": (Payout, "network", PayoutStatus.PENDING, tasks.payout_refresh),
+}
 
 
-def _enqueue_payout_check(payout_id: str, network: str) -> JsonResponse:
-    """The status check of a sent live payout of this network (Orange calls back for cashins)."""
-    pending = Payout.objects.filter(
-        pk=payout_id,
+def _cashin_of(notice: CallbackNotice) -> tuple[str, str]:
+    """("refund" or "payout", its id) when the notice is about a cashin; ("", "") otherwise."""
+    if notice.refund_id:
+        return "refund", notice.refund_id
+    if notice.payout_id:
+        return "payout", notice.payout_id
+    return "", ""
+
+
+def _enqueue_cashin_check(what: str, ident: str, network: str) -> JsonResponse:
+    """The status check of a sent, pending live refund or payout of this network."""
+    model, network_lookup, pending_status, task = CASHINS[what]
+    pending = model.objects.filter(
+        pk=ident,
         livemode=True,
-        network=network,
-        status=PayoutStatus.PENDING,
+        status=pending_status,
         provider_requested_at__isnull=False,
+        **{network_lookup: network},
     ).exists()
-    return _enqueue("payout", payout_id, network, pending=pending, task=tasks.payout_refresh)
+    return _enqueue(what, ident, network, pending=pending, task=task)
 
 
 @csrf_exempt
@@ -213,30 +219,27 @@ def _take(request: HttpRequest, adapter: CallingBack, network: str) -> JsonRespo
         return _missing(request, exc.param)
     if notice.provider_reference:
         _keep_reference(notice, network)
-    if notice.refund_id:
-        return _enqueue_refund_check(notice.refund_id, network)
-    if notice.payout_id:
-        return _enqueue_payout_check(notice.payout_id, network)
+    what, ident = _cashin_of(notice)
+    if what:
+        return _enqueue_cashin_check(what, ident, network)
     return _enqueue_check(notice.charge_id, network)
 
 
 def _keep_reference(notice: CallbackNotice, network: str) -> None:
     """The operator's own id stated by an authenticated callback, kept on our live charge,
-    refund or payout of that network while it has none (staff find the payment at the operator by it).
-    Never a status: that is the status check's."""
+    refund or payout of that network while it has none (staff find the payment at the operator by
+    it). Never a status: that is the status check's."""
     reference = notice.provider_reference[:100]
-    if notice.refund_id:
-        found = Refund.objects.filter(
-            pk=notice.refund_id, livemode=True, charge__network=network, provider_reference=""
-        )
-    elif notice.payout_id:
-        found = Payout.objects.filter(
-            pk=notice.payout_id, livemode=True, network=network, provider_reference=""
+    what, ident = _cashin_of(notice)
+    if what:
+        model, network_lookup, _, _ = CASHINS[what]
+        found = model.objects.filter(
+            pk=ident, livemode=True, provider_reference="", **{network_lookup: network}
         )
     else:
+        ident = notice.charge_id
         found = Charge.objects.filter(
-            pk=notice.charge_id, livemode=True, network=network, provider_reference=""
+            pk=ident, livemode=True, network=network, provider_reference=""
         )
     if found.update(provider_reference=reference):
-        ident = notice.refund_id or notice.payout_id or notice.charge_id
         logger.info("%s callback for %s: operator reference kept", network, ident)
