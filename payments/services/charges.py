@@ -268,6 +268,10 @@ def charge_card_return(*, fields: dict[str, str]) -> Charge:
     wrong = [name for name, (got, want) in expected.items() if got != want]
     if wrong:
         raise CardReplyRejected(f"reply for {charge.id} differs in {', '.join(wrong)}")
+    if charge.status in state.CHARGE_FINAL:
+        # A page completed after we abandoned the charge: the reconciliation check asks the
+        # provider now, and a payment it confirms is refunded in full (a late payment).
+        return charge_reconcile(charge_id=charge.id)
     return charge_refresh(charge_id=charge.id)
 
 
@@ -376,9 +380,9 @@ def charges_reconcile_due() -> int:
 
 # --- Reconciliation and late payments ---------------------------------------------
 #
-# A mobile money charge we failed by our own clock (`timeout`) after its prompt was handed to the
-# operator may still be paid: the customer can approve late, or our status checks may not have
-# reached the operator. Such a charge is asked about again for RECONCILIATION_WINDOW, with the
+# A charge we failed by our own clock after it reached its provider may still be paid: a mobile
+# money prompt (`timeout`) approved late, a card page (`abandoned`) completed late in a tab left
+# open, or our status checks may not have reached the provider. Such a charge is asked about again for RECONCILIATION_WINDOW, with the
 # growing waits of RECONCILIATION_BACKOFF (charge_reconcile, swept by charges_reconcile_due).
 # If the operator then reports the payment as made, the charge keeps its status and the money is
 # given back automatically: a full refund with reason `late_payment`, through the one refund path.
@@ -386,12 +390,17 @@ def charges_reconcile_due() -> int:
 # or expired), via charge_late_payment.
 
 
+# What our clock fails a charge with, by payment method.
+CLOCK_FAILURES = {PaymentMethod.MOBILE_MONEY: "timeout", PaymentMethod.CARD: "abandoned"}
+
+
 def _reconciles(charge: Charge) -> bool:
-    """Whether a final charge is asked about again: failed by the clock after being sent."""
+    """Whether a final charge is asked about again: failed by our clock after it reached its
+    provider (a prompt unanswered in time, a card page not completed in time): the customer may
+    still pay, or may have paid where our checks did not reach."""
     return (
         charge.status == ChargeStatus.FAILED
-        and charge.failure_code == "timeout"
-        and charge.payment_method == PaymentMethod.MOBILE_MONEY
+        and charge.failure_code == CLOCK_FAILURES.get(charge.payment_method)
         and charge.provider_requested_at is not None
     )
 
