@@ -90,50 +90,39 @@ def test_post_payout_reads_the_balance_under_the_merchant_lock(
         assert warm.post("/v1/payouts", PAYOUT, format="json").status_code == 201
 
 
-@pytest.mark.postgres
-def test_get_charge_reuses_one_prepared_statement(warm, merchant):
+def prepared_runs(like: str) -> list[int]:
+    """How often each statement prepared on this connection whose text is LIKE `like` has run."""
     from django.db import connection
 
     if connection.settings_dict["OPTIONS"].get("prepare_threshold") is None:
         pytest.skip("DB_PREPARED_STATEMENTS=false")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT generic_plans + custom_plans FROM pg_prepared_statements"
+            " WHERE statement LIKE %s",
+            [like],
+        )
+        return [count for (count,) in cursor.fetchall()]
 
-    def runs() -> list[int]:
-        """How often each prepared statement reading a charge has run on this connection."""
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT generic_plans + custom_plans FROM pg_prepared_statements"
-                " WHERE statement LIKE %s",
-                ['%FROM "payments_charge" WHERE id = $1 AND merchant_id = $2 AND livemode = $3'],
-            )
-            return [count for (count,) in cursor.fetchall()]
 
+READ_CHARGE = '%FROM "payments_charge" WHERE id = $1 AND merchant_id = $2 AND livemode = $3'
+INSERT_CHARGE = 'INSERT INTO "payments_charge" %WHERE NOT EXISTS (SELECT 1 FROM %'
+
+
+@pytest.mark.postgres
+def test_get_charge_reuses_one_prepared_statement(warm, merchant):
     charges = [make_charge(merchant) for _ in range(3)]
     assert warm.get(f"/v1/charges/{charges[0].id}").json()["id"] == charges[0].id
-    (before,) = runs()  # one statement
+    (before,) = prepared_runs(READ_CHARGE)  # one statement
     for charge in charges:
         assert warm.get(f"/v1/charges/{charge.id}").json()["id"] == charge.id
-    assert runs() == [before + 3]
+    assert prepared_runs(READ_CHARGE) == [before + 3]
 
 
 @pytest.mark.postgres
 def test_post_charge_reuses_one_prepared_insert(warm):
-    from django.db import connection
-
-    if connection.settings_dict["OPTIONS"].get("prepare_threshold") is None:
-        pytest.skip("DB_PREPARED_STATEMENTS=false")
-
-    def runs() -> list[int]:
-        """How often each prepared statement inserting a charge has run on this connection."""
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT generic_plans + custom_plans FROM pg_prepared_statements"
-                " WHERE statement LIKE %s",
-                ['INSERT INTO "payments_charge" %WHERE NOT EXISTS (SELECT 1 FROM %'],
-            )
-            return [count for (count,) in cursor.fetchall()]
-
     assert warm.post("/v1/charges", MOBILE_MONEY, format="json").status_code == 201
-    (before,) = runs()  # one statement
+    (before,) = prepared_runs(INSERT_CHARGE)  # one statement
     ids = {warm.post("/v1/charges", MOBILE_MONEY, format="json").json()["id"] for _ in range(3)}
     assert len(ids) == 3
-    assert runs() == [before + 3]
+    assert prepared_runs(INSERT_CHARGE) == [before + 3]
