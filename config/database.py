@@ -43,6 +43,12 @@ def _watch(sender, connection, **kwargs) -> None:
     connection.close_if_health_check_failed = close_if_health_check_failed
 
 
+def query_ran(connection) -> None:
+    """For a statement run without Django's cursor (payments.rows): the connection was used."""
+    if "used_at" in connection.__dict__:
+        connection.used_at = time.monotonic()
+
+
 def connect() -> None:
     """From PaymentsConfig.ready."""
     connection_created.connect(_watch, dispatch_uid="database-recent-use")

@@ -23,6 +23,14 @@ def _next_action(charge: Charge) -> dict | None:
     return None
 
 
+# The columns charge_repr reads: a charge read for it alone (GET) reads only these.
+CHARGE_REPR_FIELDS = (
+    "id", "livemode", "amount", "currency", "payment_method", "phone", "network", "status",
+    "description", "metadata", "amount_refunded", "failure_code", "failure_message",
+    "checkout_session_id", "created_at", "updated_at", "next_action",
+)  # fmt: skip
+
+
 def charge_repr(charge: Charge) -> dict:
     """The full charge object (GET, lists, events)."""
     data = {

@@ -5,6 +5,8 @@ converts them, so a row read or written here is the row the ORM would read or wr
 
 from django.db import DEFAULT_DB_ALIAS, connections
 
+from config import database
+
 
 def _run(db, sql: str, params: list, *, answer):
     """Run one of the statements written out here and return `answer(cursor)` (its row, its row
@@ -12,6 +14,12 @@ def _run(db, sql: str, params: list, *, answer):
     connection and its plan reused (planning a statement on the charges table costs the database
     more than running it); the rest of the code keeps Django's client-side binding.
     DB_PREPARED_STATEMENTS=false: no preparing."""
+    kept = db.__dict__.get("_payments_bound_cursor")
+    if kept is not None and not (db.queries_logged or db.execute_wrappers):
+        db.close_if_health_check_failed()
+        db.ensure_connection()
+        if kept[0] is db.connection and not kept[2].closed:
+            return _run_kept(db, kept[2], sql, params, answer=answer)
     with db.cursor() as cursor:
         if db.vendor == "postgresql" and db.connection.prepare_threshold is not None:
             own = cursor.cursor
@@ -23,6 +31,22 @@ def _run(db, sql: str, params: list, *, answer):
                 cursor.cursor = own  # closed with the wrapper; the bound one is kept for next time
         cursor.execute(sql, params)
         return answer(cursor)
+
+
+def _run_kept(db, bound, sql: str, params: list, *, answer):
+    """`_run` on the bound cursor kept from an earlier statement of this connection (PostgreSQL,
+    prepared statements), without building Django's cursor and the wrapper around it (they cost
+    more than the statement): what they do for a statement is done here, in their order (the
+    health check and the connection, by the caller; the thread, a transaction broken by an
+    error, Django's exceptions, the time of the last query). Only while no query is logged or
+    wrapped (tests that count queries, a debug toolbar): those go through Django's cursor."""
+    db.validate_thread_sharing()
+    db.validate_no_broken_transaction()
+    with db.wrap_database_errors:
+        bound.execute(sql, params)
+        result = answer(bound)
+    database.query_ran(db)
+    return result
 
 
 def _first_row(cursor):
@@ -58,30 +82,21 @@ def exists(model, where: str, params: list) -> bool:
     return _run(db, sql, params, answer=_first_row) is not None
 
 
-# How a model's rows are read by read_one, worked out once per model and database.
+# How a model's rows are read by read_one, worked out once per model, database and columns.
 _read_plans: dict[tuple, tuple[str, list[str], list]] = {}
 
 
-def read_one(model, where: str, params: list):
+def read_one(model, where: str, params: list, *, fields: tuple[str, ...] | None = None):
     """The one row of `model` matching `where` (SQL on its own columns), or None. For the most
     frequent reads of the API (merchants poll their charges): the statement and the conversion
     of its columns are worked out once, so that no request pays for the ORM compiling a query;
-    every column is read, and converted, as the ORM would."""
+    each column is read, and converted, as the ORM would. `fields` (attribute names): only
+    those columns are read, the others are deferred as `.only()` defers them."""
     db = connections[DEFAULT_DB_ALIAS]
-    key = (model, db.vendor)
+    key = (model, db.vendor, fields)
     plan = _read_plans.get(key)
     if plan is None:
-        table = model._meta.db_table
-        fields = model._meta.concrete_fields
-        columns = [field.get_col(table) for field in fields]
-        quote = db.ops.quote_name
-        select = f"SELECT {', '.join(quote(f.column) for f in fields)} FROM {quote(table)} WHERE "
-        converters = [
-            (index, column, converters)
-            for index, column in enumerate(columns)
-            if (converters := db.ops.get_db_converters(column) + column.get_db_converters(db))
-        ]
-        plan = _read_plans[key] = (select, [field.attname for field in fields], converters)
+        plan = _read_plans[key] = _read_plan(db, model, fields)
     select, names, converters = plan
     row = _run(db, select + where, params, answer=_first_row)
     if row is None:
@@ -91,6 +106,26 @@ def read_one(model, where: str, params: list):
         for function in functions:
             values[index] = function(values[index], column, db)
     return model.from_db(db.alias, names, values)
+
+
+def _read_plan(db, model, fields: tuple[str, ...] | None) -> tuple[str, list[str], list]:
+    table = model._meta.db_table
+    chosen = [
+        field
+        for field in model._meta.concrete_fields
+        if fields is None or field.attname in fields or field.primary_key
+    ]
+    if fields is not None and len(chosen) != len(set(fields) | {model._meta.pk.attname}):
+        raise ValueError(f"{model.__name__} has no column among some of {fields}")
+    columns = [field.get_col(table) for field in chosen]
+    quote = db.ops.quote_name
+    select = f"SELECT {', '.join(quote(f.column) for f in chosen)} FROM {quote(table)} WHERE "
+    converters = [
+        (index, column, converters)
+        for index, column in enumerate(columns)
+        if (converters := db.ops.get_db_converters(column) + column.get_db_converters(db))
+    ]
+    return select, [field.attname for field in chosen], converters
 
 
 # How a model's rows are inserted, worked out once per model, database and condition.

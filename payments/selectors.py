@@ -97,11 +97,15 @@ def charge_list(*, merchant: Merchant, livemode: bool, filters: dict) -> QuerySe
     return _date_filtered(qs, filters.get("date_from"), filters.get("date_to"))
 
 
-def charge_get(*, merchant: Merchant, livemode: bool, charge_id: str) -> Charge:
+def charge_get(
+    *, merchant: Merchant, livemode: bool, charge_id: str, fields: tuple[str, ...] | None = None
+) -> Charge:
+    """The charge, or ResourceMissing; `fields`: only those columns are read (rows.read_one)."""
     charge = rows.read_one(
         Charge,
         "id = %s AND merchant_id = %s AND livemode = %s",
         [charge_id, merchant.pk, livemode],
+        fields=fields,
     )
     if charge is None:
         raise ResourceMissing("charge", charge_id)

@@ -26,6 +26,7 @@ from payments.api.serializers import (
     RefundCreateIn,
 )
 from payments.representations import (
+    CHARGE_REPR_FIELDS,
     balance_repr,
     balance_transaction_repr,
     charge_created_repr,
@@ -96,7 +97,10 @@ class ChargeDetailView(ApiView):
     )
     def get(self, request, charge_id: str):
         charge = selectors.charge_get(
-            merchant=self.merchant, livemode=self.livemode, charge_id=charge_id
+            merchant=self.merchant,
+            livemode=self.livemode,
+            charge_id=charge_id,
+            fields=CHARGE_REPR_FIELDS,  # not the operator's answers, only what is shown
         )
         return Response(charge_repr(charge))
 

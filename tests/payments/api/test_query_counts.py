@@ -41,6 +41,33 @@ def test_get_charge_is_one_query(warm, merchant, django_assert_num_queries):
     assert response.json()["id"] == charge.id
 
 
+def _charges_of_every_shape(merchant) -> list:
+    from payments.models import Charge
+
+    refunded = succeeded_mobile_money_charge(merchant, amount=20000)
+    Charge.objects.filter(pk=refunded.pk).update(amount_refunded=5000)
+    return [
+        make_charge(merchant, description="Commande 42", metadata={"order": "42"}),
+        make_charge(merchant, status="failed", failure_code="insufficient_funds"),
+        make_charge(merchant, payment_method="card"),  # pending: shows next_action
+        make_charge(merchant, payment_method="card", status="failed", failure_code="declined"),
+        refunded,
+    ]
+
+
+def test_get_charge_reads_only_what_it_shows(warm, merchant, django_assert_num_queries):
+    """The GET reads the columns charge_repr shows, not the operator's answers: each shape of
+    charge is shown as the whole row shows it, and showing it asks for no deferred column."""
+    from payments.models import Charge
+    from payments.representations import charge_repr
+
+    for charge in _charges_of_every_shape(merchant):
+        whole = charge_repr(Charge.objects.get(pk=charge.pk))
+        with django_assert_num_queries(1):
+            response = warm.get(f"/v1/charges/{charge.id}")
+        assert response.json() == whole
+
+
 @pytest.mark.parametrize("rows", [1, 40])
 def test_a_list_is_one_query_plus_one_for_its_cursor(
     warm, merchant, django_assert_num_queries, rows
