@@ -122,3 +122,33 @@ def test_a_task_enqueued_by_a_running_task_is_its_child(broker_db):
     assert own_message == celery_message
     headers = json.loads(raw[0])["headers"]
     assert (headers["root_id"], headers["parent_id"]) == ("beat-root-id", "sweep-task-id")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("ch_0U6x9",),
+        (42,),
+        (1, "po_1"),
+        (-7, 10**30),
+        ("x" * 150,),
+        ("x" * 1500,),
+        ("a'b",),
+        ('a"b',),
+        ("a\\b",),
+        ("line\nbreak",),
+        ("tab\t",),
+        ("\x7f",),
+        ("é",),
+        ("ch_1", None),
+        (1.5,),
+        (True,),
+        ([1, 2],),
+        (),
+    ],
+)
+def test_the_arguments_are_shown_as_celery_shows_them(args):
+    from celery.utils.saferepr import saferepr
+
+    maxsize = app.amqp.argsrepr_maxsize
+    assert broker._argsrepr(args, maxsize) == saferepr(args, maxsize)
