@@ -62,13 +62,16 @@ class AmountField(ContractCodeField):
         return value
 
 
-@extend_schema_field({"type": "string", "enum": Currency.values})
+CURRENCIES = tuple(Currency.values)  # Currency.values builds a new list on every read
+
+
+@extend_schema_field({"type": "string", "enum": list(CURRENCIES)})
 class CurrencyField(ContractCodeField):
     def to_internal_value(self, data):
-        if data not in Currency.values:
+        if type(data) is not str or data not in CURRENCIES:
             raise ValidationError(
                 _("Unsupported currency %(currency)r: use one of %(currencies)s.")
-                % {"currency": data, "currencies": ", ".join(Currency.values)},
+                % {"currency": data, "currencies": ", ".join(CURRENCIES)},
                 code="currency_not_supported",
             )
         return data
@@ -215,7 +218,7 @@ class StrictSerializer(serializers.Serializer):
         attributes; a field with a child or nested fields is still deep-copied, so that what it
         holds is bound to it."""
         return {
-            name: copy.deepcopy(field) if _holds_fields(field) else copy.copy(field)
+            name: copy.deepcopy(field) if _holds_fields(field) else _shallow_copy(field)
             for name, field in self._declared_fields.items()
         }
 
@@ -249,6 +252,13 @@ class StrictSerializer(serializers.Serializer):
                         }
                     )
         return super().to_internal_value(data)
+
+
+def _shallow_copy(field):
+    """copy.copy(field), without its detour through __reduce_ex__ (a fifth of the cost)."""
+    clone = object.__new__(type(field))
+    clone.__dict__.update(field.__dict__)
+    return clone
 
 
 def _holds_fields(field) -> bool:
