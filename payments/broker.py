@@ -76,7 +76,7 @@ class RedisTransport(redis_transport.Transport):
 
 REDIS_TRANSPORT = f"{__name__}:RedisTransport"
 _NO_ROUTE = object()  # remembered: this broker is published to by Celery
-_routes: dict[tuple[int, str], tuple] = {}  # (pid, broker URL) -> (redis client, default queue)
+_routes: dict[tuple, tuple] = {}  # (pid, configuration) -> (redis client, default queue)
 _routes_lock = threading.Lock()
 
 
@@ -87,9 +87,8 @@ def publish(task, args: tuple, *, queue: str | None = None, eta: datetime | None
     the two), without the work Celery spends building it (more than a whole bare request).
     Anywhere else (the embedded broker, tasks run eagerly) Celery sends it. Like apply_async,
     it raises kombu's OperationalError when the broker cannot be reached."""
-    conf = task.app.conf
-    route = _route(conf)
-    if route is None or conf.task_always_eager:
+    route = _route(_statics(task)[1].conf)
+    if route is None:
         task.apply_async(args, queue=queue, eta=eta)
         return
     client, default_queue = route
@@ -104,13 +103,22 @@ def publish(task, args: tuple, *, queue: str | None = None, eta: datetime | None
 def _route(conf) -> tuple | None:
     """The Redis client and default queue of the broker, when its messages are the ones
     `task_message` writes (our transport, no key prefix or priority queues, no routes, JSON over
-    protocol 2); None otherwise. Worked out once per process and broker URL (Celery's settings
-    cost microseconds a lookup)."""
-    url = str(conf.broker_url)
-    key = (os.getpid(), url)
+    protocol 2) and tasks are not run eagerly; None otherwise. Worked out once per process and
+    configuration: reading one of Celery's settings costs up to 40 µs, so the answer is kept
+    under what can change while the process runs (a setting changed on `app.conf`, which Celery
+    keeps in `conf.changes`, and the CELERY_BROKER_URL that `conf.broker_url` reads first)."""
+    changes = conf.changes
+    key = (
+        os.getpid(),
+        id(conf),
+        changes.get("broker_url"),
+        changes.get("task_always_eager"),
+        os.environ.get("CELERY_BROKER_URL"),
+    )
     route = _routes.get(key)
     if route is not None:
         return None if route is _NO_ROUTE else route
+    url = str(conf.broker_url)
     options = conf.broker_transport_options or {}
     direct = (
         conf.broker_transport == REDIS_TRANSPORT
@@ -121,6 +129,7 @@ def _route(conf) -> tuple | None:
         and conf.task_protocol == 2
         and conf.task_serializer == "json"
         and conf.task_default_priority is None
+        and not conf.task_always_eager
     )
     route = _NO_ROUTE
     if direct:

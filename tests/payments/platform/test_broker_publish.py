@@ -104,6 +104,30 @@ def test_an_unreachable_broker_raises_as_celery_does(broker_db):
         broker.publish(tasks.refund_send, ("re_publish",))
 
 
+def test_a_change_of_celerys_settings_while_running_is_followed(broker_db):
+    """The route is kept per configuration: tasks run eagerly once app.conf says so, and a new
+    broker URL gets a client of its own."""
+    route = broker._route(app.conf)
+    assert route is not None
+    app.conf.task_always_eager = True
+    try:
+        assert broker._route(app.conf) is None
+    finally:
+        app.conf.task_always_eager = False
+    assert broker._route(app.conf) is not None
+    url = app.conf.broker_url
+    app.conf.broker_url = _own_database(url)
+    try:
+        other = broker._route(app.conf)
+        assert other is not None and other[0] is not route[0]
+        assert (
+            other[0].connection_pool.connection_kwargs["db"]
+            != (route[0].connection_pool.connection_kwargs["db"])
+        )
+    finally:
+        app.conf.broker_url = url
+
+
 def test_a_task_enqueued_by_a_running_task_is_its_child(broker_db):
     from celery._state import _task_stack
 
