@@ -33,7 +33,8 @@ def _load(path: str):
     return import_string(path)()
 
 
-def _get(livemode: bool, rail: str, label: str):
+def _get(livemode: bool, rail: str, label):
+    """The adapter of `rail` in this mode; `label()` names the rail when none is connected."""
     path = settings.PAYMENT_PROVIDERS.get(_mode(livemode), {}).get(rail)
     if not path:
         # Said in English where it is kept (logs, the charge's provider answers), in the
@@ -43,7 +44,7 @@ def _get(livemode: bool, rail: str, label: str):
                 "%(what)s is not available in %(mode)s mode yet: no provider is connected for it. "
                 "Please retry later."
             ),
-            params={"what": label, "mode": _mode(livemode)},
+            params={"what": label(), "mode": _mode(livemode)},
         )
     return _load(path)
 
@@ -53,7 +54,7 @@ def _label(network: str) -> str:
 
 
 def mobile_money(*, livemode: bool, network: str) -> MobileMoneyProvider:
-    return _get(livemode, network, _label(network))
+    return _get(livemode, network, lambda: _label(network))
 
 
 def payouts(*, livemode: bool, network: str) -> MobileMoneyProvider:
@@ -74,7 +75,7 @@ def payouts_available(*, livemode: bool, network: str) -> bool:
 
 
 def card(*, livemode: bool) -> CardProvider:
-    return _get(livemode, CARD, "Card payment")
+    return _get(livemode, CARD, lambda: "Card payment")
 
 
 def card_available(*, livemode: bool) -> bool:
