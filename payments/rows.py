@@ -4,6 +4,7 @@ them, and on PostgreSQL each is prepared once per connection. Values are convert
 converts them, so a row read or written here is the row the ORM would read or write."""
 
 from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.models import BooleanField, CharField, Field, TextField
 
 from config import database
 
@@ -148,7 +149,7 @@ def insert(instance, *, unless: tuple | None = None) -> bool:
     if plan is None:
         plan = _insert_plans[key] = _insert_plan(db, model, condition)
     statement, fields = plan
-    values = [field.get_db_prep_save(field.pre_save(instance, True), db) for field in fields]
+    values = prepared_values(db, instance, fields)
     inserted = _run(db, statement, values + list(params), answer=_row_count) == 1
     if inserted:
         instance._state.adding = False
@@ -156,11 +157,48 @@ def insert(instance, *, unless: tuple | None = None) -> bool:
     return inserted
 
 
+def prepared_values(db, instance, fields: list[tuple]) -> list:
+    """The values the ORM would send for `fields` (pairs of a field and the one type its value
+    is sent as it is, or None): a text or boolean field holding a value of exactly that type (or
+    a text field holding None) needs none of the ORM's conversions, which for a charge cost more
+    than the rest of the insert in Python."""
+    values = []
+    for field, plain in fields:
+        if plain is not None:
+            value = getattr(instance, field.attname)
+            if type(value) is plain or (value is None and plain is str):
+                values.append(value)
+                continue
+        values.append(field.get_db_prep_save(field.pre_save(instance, True), db))
+    return values
+
+
+def _plain_type(field) -> type | None:
+    """str for a text field, bool for a boolean one, whose every step from the instance to the
+    database is Django's own (no pre_save, no conversion of a value of that type); else None."""
+    kind = type(field)
+    if not (
+        kind.pre_save is Field.pre_save
+        and kind.get_db_prep_save is Field.get_db_prep_save
+        and kind.get_db_prep_value is Field.get_db_prep_value
+    ):
+        return None
+    if kind.get_prep_value in (CharField.get_prep_value, TextField.get_prep_value):
+        return str
+    if kind.get_prep_value is BooleanField.get_prep_value:
+        return bool
+    return None
+
+
 def _insert_plan(db, model, condition: tuple[str, str] | None) -> tuple[str, list]:
     meta = model._meta
-    fields = [field for field in meta.local_concrete_fields if field is not meta.auto_field]
+    fields = [
+        (field, _plain_type(field))
+        for field in meta.local_concrete_fields
+        if field is not meta.auto_field
+    ]
     quote = db.ops.quote_name
-    columns = ", ".join(quote(field.column) for field in fields)
+    columns = ", ".join(quote(field.column) for field, _plain in fields)
     placeholders = ", ".join(["%s"] * len(fields))
     statement = f"INSERT INTO {quote(meta.db_table)} ({columns}) "
     if condition is None:

@@ -153,3 +153,29 @@ def test_post_charge_reuses_one_prepared_insert(warm):
     ids = {warm.post("/v1/charges", MOBILE_MONEY, format="json").json()["id"] for _ in range(3)}
     assert len(ids) == 3
     assert prepared_runs(INSERT_CHARGE) == [before + 3]
+
+
+def test_an_insert_sends_the_values_the_orm_sends(merchant):
+    """rows.insert passes text and boolean values through as they are: for every field of
+    charges of every shape, what it sends is what the ORM's conversions give."""
+    from django.db import connection
+
+    from payments import rows
+    from payments.models import Charge
+
+    fields = rows._insert_plan(connection, Charge, None)[1]
+    plain = {field.attname for field, kind in fields if kind is not None}
+    assert {"id", "livemode", "currency", "status", "description", "phone"} <= plain
+    assert not {"amount", "metadata", "created_at", "merchant_id", "check_count"} & plain
+    for charge in _charges_of_every_shape(merchant):
+        charge = Charge.objects.get(pk=charge.pk)
+        for description in (charge.description, None):
+            charge.description = description  # a text field may also hold None
+            orm = [
+                field.get_db_prep_save(field.pre_save(charge, True), connection)
+                for field, _ in fields
+            ]
+            sent = rows.prepared_values(connection, charge, fields)
+            assert [(type(value), repr(value)) for value in sent] == [
+                (type(value), repr(value)) for value in orm
+            ]
