@@ -21,6 +21,8 @@ from kombu.exceptions import OperationalError
 from kombu.transport import redis as redis_transport
 from redis import exceptions as redis_errors
 
+from payments import redis_thread
+
 ATTEMPTS = 5
 
 
@@ -94,8 +96,11 @@ def publish(task, args: tuple, *, queue: str | None = None, eta: datetime | None
     client, default_queue = route
     queue = queue or default_queue
     message = task_message(task, args, queue=queue, eta=eta)
-    try:
-        client.lpush(queue, message)
+    try:  # on this thread's own connection to the broker (payments.redis_thread)
+        redis_thread.call(
+            client.connection_pool,
+            lambda connection: redis_thread.send(connection, "LPUSH", queue, message),
+        )
     except (redis_errors.ConnectionError, redis_errors.TimeoutError) as exc:
         raise OperationalError(str(exc)) from exc  # as kombu reports a broker it cannot reach
 

@@ -17,19 +17,16 @@ authentication throttle are not applied, and no cached key is trusted (the datab
 import hashlib
 import logging
 import math
-import os
 import secrets
-import threading
 import time
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache, caches
 from django.core.cache.backends.redis import RedisCache
-from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
 
-from payments import throttles
+from payments import redis_thread, throttles
 
 logger = logging.getLogger("payments.api")
 
@@ -151,59 +148,23 @@ return {failures, generation, current, redis.call('GET', KEYS[4])}
 
 ASK_SHA = hashlib.sha1(ASK_SCRIPT.encode()).hexdigest()
 
-_threads = threading.local()
 
-
-class _Own:
-    """A thread's own connection to the cache's Redis, and whether a reply came through it since
-    it was last opened."""
-
-    def __init__(self, pool):
-        self.pool, self.pid = pool, os.getpid()
-        self.connection = pool.connection_class(**pool.connection_kwargs)
-        self.used = False
-
-
-def _own(backend: RedisCache) -> _Own:
-    """This thread's own connection, made with the pool's settings: the request's one command goes
-    straight to it, without the pool's bookkeeping, the client's retries and its observability
-    hooks (a third of the request's Redis cost in CPU)."""
-    pool = redis_client(backend).connection_pool
-    own = getattr(_threads, "own", None)
-    if own is None or own.pool is not pool or own.pid != os.getpid():
-        own = _threads.own = _Own(pool)
-    return own
+def _own(backend: RedisCache):
+    """This thread's own connection to the cache's Redis (payments.redis_thread)."""
+    return redis_thread.own(redis_client(backend).connection_pool)
 
 
 def _eval(backend: RedisCache, keys: list[str], args: list):
     """ASK_SCRIPT's reply: EVALSHA, or EVAL when Redis lost the script (restarted or flushed),
-    which loads it again. A connection that has served before may have been closed by the other
-    end since (a Redis restart, an idle timeout): it is opened again and the command sent once
-    more (not after a timeout: the script may have run)."""
-    own = _own(backend)
-    connection = own.connection
-    while True:
+    which loads it again, on this thread's own connection."""
+
+    def exchange(connection):
         try:
-            try:
-                connection.send_packed_command(
-                    connection.pack_command("EVALSHA", ASK_SHA, len(keys), *keys, *args),
-                    check_health=False,
-                )
-                reply = connection.read_response()
-            except NoScriptError:
-                connection.send_packed_command(
-                    connection.pack_command("EVAL", ASK_SCRIPT, len(keys), *keys, *args),
-                    check_health=False,
-                )
-                reply = connection.read_response()
-        except RedisConnectionError:
-            connection.disconnect()
-            if not own.used:
-                raise
-            own.used = False  # the next attempt opens a new connection
-            continue
-        own.used = True
-        return reply
+            return redis_thread.send(connection, "EVALSHA", ASK_SHA, len(keys), *keys, *args)
+        except NoScriptError:
+            return redis_thread.send(connection, "EVAL", ASK_SCRIPT, len(keys), *keys, *args)
+
+    return redis_thread.call(redis_client(backend).connection_pool, exchange)
 
 
 def _ask_redis(backend: RedisCache, failures_key: str, rate, current, previous):

@@ -104,6 +104,20 @@ def test_an_unreachable_broker_raises_as_celery_does(broker_db):
         broker.publish(tasks.refund_send, ("re_publish",))
 
 
+def test_a_connection_closed_by_redis_is_opened_again_and_the_task_pushed_once(broker_db):
+    from payments import redis_thread
+
+    queue = app.conf.task_default_queue
+    broker.publish(tasks.refund_send, ("re_before",))
+    client, _ = broker._route(app.conf)
+    connection = redis_thread.own(client.connection_pool).connection
+    connection.send_command("CLIENT", "ID")
+    broker_db.client_kill_filter(_id=connection.read_response())  # closed by the other end
+    broker.publish(tasks.refund_send, ("re_after",))
+    pushed = [json.loads(raw)["headers"]["argsrepr"] for raw in broker_db.lrange(queue, 0, -1)]
+    assert pushed == ["('re_after',)", "('re_before',)"]
+
+
 def test_a_change_of_celerys_settings_while_running_is_followed(broker_db):
     """The route is kept per configuration: tasks run eagerly once app.conf says so, and a new
     broker URL gets a client of its own."""
