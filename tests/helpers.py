@@ -38,6 +38,29 @@ def api_client(plaintext: str) -> APIClient:
     return client
 
 
+def next_request() -> None:
+    """What Django does between two requests on this thread."""
+    from django.core.signals import request_finished, request_started
+
+    request_finished.send(sender=None)
+    request_started.send(sender=None)
+
+
+def killed_by_the_server() -> None:
+    """The database server ends this thread's connection, as a restart or a proxy would."""
+    from django.db import connections
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+    finally:
+        other.close()
+
+
 def admin_url(obj, action: str = "change") -> str:
     """The admin page of `obj` as the admin itself links to it: reversed with the quoted id, as
     Django's admin does, which the address shows as the id itself (payments.admin.addresses)."""

@@ -3,8 +3,9 @@ when they have been idle for DB_HEALTH_CHECK_AFTER seconds or more (config/datab
 connection the server closed stands for one that died while idle (a restart, a proxy)."""
 
 import pytest
-from django.core.signals import request_finished, request_started
-from django.db import Error, connection, connections
+from django.db import Error, connection
+
+from tests.helpers import killed_by_the_server, next_request
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -16,28 +17,10 @@ def _fresh_connection():
     connection.close()
 
 
-def next_request() -> None:
-    """What Django does between two requests on this thread."""
-    request_finished.send(sender=None)
-    request_started.send(sender=None)
-
-
 def query() -> int:
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
         return cursor.fetchone()[0]
-
-
-def killed_by_the_server() -> None:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_backend_pid()")
-        pid = cursor.fetchone()[0]
-    other = connections.create_connection("default")
-    try:
-        with other.cursor() as cursor:
-            cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
-    finally:
-        other.close()
 
 
 def test_an_idle_connection_is_checked_and_replaced_when_dead(settings):

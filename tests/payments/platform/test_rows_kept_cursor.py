@@ -5,13 +5,13 @@ after a dead one, Django's exceptions, the time of the last query, and queries t
 counted are seen."""
 
 import pytest
-from django.core.signals import request_finished, request_started
-from django.db import Error, ProgrammingError, connection, connections
+from django.db import Error, ProgrammingError, connection
 from django.test.utils import CaptureQueriesContext
 
 from payments import rows
 from payments.models import Charge
 from tests.factories import make_charge, merchant_with_keys
+from tests.helpers import killed_by_the_server, next_request
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -30,23 +30,8 @@ def charge():
     return make_charge(merchant_with_keys().merchant)
 
 
-def next_request() -> None:
-    request_finished.send(sender=None)
-    request_started.send(sender=None)
-
-
 def read(charge) -> str:
     return rows.read_one(Charge, WHERE, [charge.id]).id
-
-
-def killed_by_the_server() -> None:
-    pid = connection.connection.info.backend_pid
-    other = connections.create_connection("default")
-    try:
-        with other.cursor() as cursor:
-            cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
-    finally:
-        other.close()
 
 
 @pytest.fixture
