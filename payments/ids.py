@@ -1,5 +1,6 @@
 """Public identifiers: a prefix and 24 random characters from [A-Za-z0-9], never sequential."""
 
+import re
 import secrets
 import string
 
@@ -18,6 +19,14 @@ def random_token(length: int) -> str:
     while len(token) < length:
         token += secrets.token_bytes(length + 8).translate(_CHARACTERS, _DROPPED)
     return token[:length].decode()
+
+
+_SHAPE = re.compile(r"[a-z]{2,3}_[A-Za-z0-9]{24}")
+
+
+def looks_like_id(text: str) -> bool:
+    """Whether `text` has the shape of one of our ids (a prefix, `_`, 24 letters and digits)."""
+    return _SHAPE.fullmatch(text) is not None
 
 
 def new_id(prefix: str) -> str:

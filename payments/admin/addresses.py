@@ -7,7 +7,10 @@ quoted ids and unquoting what it is given; the converter below sits between the 
 address itself shows the id."""
 
 from django.contrib.admin.utils import quote, unquote
+from django.db.models import Q
 from django.urls import URLPattern, path, register_converter
+
+from payments import ids
 
 
 class PublicIdConverter:
@@ -39,7 +42,23 @@ def _with_public_id(pattern):
 
 
 class PublicIdAdmin:
-    """A ModelAdmin mixin: the object's pages are addressed by its id as it is."""
+    """A ModelAdmin mixin: the object's pages are addressed by its id as it is, and a search term
+    shaped like one of our ids is looked up exactly."""
 
     def get_urls(self):
         return [_with_public_id(pattern) for pattern in super().get_urls()]
+
+    def get_search_results(self, request, queryset, search_term):
+        """An id pasted into the search box is looked up with `=` in the fields searched by id
+        (the `=` entries of search_fields), which their indexes answer. Django's own `=` is a
+        case-insensitive match (`UPPER(id) = UPPER(…)`) that no index answers, ORed on some
+        pages with substring searches: every search read the whole table. Ids are
+        case-sensitive, so an exact match is also the right one."""
+        term = search_term.strip()
+        exact = [name[1:] for name in self.get_search_fields(request) if name.startswith("=")]
+        if exact and ids.looks_like_id(term):
+            condition = Q()
+            for name in exact:
+                condition |= Q(**{name: term})
+            return queryset.filter(condition), False
+        return super().get_search_results(request, queryset, search_term)

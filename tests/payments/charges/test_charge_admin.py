@@ -35,6 +35,26 @@ def charges(merchant, settings):
     return {"pending": pending, "declined": declined, "card": card, "other": other}
 
 
+def test_an_id_is_searched_exactly_and_by_its_index(staff, charges, merchant):
+    """A pasted id is looked up with = on the id (its primary key index answers), not with
+    Django's case-insensitive match (UPPER(…), no index) ORed with the phone and description
+    substring searches; ids are case-sensitive. Other terms are searched as before."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    card = charges["card"].id
+    with CaptureQueriesContext(connection) as captured:
+        assert listed(staff, f"?q={card}") == {card}
+    searched = [q["sql"] for q in captured if "payments_charge" in q["sql"] and card in q["sql"]]
+    assert searched and not any("UPPER" in sql or "LIKE" in sql for sql in searched)
+    prefix, _, token = card.partition("_")
+    assert listed(staff, f"?q={prefix}_{token.swapcase()}") == set()  # another id
+    assert listed(staff, f"?q=%20{card}%20") == {card}
+    assert listed(staff, "?q=Commande") == {charges["pending"].id}  # not an id: as before
+    ledger = staff.get(f"/admin/payments/ledgerentry/?q={merchant.id}")
+    assert ledger.status_code == 200
+
+
 def listed(client, query="") -> set[str]:
     response = client.get(URL + query)
     assert response.status_code == 200
