@@ -54,6 +54,7 @@ def test_the_readme_examples_run_as_written_against_make_run(tmp_path):
             "https://shop.example.cd/hooks": receiver.url("/hooks"),
             "https://example.cd/hooks": receiver.url("/hooks"),
             "/tmp/payments_client": str(tmp_path / "payments_client"),
+            "-o statement.csv": f"-o {tmp_path / 'statement.csv'}",  # not into the checkout
         }
         script = "\n".join(runnable_blocks())
         for written, here in substitutions.items():
@@ -75,6 +76,7 @@ def test_the_readme_examples_run_as_written_against_make_run(tmp_path):
     assert "n'est pas un choix valide" in output and "is not a valid choice" in output
     assert "Idempotent-Replayed: true" in output
     assert (tmp_path / "payments_client" / "api" / "charges" / "charges_create.py").exists()
+    assert (tmp_path / "statement.csv").read_text(encoding="utf-8-sig").startswith("id,created_at,")
 
 
 def expecting_errors(lines) -> str:
