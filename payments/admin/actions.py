@@ -19,12 +19,16 @@ def ask_again(
     *,
     refresh: Callable[[str], object],
     noun: str = "",
+    none: str = "",
 ) -> list:
     """Ask the provider again where each object stands, one after the other, through its
     service's refresh (which asks outside any transaction, then applies the answer under the row
     lock). A provider that cannot be asked (ApiError) is reported for that object; the others are
-    still asked. With `noun`, each answer is shown ("Payout po_…: succeeded."). Returns the
-    objects as they now stand."""
+    still asked. With `noun`, each answer is shown ("Payout po_…: succeeded."); with `none`, that
+    message is shown when there is nothing to ask about. Returns the objects as they now stand."""
+    ids = list(ids)
+    if not ids and none:
+        model_admin.message_user(request, none, messages.INFO)
     refreshed = []
     for object_id in ids:
         try:

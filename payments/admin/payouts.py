@@ -182,11 +182,8 @@ class PayoutAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.ModelAd
             sent,
             refresh=lambda pk: payout_services.payout_refresh(payout_id=pk),
             noun="Payout",
+            none="None of the selected payouts is pending at its operator.",
         )
-        if not sent:
-            self.message_user(
-                request, "None of the selected payouts is pending at its operator.", messages.INFO
-            )
 
     def _resolve(self, request, queryset, *, succeeded: bool, action: str):
         waiting = list(

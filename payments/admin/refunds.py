@@ -113,9 +113,8 @@ class RefundAdmin(PublicIdAdmin, ReadOnlyMixin, admin.ModelAdmin):
             pending,
             refresh=lambda pk: refunds.refund_refresh(refund_id=pk),
             noun="Refund",
+            none="None of the selected refunds is pending.",
         )
-        if not pending:
-            self.message_user(request, "None of the selected refunds is pending.", messages.INFO)
 
     def _resolve(self, request, queryset, *, succeeded: bool, action: str):
         waiting = list(

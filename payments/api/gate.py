@@ -149,11 +149,6 @@ return {failures, generation, current, redis.call('GET', KEYS[4])}
 ASK_SHA = hashlib.sha1(ASK_SCRIPT.encode()).hexdigest()
 
 
-def _own(backend: RedisCache):
-    """This thread's own connection to the cache's Redis (payments.redis_thread)."""
-    return redis_thread.own(redis_client(backend).connection_pool)
-
-
 def _eval(backend: RedisCache, keys: list[str], args: list):
     """ASK_SCRIPT's reply: EVALSHA, or EVAL when Redis lost the script (restarted or flushed),
     which loads it again, on this thread's own connection."""

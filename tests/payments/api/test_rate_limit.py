@@ -67,6 +67,7 @@ def test_the_limit_is_the_keys_whatever_the_client_and_refusals_do_not_count():
 def test_redis_forgetting_the_script_or_dropping_the_connection_loses_no_count():
     from django.core.cache import caches
 
+    from payments import redis_thread
     from payments.api import gate
 
     created = merchant_with_keys()
@@ -77,7 +78,7 @@ def test_redis_forgetting_the_script_or_dropping_the_connection_loses_no_count()
         assert codes(client, 1) == [200]
         other.script_flush()  # as after a restart: EVALSHA answers NOSCRIPT
         assert codes(client, 1) == [200]
-        connection = gate._own(backend).connection
+        connection = redis_thread.own(other.connection_pool).connection
         connection.send_command("CLIENT", "ID")
         other.client_kill_filter(_id=connection.read_response())  # closed by the other end
         assert codes(client, 2) == [200, 429]
