@@ -3,8 +3,19 @@ of a charge, a new charge, whether a network is closed): no request pays for the
 them, and on PostgreSQL each is prepared once per connection. Values are converted as the ORM
 converts them, so a row read or written here is the row the ORM would read or write."""
 
+from collections.abc import Callable
+from datetime import datetime
+
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import BooleanField, CharField, Field, TextField
+from django.db.models import (
+    BooleanField,
+    CharField,
+    DateTimeField,
+    Field,
+    ForeignKey,
+    IntegerField,
+    TextField,
+)
 
 from config import database
 
@@ -158,47 +169,80 @@ def insert(instance, *, unless: tuple | None = None) -> bool:
 
 
 def prepared_values(db, instance, fields: list[tuple]) -> list:
-    """The values the ORM would send for `fields` (pairs of a field and the one type its value
-    is sent as it is, or None): a text or boolean field holding a value of exactly that type (or
-    a text field holding None) needs none of the ORM's conversions, which for a charge cost more
-    than the rest of the insert in Python."""
+    """The values the ORM would send for `fields` (each a field and its `_shortcut`). A value of
+    a type its field's shortcut names is sent through that shortcut: the very conversion the
+    ORM ends with, without the steps before it that leave such a value as it is (for a charge,
+    those steps cost more than the rest of the insert in Python). Any other value goes the
+    ORM's whole way."""
     values = []
-    for field, plain in fields:
-        if plain is not None:
+    ops = db.ops
+    for field, shortcut in fields:
+        if shortcut is not None:
             value = getattr(instance, field.attname)
-            if type(value) is plain or (value is None and plain is str):
-                values.append(value)
+            kind = type(value)
+            types, convert = shortcut
+            if kind in types and (kind is not datetime or value.tzinfo is not None):
+                values.append(value if convert is None or value is None else convert(ops, value))
                 continue
         values.append(field.get_db_prep_save(field.pre_save(instance, True), db))
     return values
 
 
-def _plain_type(field) -> type | None:
-    """str for a text field, bool for a boolean one, whose every step from the instance to the
-    database is Django's own (no pre_save, no conversion of a value of that type); else None."""
+_NONE = type(None)
+
+
+def _shortcut(db, field) -> tuple[tuple[type, ...], Callable | None] | None:
+    """(the value types, the conversion) for which `field`'s way to the database (pre_save,
+    get_db_prep_save) comes down to one conversion: None (sent as it is) or one of the database
+    operations' adapters, called as conversion(connection.ops, value); None for a field with no
+    such shortcut. Only Django's own field
+    methods qualify: a field class that overrides one of them goes the whole way."""
     kind = type(field)
-    if not (
-        kind.pre_save is Field.pre_save
-        and kind.get_db_prep_save is Field.get_db_prep_save
-        and kind.get_db_prep_value is Field.get_db_prep_value
-    ):
+    if isinstance(field, ForeignKey):  # a key is sent as its target field sends it
+        target = _shortcut(db, field.target_field)
+        plain_text = ((str, _NONE), None)
+        if (
+            kind.get_db_prep_save is ForeignKey.get_db_prep_save
+            and kind.pre_save is Field.pre_save
+            and target == plain_text
+            and not db.features.interprets_empty_strings_as_nulls
+        ):
+            return plain_text
         return None
-    if kind.get_prep_value in (CharField.get_prep_value, TextField.get_prep_value):
-        return str
-    if kind.get_prep_value is BooleanField.get_prep_value:
-        return bool
+    if kind.get_db_prep_save is not Field.get_db_prep_save:
+        return None
+    if kind.pre_save is Field.pre_save and kind.get_db_prep_value is Field.get_db_prep_value:
+        if kind.get_prep_value in (CharField.get_prep_value, TextField.get_prep_value):
+            return (str, _NONE), None
+        if kind.get_prep_value is BooleanField.get_prep_value:
+            return (bool,), None
+        return None
+    if (
+        kind.pre_save is Field.pre_save
+        and kind.get_prep_value is IntegerField.get_prep_value
+        and kind.get_db_prep_value is IntegerField.get_db_prep_value
+    ):
+        internal_type = field.get_internal_type()
+        return (int, _NONE), lambda ops, value: ops.adapt_integerfield_value(value, internal_type)
+    if (
+        kind.pre_save is DateTimeField.pre_save
+        and not (field.auto_now or field.auto_now_add)
+        and kind.get_prep_value is DateTimeField.get_prep_value
+        and kind.get_db_prep_value is DateTimeField.get_db_prep_value
+    ):
+        return (datetime, _NONE), type(db.ops).adapt_datetimefield_value  # an aware datetime
     return None
 
 
 def _insert_plan(db, model, condition: tuple[str, str] | None) -> tuple[str, list]:
     meta = model._meta
     fields = [
-        (field, _plain_type(field))
+        (field, _shortcut(db, field))
         for field in meta.local_concrete_fields
         if field is not meta.auto_field
     ]
     quote = db.ops.quote_name
-    columns = ", ".join(quote(field.column) for field, _plain in fields)
+    columns = ", ".join(quote(field.column) for field, _how in fields)
     placeholders = ", ".join(["%s"] * len(fields))
     statement = f"INSERT INTO {quote(meta.db_table)} ({columns}) "
     if condition is None:

@@ -156,26 +156,50 @@ def test_post_charge_reuses_one_prepared_insert(warm):
 
 
 def test_an_insert_sends_the_values_the_orm_sends(merchant):
-    """rows.insert passes text and boolean values through as they are: for every field of
-    charges of every shape, what it sends is what the ORM's conversions give."""
+    """rows.insert sends text, boolean, integer, datetime and key values of their usual types
+    through the ORM's last conversion only: for every field of charges of every shape, and for
+    values of unusual types (which go the ORM's whole way), what it sends is what the ORM's
+    conversions give."""
+    import warnings
+    from datetime import datetime
+
     from django.db import connection
 
     from payments import rows
     from payments.models import Charge
 
     fields = rows._insert_plan(connection, Charge, None)[1]
-    plain = {field.attname for field, kind in fields if kind is not None}
-    assert {"id", "livemode", "currency", "status", "description", "phone"} <= plain
-    assert not {"amount", "metadata", "created_at", "merchant_id", "check_count"} & plain
+    short = {field.attname for field, how in fields if how is not None}
+    assert {
+        "id", "livemode", "currency", "status", "description", "phone", "amount", "check_count",
+        "created_at", "finalized_at", "merchant_id", "checkout_session_id",
+    } <= short  # fmt: skip
+    assert not {"metadata", "provider_raw", "next_action"} & short
+
+    def shapes(charge):
+        yield charge
+        for name, value in (
+            ("description", None),  # a text field may also hold None
+            ("amount", True),  # a bool is no integer here
+            ("amount", "2500"),  # nor is text
+            ("check_count", None),
+            ("finalized_at", datetime(2026, 11, 25, 9, 30)),  # naive: made aware, with a warning
+            ("finalized_at", "2026-11-25T09:30:00+01:00"),
+            ("checkout_session_id", ""),
+        ):
+            changed = Charge.objects.get(pk=charge.pk)
+            setattr(changed, name, value)
+            yield changed
+
     for charge in _charges_of_every_shape(merchant):
-        charge = Charge.objects.get(pk=charge.pk)
-        for description in (charge.description, None):
-            charge.description = description  # a text field may also hold None
-            orm = [
-                field.get_db_prep_save(field.pre_save(charge, True), connection)
-                for field, _ in fields
-            ]
-            sent = rows.prepared_values(connection, charge, fields)
+        for shape in shapes(Charge.objects.get(pk=charge.pk)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                orm = [
+                    field.get_db_prep_save(field.pre_save(shape, True), connection)
+                    for field, _ in fields
+                ]
+                sent = rows.prepared_values(connection, shape, fields)
             assert [(type(value), repr(value)) for value in sent] == [
                 (type(value), repr(value)) for value in orm
             ]
