@@ -167,7 +167,11 @@ class Charge(models.Model):
         "ID", primary_key=True, max_length=40, default=ids.charge_id, editable=False
     )
     merchant = models.ForeignKey(
-        Merchant, verbose_name=_("merchant"), on_delete=models.PROTECT, related_name="charges"
+        Merchant,
+        verbose_name=_("merchant"),
+        on_delete=models.PROTECT,
+        related_name="charges",
+        db_index=False,  # charge_list_idx begins with it (migration 0013)
     )
     livemode = models.BooleanField(_("live mode"), default=False)
     amount = models.BigIntegerField(_("amount (minor units)"))

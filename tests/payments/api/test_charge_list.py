@@ -344,3 +344,22 @@ def test_first_page_is_read_from_an_index_in_order(merchant, filters, index):
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert index in plan, plan
     assert "Sort" not in plan, plan
+
+
+@pytest.mark.postgres
+def test_charges_keep_only_the_indexes_a_query_uses():
+    """Every new charge writes each index of the table: the merchant's own index (a prefix of
+    the list indexes) and the LIKE copies of the id columns are gone (migration 0013)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'payments_charge'")
+        names = {name for (name,) in cursor.fetchall()}
+    assert names == {
+        "payments_charge_pkey",
+        "charge_list_idx",
+        "charge_list_status_idx",
+        "charge_list_network_idx",
+        "charge_pending_check_idx",
+        "charge_reconcile_due_idx",
+        "charge_mm_finalized_idx",
+        "payments_charge_checkout_session_id_38e9aba6",  # a session's charges
+    }
