@@ -195,8 +195,8 @@ def _shortcut(db, field) -> tuple[tuple[type, ...], Callable | None] | None:
     """(the value types, the conversion) for which `field`'s way to the database (pre_save,
     get_db_prep_save) comes down to one conversion: None (sent as it is) or one of the database
     operations' adapters, called as conversion(connection.ops, value); None for a field with no
-    such shortcut. Only Django's own field
-    methods qualify: a field class that overrides one of them goes the whole way."""
+    such shortcut. Only Django's own field methods qualify: a field class that overrides one of
+    them goes the whole way."""
     kind = type(field)
     if isinstance(field, ForeignKey):  # a key is sent as its target field sends it
         target = _shortcut(db, field.target_field)

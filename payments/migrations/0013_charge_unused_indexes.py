@@ -29,19 +29,18 @@ def _concurrently(schema_editor) -> str:
 
 
 def drop(apps, schema_editor):
-    quote = schema_editor.quote_name
+    quote, concurrently = schema_editor.quote_name, _concurrently(schema_editor)
     for name in UNUSED:
-        schema_editor.execute(f"DROP INDEX{_concurrently(schema_editor)} IF EXISTS {quote(name)}")
+        schema_editor.execute(f"DROP INDEX{concurrently} IF EXISTS {quote(name)}")
 
 
 def build(apps, schema_editor):
-    quote = schema_editor.quote_name
-    postgresql = schema_editor.connection.vendor == "postgresql"
+    quote, concurrently = schema_editor.quote_name, _concurrently(schema_editor)
     for name, (column, opclass) in UNUSED.items():
-        if opclass and not postgresql:
-            continue  # only PostgreSQL has them
+        if opclass and not concurrently:
+            continue  # the LIKE copies exist on PostgreSQL only
         schema_editor.execute(
-            f"CREATE INDEX{_concurrently(schema_editor)} IF NOT EXISTS {quote(name)} "
+            f"CREATE INDEX{concurrently} IF NOT EXISTS {quote(name)} "
             f"ON {quote(TABLE)} ({quote(column)}{' ' + opclass if opclass else ''})"
         )
 
