@@ -296,6 +296,9 @@ SPECTACULAR_SETTINGS = {
 # --- Payments -------------------------------------------------------------------------------
 SANDBOX_MOBILE_MONEY_DELAY = env.float("SANDBOX_MOBILE_MONEY_DELAY", default=3)
 MOBILE_MONEY_PROMPT_TIMEOUT = env.int("MOBILE_MONEY_PROMPT_TIMEOUT", default=300)
+# A balance that adds up this many ledger rows one by one asks a worker for a checkpoint of them
+# (services.ledger): a balance then costs the same at ten million rows as at ten thousand.
+LEDGER_CHECKPOINT_ROWS = env.int("LEDGER_CHECKPOINT_ROWS", default=10_000)
 CARD_PAYMENT_TIMEOUT = env.int("CARD_PAYMENT_TIMEOUT", default=3600)
 # Seconds a mobile money charge failed by our clock is still asked about (late payments),
 # and the growing waits between those checks (the last one repeats until the window ends).

@@ -414,15 +414,36 @@ class Payout(models.Model):
         return self.id
 
 
-class LedgerEntryQuerySet(models.QuerySet):
+class AppendOnlyQuerySet(models.QuerySet):
+    """Rows of money's history: written once, never updated or deleted (PostgreSQL's triggers
+    refuse it too, whoever sends the statement)."""
+
     def update(self, **kwargs):
-        raise TypeError("ledger rows are never updated")
+        raise TypeError(f"{self.model.APPEND_ONLY} are never updated")
 
     def delete(self):
-        raise TypeError("ledger rows are never deleted")
+        raise TypeError(f"{self.model.APPEND_ONLY} are never deleted")
 
 
-class LedgerEntry(models.Model):
+class AppendOnlyModel(models.Model):
+    APPEND_ONLY = "rows"
+
+    objects = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise TypeError(f"{self.APPEND_ONLY} are never updated")
+        kwargs["force_insert"] = True
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError(f"{self.APPEND_ONLY} are never deleted")
+
+
+class LedgerEntry(AppendOnlyModel):
     """One movement of a merchant's money: append-only, written by the same locked state change
     that causes it. A balance is the sum of these rows, never a counter edited in place.
     Each source moves money of a given type at most once (the unique constraint)."""
@@ -467,8 +488,17 @@ class LedgerEntry(models.Model):
         verbose_name=_("payout"),
     )
     created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+    epoch = models.PositiveIntegerField(
+        _("epoch"),
+        default=0,
+        editable=False,
+        help_text=_(
+            "How many balance checkpoints its merchant, mode and currency had when it was "
+            "written: the next one adds it up."
+        ),
+    )
 
-    objects = LedgerEntryQuerySet.as_manager()
+    APPEND_ONLY = "ledger rows"
 
     class Meta:
         verbose_name = _("ledger entry")
@@ -478,7 +508,13 @@ class LedgerEntry(models.Model):
             models.Index(
                 fields=["merchant", "livemode", "-created_at", "-id"], name="ledger_list_idx"
             ),
-            models.Index(fields=["merchant", "livemode", "currency"], name="ledger_balance_idx"),
+            # The rows a balance still adds up one by one: those since the last checkpoint
+            # (PostgreSQL reads their amounts from the index alone).
+            models.Index(
+                fields=["merchant", "livemode", "currency", "epoch"],
+                include=["amount"],
+                name="ledger_epoch_idx",
+            ),
         ]
         constraints = [
             models.UniqueConstraint(fields=["type", "source"], name="ledger_once_per_source"),
@@ -488,14 +524,46 @@ class LedgerEntry(models.Model):
     def __str__(self) -> str:
         return self.id
 
-    def save(self, *args, **kwargs):
-        if not self._state.adding:
-            raise TypeError("ledger rows are never updated")
-        kwargs["force_insert"] = True
-        super().save(*args, **kwargs)
 
-    def delete(self, *args, **kwargs):
-        raise TypeError("ledger rows are never deleted")
+class BalanceCheckpoint(AppendOnlyModel):
+    """What every ledger row of one merchant, mode and currency written before `epoch` adds up
+    to, so that a balance sums only the rows since (services.ledger). Written under a lock that
+    waits for every transaction writing such rows, so no row of an earlier epoch can appear
+    after it; append-only, like the ledger."""
+
+    merchant = models.ForeignKey(
+        Merchant,
+        verbose_name=_("merchant"),
+        on_delete=models.PROTECT,
+        related_name="+",
+        db_index=False,  # balance_checkpoint_once begins with it
+    )
+    livemode = models.BooleanField(_("live mode"))
+    currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
+    epoch = models.PositiveIntegerField(
+        _("epoch"), help_text=_("Rows of the epochs before this one are added up here.")
+    )
+    total = models.BigIntegerField(_("total (minor units)"))
+    entries = models.BigIntegerField(_("ledger rows"))
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+
+    APPEND_ONLY = "balance checkpoints"
+
+    class Meta:
+        verbose_name = _("balance checkpoint")
+        verbose_name_plural = _("balance checkpoints")
+        ordering = ["-epoch"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["merchant", "livemode", "currency", "epoch"], name="balance_checkpoint_once"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(epoch__gte=1), name="balance_checkpoint_epoch"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.merchant_id} {self.currency} #{self.epoch}"
 
 
 class NetworkState(models.Model):

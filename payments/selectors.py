@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import Count, F, Prefetch, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -146,23 +147,45 @@ def payout_get(*, merchant: Merchant, livemode: bool, payout_id: str) -> Payout:
     return payout
 
 
-def balance_available(*, merchant: Merchant | str, livemode: bool, currency: str) -> int:
-    """The sum of the ledger for one mode and currency: what the merchant holds there."""
-    total = LedgerEntry.objects.filter(
-        merchant=merchant, livemode=livemode, currency=currency
-    ).aggregate(total=Sum("amount"))["total"]
-    return total or 0
+# One currency's balance in one statement, so that it reads the ledger and the checkpoints in the
+# same snapshot (a checkpoint committed between two statements would count its rows twice): the
+# last checkpoint's total plus the rows written since (those of its epoch), and how many they are.
+_BALANCE_SQL = """
+SELECT CAST(%s AS VARCHAR(3)),
+    COALESCE((SELECT total FROM payments_balancecheckpoint
+              WHERE merchant_id = %s AND livemode = %s AND currency = %s
+              ORDER BY epoch DESC LIMIT 1), 0) + COALESCE(SUM(amount), 0),
+    COUNT(*)
+FROM payments_ledgerentry
+WHERE merchant_id = %s AND livemode = %s AND currency = %s
+    AND epoch = COALESCE((SELECT epoch FROM payments_balancecheckpoint
+                          WHERE merchant_id = %s AND livemode = %s AND currency = %s
+                          ORDER BY epoch DESC LIMIT 1), 0)
+"""
+
+
+def balance_sums(
+    *, merchant: Merchant | str, livemode: bool, currencies: tuple[str, ...] | None = None
+) -> dict[str, tuple[int, int]]:
+    """currency → (available, ledger rows since its last balance checkpoint), for each of
+    `currencies` (every currency when None), in one statement. Available is the sum of every
+    ledger row of that mode and currency: the last checkpoint's total (services.ledger) and the
+    rows written since, which are all this reads one by one."""
+    merchant_id = merchant if isinstance(merchant, str) else merchant.pk
+    currencies = currencies or tuple(Currency.values)
+    key = [merchant_id, livemode]
+    params: list = []
+    for currency in currencies:
+        params += [currency, *key, currency, *key, currency, *key, currency]
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join([_BALANCE_SQL] * len(currencies)), params)
+        return {currency: (int(total), rows) for currency, total, rows in cursor.fetchall()}
 
 
 def balance_get(*, merchant: Merchant, livemode: bool) -> dict[str, int]:
-    """Every currency's available amount, each one a sum of the ledger (0 when nothing moved)."""
-    sums = dict(
-        LedgerEntry.objects.filter(merchant=merchant, livemode=livemode)
-        .values("currency")
-        .annotate(total=Sum("amount"))
-        .values_list("currency", "total")
-    )
-    return {currency: sums.get(currency) or 0 for currency in Currency.values}
+    """Every currency's available amount, each one the sum of its ledger (0 when nothing moved)."""
+    sums = balance_sums(merchant=merchant, livemode=livemode)
+    return {currency: available for currency, (available, _rows) in sums.items()}
 
 
 def ledger_of(*, merchant: Merchant, livemode: bool) -> QuerySet:

@@ -3,7 +3,7 @@ decided by payments.services.queues."""
 
 from celery import shared_task
 
-from payments.services import charges, idempotency, payouts, refunds
+from payments.services import charges, idempotency, ledger, payouts, refunds
 
 
 @shared_task(acks_late=True)
@@ -64,6 +64,11 @@ def payouts_send_unsent() -> int:
 @shared_task
 def payouts_poll_due() -> int:
     return payouts.payouts_poll_due()
+
+
+@shared_task
+def balance_checkpoint(merchant_id: str, livemode: bool, currency: str) -> None:
+    ledger.ledger_checkpoint_due(merchant_id=merchant_id, livemode=livemode, currency=currency)
 
 
 @shared_task

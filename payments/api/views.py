@@ -36,7 +36,7 @@ from payments.representations import (
     payout_repr,
     refund_repr,
 )
-from payments.services import charges, payouts, refunds
+from payments.services import charges, ledger, payouts, refunds
 from payments.statement import statement_lines
 
 
@@ -279,7 +279,11 @@ class BalanceView(ApiView):
         examples=examples.BALANCE_RETRIEVE,
     )
     def get(self, request):
-        available = selectors.balance_get(merchant=self.merchant, livemode=self.livemode)
+        sums = selectors.balance_sums(merchant=self.merchant, livemode=self.livemode)
+        ledger.ledger_checkpoints_ask(
+            merchant_id=self.merchant.pk, livemode=self.livemode, sums=sums
+        )
+        available = {currency: amount for currency, (amount, _rows) in sums.items()}
         return Response(balance_repr(livemode=self.livemode, available=available))
 
 

@@ -1,6 +1,15 @@
 """The ledger: one immutable row per movement of a merchant's money, written by the locked state
 change that causes it, in its transaction. A balance is a sum of rows, never a counter.
 
+Balance checkpoints keep that sum cheap for a merchant with millions of rows. Each row records
+its epoch: how many checkpoints its merchant, mode and currency had when it was written. A
+checkpoint adds up the rows of the current epoch onto the previous checkpoint's total and opens
+the next epoch, so a balance is the last checkpoint's total plus the rows of its epoch
+(selectors.balance_sums, one statement). Correct only if no row of an epoch can appear once its
+checkpoint is written: every writer holds a shared lock on its merchant, mode and currency from
+before it reads the epoch until its transaction ends, and the checkpoint takes the same lock
+exclusively, so it waits for every transaction still writing rows and none starts meanwhile.
+
     charge succeeded         + amount   (charge)
     late payment             + amount   (late_payment: paid after the charge failed)
     refund reserved          − amount   (refund)
@@ -9,12 +18,16 @@ change that causes it, in its transaction. A balance is a sum of rows, never a c
     payout failed            + amount   (payout_failure)
 """
 
+import hashlib
+import logging
 from dataclasses import dataclass
 
-from django.db import connection
+from django.conf import settings
+from django.db import connection, transaction
 from django.db.models import Count, Q, Sum
 
 from payments.models import (
+    BalanceCheckpoint,
     Charge,
     ChargeStatus,
     LedgerEntry,
@@ -24,6 +37,9 @@ from payments.models import (
     Refund,
     RefundStatus,
 )
+from payments.services import queues
+
+log = logging.getLogger(__name__)
 
 SIGN = {
     LedgerType.CHARGE: 1,
@@ -42,6 +58,8 @@ def ledger_record(*, type: str, source: Charge | Refund | Payout) -> LedgerEntry
     if not connection.in_atomic_block:
         raise RuntimeError("a ledger row is written only inside its state change's transaction")
     charge = source if isinstance(source, Charge) else getattr(source, "charge", None)
+    key = (source.merchant_id, source.livemode, source.currency)
+    _lock(*key, exclusive=False)  # held until the transaction ends: see the module's docstring
     return LedgerEntry.objects.create(
         merchant_id=source.merchant_id,
         livemode=source.livemode,
@@ -52,7 +70,94 @@ def ledger_record(*, type: str, source: Charge | Refund | Payout) -> LedgerEntry
         charge=charge,
         refund=source if isinstance(source, Refund) else None,
         payout=source if isinstance(source, Payout) else None,
+        epoch=_last_checkpoint(*key)[0],  # read after the lock, by a statement of its own
     )
+
+
+# The advisory locks of balance checkpoints: PostgreSQL's two-key space (the idempotency layer's
+# are single keys, a space of their own), this class of lock and a hash of the merchant, mode and
+# currency. Two keys sharing a hash only wait for each other.
+_LOCK_CLASS = 0x4C454447
+
+
+def _lock(merchant_id: str, livemode: bool, currency: str, *, exclusive: bool) -> None:
+    """Lock a merchant's mode and currency for this transaction: shared by the transactions that
+    write ledger rows, exclusive for a checkpoint. SQLite runs one writing transaction at a time
+    (transaction_mode IMMEDIATE), which is stronger."""
+    if connection.vendor != "postgresql":
+        return
+    digest = hashlib.blake2b(f"{merchant_id}:{int(livemode)}:{currency}".encode(), digest_size=4)
+    key = int.from_bytes(digest.digest(), "big", signed=True)
+    function = "pg_advisory_xact_lock" if exclusive else "pg_advisory_xact_lock_shared"
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {function}(%s, %s)", [_LOCK_CLASS, key])
+
+
+def _last_checkpoint(merchant_id: str, livemode: bool, currency: str) -> tuple[int, int, int]:
+    """(epoch, total, entries) of the last checkpoint; (0, 0, 0) before the first."""
+    last = (
+        BalanceCheckpoint.objects.filter(
+            merchant_id=merchant_id, livemode=livemode, currency=currency
+        )
+        .order_by("-epoch")
+        .values_list("epoch", "total", "entries")
+        .first()
+    )
+    return last or (0, 0, 0)
+
+
+def ledger_checkpoint(
+    *, merchant_id: str, livemode: bool, currency: str, every: int = 1
+) -> BalanceCheckpoint | None:
+    """Add up the rows written since the last checkpoint of a merchant's mode and currency into
+    a new one, when there are at least `every` of them; None otherwise. Waits for the
+    transactions still writing such rows (the module's docstring)."""
+    with transaction.atomic():
+        _lock(merchant_id, livemode, currency, exclusive=True)
+        epoch, total, entries = _last_checkpoint(merchant_id, livemode, currency)
+        since = LedgerEntry.objects.filter(
+            merchant_id=merchant_id, livemode=livemode, currency=currency, epoch=epoch
+        ).aggregate(n=Count("id"), total=Sum("amount"))
+        if since["n"] == 0 or since["n"] < every:
+            return None
+        return BalanceCheckpoint.objects.create(
+            merchant_id=merchant_id,
+            livemode=livemode,
+            currency=currency,
+            epoch=epoch + 1,
+            total=total + since["total"],
+            entries=entries + since["n"],
+        )
+
+
+def ledger_checkpoint_due(
+    *, merchant_id: str, livemode: bool, currency: str
+) -> BalanceCheckpoint | None:
+    """The checkpoint a balance asked for: written when at least LEDGER_CHECKPOINT_ROWS rows
+    came since the last one (a second task for the same rows finds too few and does nothing)."""
+    return ledger_checkpoint(
+        merchant_id=merchant_id,
+        livemode=livemode,
+        currency=currency,
+        every=settings.LEDGER_CHECKPOINT_ROWS,
+    )
+
+
+def ledger_checkpoints_ask(
+    *, merchant_id: str, livemode: bool, sums: dict[str, tuple[int, int]]
+) -> None:
+    """A checkpoint task for each currency of `sums` (selectors.balance_sums) whose balance
+    added up at least LEDGER_CHECKPOINT_ROWS rows one by one. Best effort: the balance was right
+    anyway, so a broker out of reach is logged and the next balance asks again."""
+    for currency, (_available, rows) in sums.items():
+        if rows < settings.LEDGER_CHECKPOINT_ROWS:
+            continue
+        try:
+            queues.balance_checkpoint_enqueue(
+                merchant_id=merchant_id, livemode=livemode, currency=currency
+            )
+        except Exception:
+            log.exception("balance checkpoint of %s %s not enqueued", merchant_id, currency)
 
 
 @dataclass(frozen=True)
@@ -124,4 +229,42 @@ def ledger_check() -> list[Discrepancy]:
     ).values_list("merchant_id", "livemode", "currency", "id")
     for merchant_id, livemode, currency, entry_id in unlinked:
         problems.append(Discrepancy(merchant_id, livemode, currency, f"{entry_id} has no source"))
+    return problems + _checkpoint_problems()
+
+
+def _checkpoint_problems() -> list[Discrepancy]:
+    """Each balance checkpoint must hold exactly the count and sum of its rows (those of the
+    epochs before it), and no row may be of an epoch after the last checkpoint."""
+    epochs: dict[tuple, dict[int, tuple[int, int]]] = {}
+    rows = LedgerEntry.objects.values("merchant_id", "livemode", "currency", "epoch").annotate(
+        n=Count("id"), total=Sum("amount")
+    )
+    for row in rows:
+        key = (row["merchant_id"], row["livemode"], row["currency"])
+        epochs.setdefault(key, {})[row["epoch"]] = (row["n"], row["total"] or 0)
+    checkpoints: dict[tuple, list] = {}
+    for checkpoint in BalanceCheckpoint.objects.order_by("epoch"):
+        key = (checkpoint.merchant_id, checkpoint.livemode, checkpoint.currency)
+        checkpoints.setdefault(key, []).append(checkpoint)
+    problems = []
+    for key in sorted(set(epochs) | set(checkpoints), key=str):
+        of_key, last = epochs.get(key, {}), 0
+        for checkpoint in checkpoints.get(key, []):
+            before = [value for epoch, value in of_key.items() if epoch < checkpoint.epoch]
+            counted = (sum(n for n, _ in before), sum(total for _, total in before))
+            if (checkpoint.entries, checkpoint.total) != counted or checkpoint.epoch != last + 1:
+                problems.append(
+                    Discrepancy(
+                        *key,
+                        f"balance checkpoint {checkpoint.epoch} holds "
+                        f"({checkpoint.entries}, {checkpoint.total}) (rows, sum), "
+                        f"its rows add up to {counted}",
+                    )
+                )
+            last = checkpoint.epoch
+        stray = sorted(epoch for epoch in of_key if epoch > last)
+        if stray:
+            problems.append(
+                Discrepancy(*key, f"rows of epoch {stray[0]}, after the last checkpoint")
+            )
     return problems

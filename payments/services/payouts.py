@@ -35,7 +35,7 @@ from payments.providers.base import (
 )
 from payments.representations import payout_repr
 from payments.services import networks, queues
-from payments.services.ledger import ledger_record
+from payments.services.ledger import ledger_checkpoints_ask, ledger_record
 from payments.services.provider_calls import answer_record, call_claim, provider_ask
 
 logger = logging.getLogger("payments.services")
@@ -66,7 +66,11 @@ def payout_create(
     # The balance lock: one payout of this merchant at a time is checked against its balance.
     # FOR NO KEY UPDATE, so that charges and refunds referring to the merchant are not held.
     Merchant.objects.select_for_update(no_key=True).filter(pk=merchant.pk).get()
-    available = selectors.balance_available(merchant=merchant, livemode=livemode, currency=currency)
+    sums = selectors.balance_sums(merchant=merchant, livemode=livemode, currencies=(currency,))
+    available = sums[currency][0]
+    transaction.on_commit(
+        lambda: ledger_checkpoints_ask(merchant_id=merchant.pk, livemode=livemode, sums=sums)
+    )
     if amount > available:
         raise BalanceInsufficient(
             _(

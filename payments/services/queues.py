@@ -74,6 +74,12 @@ def payout_refresh_enqueue(*, payout_id: str) -> None:
     publish(tasks.payout_refresh, (payout_id,))
 
 
+def balance_checkpoint_enqueue(*, merchant_id: str, livemode: bool, currency: str) -> None:
+    from payments import tasks
+
+    publish(tasks.balance_checkpoint, (merchant_id, livemode, currency))
+
+
 def due_claim(
     queryset: QuerySet, *, now: datetime, field: str = "next_check_at", push: float = 60
 ) -> list[str]:

@@ -1,6 +1,6 @@
 """python manage.py checkledger: prove the books. For every merchant, mode and currency, the
-ledger's rows must be exactly those its charges, refunds and payouts call for, and the balance
-their sum. Prints each disagreement and exits with status 1 if there is any."""
+ledger's rows must be exactly those its charges, refunds and payouts call for, the balance
+their sum, and each balance checkpoint the count and sum of the rows before it. Prints each disagreement and exits with status 1 if there is any."""
 
 from django.core.management.base import BaseCommand, CommandError
 

@@ -83,7 +83,11 @@ def test_existing_charges_and_refunds_get_their_ledger_rows(migrate_to):
     assert all(e.id.startswith("txn_") for e in Entry.objects.all())
     assert Entry.objects.get(source=kept.id).charge_id == paid.id
 
+    from django.db.migrations.loader import MigrationLoader
+
     from payments.services.ledger import ledger_check
 
-    migrate_to([("payments", "0007_ledger_from_history"), ("sandbox", "0001_initial")])
+    # The books as today's code checks them, with the migrations since (balance checkpoints: the
+    # rows written here are of epoch 0, before any checkpoint).
+    migrate_to(MigrationLoader(None, ignore_no_migrations=True).graph.leaf_nodes())
     assert ledger_check() == []
