@@ -2,6 +2,7 @@
 always equal to the sum of every row; a checkpoint waits for the transactions still writing rows,
 so no row is left out of it or counted twice, whatever runs at the same time."""
 
+import logging
 import threading
 
 import pytest
@@ -10,8 +11,9 @@ from django.db.models import Sum
 
 from payments import selectors, services
 from payments.models import BalanceCheckpoint, LedgerEntry
-from payments.services.ledger import ledger_check, ledger_checkpoint
+from payments.services.ledger import ledger_check, ledger_checkpoint, ledger_checkpoints_ask
 from tests.factories import merchant_with_keys, succeeded_mobile_money_charge
+from tests.helpers import broker_down
 
 pytestmark = pytest.mark.django_db
 
@@ -104,6 +106,40 @@ def test_a_payout_is_checked_against_checkpoint_and_rows_since(merchant_keys, ap
         selectors.balance_get(merchant=merchant, livemode=False)["CDF"] == 0 == plain_sum(merchant)
     )
     assert ledger_check() == []
+
+
+def test_a_payout_asks_for_a_checkpoint_once_it_commits(
+    merchant_keys, api, settings, eager_tasks, django_capture_on_commit_callbacks
+):
+    settings.LEDGER_CHECKPOINT_ROWS = 2
+    merchant = merchant_keys.merchant
+    for amount in (15000, 5000):
+        succeeded_mobile_money_charge(merchant, amount=amount)
+    body = {"currency": "CDF", "phone": "+243812345678", "network": "VODACOM_MPESA"}
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api.post("/v1/payouts", {**body, "amount": 8000}, format="json")
+    assert response.status_code == 201
+    # The payout's check read two rows one by one; the checkpoint, run once the payout
+    # committed, adds up those and the payout's own row.
+    made = BalanceCheckpoint.objects.get()
+    assert (made.epoch, made.total, made.entries) == (1, 12000, 3)
+    assert LedgerEntry.objects.get(type="payout").epoch == 0
+    assert selectors.balance_get(merchant=merchant, livemode=False)["CDF"] == 12000
+
+
+def test_a_checkpoint_not_asked_for_leaves_the_balance_right_and_says_so(
+    merchant, settings, caplog
+):
+    settings.LEDGER_CHECKPOINT_ROWS = 1
+    succeeded_mobile_money_charge(merchant, amount=5000)
+    sums = selectors.balance_sums(merchant=merchant, livemode=False)
+    with broker_down():
+        ledger_checkpoints_ask(merchant_id=merchant.pk, livemode=False, sums=sums)
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == [
+        f"balance checkpoint of {merchant.pk} CDF not enqueued"
+    ]
+    assert not BalanceCheckpoint.objects.exists()
+    assert selectors.balance_get(merchant=merchant, livemode=False)["CDF"] == 5000
 
 
 @pytest.mark.books_unchecked
