@@ -200,13 +200,18 @@ def ledger_check() -> list[Discrepancy]:
     merchant, mode and currency: the count and sum of each type of row, and the balance. Empty
     when the books are right."""
     expected = _expected_rows()
+    # One pass over the ledger: (count, sum) per type for the sources, per epoch for the
+    # checkpoints.
     actual: dict[tuple, dict[str, tuple[int, int]]] = {}
-    rows = LedgerEntry.objects.values("merchant_id", "livemode", "currency", "type").annotate(
-        n=Count("id"), total=Sum("amount")
-    )
+    epochs: dict[tuple, dict[int, tuple[int, int]]] = {}
+    rows = LedgerEntry.objects.values(
+        "merchant_id", "livemode", "currency", "type", "epoch"
+    ).annotate(n=Count("id"), total=Sum("amount"))
     for row in rows:
         key = (row["merchant_id"], row["livemode"], row["currency"])
-        actual.setdefault(key, {})[row["type"]] = (row["n"], row["total"] or 0)
+        for groups, group in ((actual, row["type"]), (epochs, row["epoch"])):
+            n, total = groups.setdefault(key, {}).get(group, (0, 0))
+            groups[key][group] = (n + row["n"], total + (row["total"] or 0))
     problems = []
     for key in sorted(set(expected) | set(actual), key=str):
         want, have = expected.get(key, {}), actual.get(key, {})
@@ -229,19 +234,13 @@ def ledger_check() -> list[Discrepancy]:
     ).values_list("merchant_id", "livemode", "currency", "id")
     for merchant_id, livemode, currency, entry_id in unlinked:
         problems.append(Discrepancy(merchant_id, livemode, currency, f"{entry_id} has no source"))
-    return problems + _checkpoint_problems()
+    return problems + _checkpoint_problems(epochs)
 
 
-def _checkpoint_problems() -> list[Discrepancy]:
+def _checkpoint_problems(epochs: dict[tuple, dict[int, tuple[int, int]]]) -> list[Discrepancy]:
     """Each balance checkpoint must hold exactly the count and sum of its rows (those of the
-    epochs before it), and no row may be of an epoch after the last checkpoint."""
-    epochs: dict[tuple, dict[int, tuple[int, int]]] = {}
-    rows = LedgerEntry.objects.values("merchant_id", "livemode", "currency", "epoch").annotate(
-        n=Count("id"), total=Sum("amount")
-    )
-    for row in rows:
-        key = (row["merchant_id"], row["livemode"], row["currency"])
-        epochs.setdefault(key, {})[row["epoch"]] = (row["n"], row["total"] or 0)
+    epochs before it), and no row may be of an epoch after the last checkpoint. `epochs`: the
+    (count, sum) of each epoch's rows, per merchant, mode and currency."""
     checkpoints: dict[tuple, list] = {}
     for checkpoint in BalanceCheckpoint.objects.order_by("epoch"):
         key = (checkpoint.merchant_id, checkpoint.livemode, checkpoint.currency)
