@@ -452,7 +452,11 @@ class LedgerEntry(AppendOnlyModel):
         "ID", primary_key=True, max_length=40, default=ids.balance_transaction_id, editable=False
     )
     merchant = models.ForeignKey(
-        Merchant, verbose_name=_("merchant"), on_delete=models.PROTECT, related_name="ledger"
+        Merchant,
+        verbose_name=_("merchant"),
+        on_delete=models.PROTECT,
+        related_name="ledger",
+        db_index=False,  # ledger_list_idx and ledger_epoch_idx begin with it
     )
     livemode = models.BooleanField(_("live mode"))
     currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)

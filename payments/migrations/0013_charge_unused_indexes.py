@@ -11,6 +11,8 @@ table is not locked meanwhile, so this migration runs outside a transaction.
 
 from django.db import migrations, models
 
+from payments.migrations._indexes import build_indexes, drop_indexes
+
 TABLE = "payments_charge"
 # index name: (column, operator class)
 UNUSED = {
@@ -24,25 +26,12 @@ UNUSED = {
 }
 
 
-def _concurrently(schema_editor) -> str:
-    return " CONCURRENTLY" if schema_editor.connection.vendor == "postgresql" else ""
-
-
 def drop(apps, schema_editor):
-    quote, concurrently = schema_editor.quote_name, _concurrently(schema_editor)
-    for name in UNUSED:
-        schema_editor.execute(f"DROP INDEX{concurrently} IF EXISTS {quote(name)}")
+    drop_indexes(schema_editor, UNUSED)
 
 
 def build(apps, schema_editor):
-    quote, concurrently = schema_editor.quote_name, _concurrently(schema_editor)
-    for name, (column, opclass) in UNUSED.items():
-        if opclass and not concurrently:
-            continue  # the LIKE copies exist on PostgreSQL only
-        schema_editor.execute(
-            f"CREATE INDEX{concurrently} IF NOT EXISTS {quote(name)} "
-            f"ON {quote(TABLE)} ({quote(column)}{' ' + opclass if opclass else ''})"
-        )
+    build_indexes(schema_editor, TABLE, UNUSED)
 
 
 class Migration(migrations.Migration):

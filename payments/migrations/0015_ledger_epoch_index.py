@@ -6,37 +6,22 @@ transaction."""
 
 from django.db import migrations, models
 
+from payments.migrations._indexes import build_index, drop_index
+
 TABLE = "payments_ledgerentry"
 OLD = "ledger_balance_idx"
 NEW = "ledger_epoch_idx"
 
 
-def _concurrently(schema_editor) -> str:
-    return " CONCURRENTLY" if schema_editor.connection.vendor == "postgresql" else ""
-
-
-def _build(schema_editor, name: str, columns: list[str], include: str = "") -> None:
-    quote, concurrently = schema_editor.quote_name, _concurrently(schema_editor)
-    cover = f" INCLUDE ({quote(include)})" if include and concurrently else ""
-    schema_editor.execute(
-        f"CREATE INDEX{concurrently} IF NOT EXISTS {quote(name)} ON {quote(TABLE)} "
-        f"({', '.join(quote(column) for column in columns)}){cover}"
-    )
-
-
-def _drop(schema_editor, name: str) -> None:
-    quote, concurrently = schema_editor.quote_name, _concurrently(schema_editor)
-    schema_editor.execute(f"DROP INDEX{concurrently} IF EXISTS {quote(name)}")
-
-
 def forwards(apps, schema_editor):
-    _build(schema_editor, NEW, ["merchant_id", "livemode", "currency", "epoch"], "amount")
-    _drop(schema_editor, OLD)
+    build_index(schema_editor, TABLE, NEW, ["merchant_id", "livemode", "currency", "epoch"],
+                include="amount")  # fmt: skip
+    drop_index(schema_editor, OLD)
 
 
 def backwards(apps, schema_editor):
-    _build(schema_editor, OLD, ["merchant_id", "livemode", "currency"])
-    _drop(schema_editor, NEW)
+    build_index(schema_editor, TABLE, OLD, ["merchant_id", "livemode", "currency"])
+    drop_index(schema_editor, NEW)
 
 
 class Migration(migrations.Migration):

@@ -182,3 +182,21 @@ def test_the_check_finds_a_ledger_that_disagrees_with_its_sources(merchant, caps
         call_command("checkledger")
     assert charge.id  # the USD books stayed right
     assert not [p for p in problems if p.currency == "USD"]
+
+
+@pytest.mark.postgres
+def test_ledger_rows_keep_only_the_indexes_a_query_uses():
+    """Every ledger row writes each index of the table: merchant_id's own index (a prefix of the
+    list and balance indexes) and the LIKE copies of the id columns are gone (migration 0016)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'payments_ledgerentry'")
+        names = {name for (name,) in cursor.fetchall()}
+    assert names == {
+        "payments_ledgerentry_pkey",
+        "ledger_list_idx",  # a merchant's rows, newest first
+        "ledger_epoch_idx",  # a balance: the rows since its last checkpoint
+        "ledger_once_per_source",
+        "payments_ledgerentry_charge_id_98586b34",  # a charge's rows
+        "payments_ledgerentry_refund_id_7617e5a8",  # a refund's rows
+        "payments_ledgerentry_payout_id_53c89dc5",  # a payout's rows
+    }
