@@ -27,5 +27,6 @@ urlpatterns = [
     path("sandbox/", include("sandbox.urls")),
 ]
 
+handler400 = "payments.api.errors.handler400"
 handler404 = "payments.api.errors.handler404"
 handler500 = "payments.api.errors.handler500"

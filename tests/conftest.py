@@ -98,7 +98,7 @@ def live_api(merchant_keys) -> APIClient:
 
 @pytest.fixture
 def anon() -> APIClient:
-    return APIClient()
+    return APIClient(enforce_csrf_checks=True)
 
 
 @pytest.fixture

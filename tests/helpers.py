@@ -32,8 +32,9 @@ ARTIFACTS = settings.BASE_DIR / "tests" / "artifacts"
 
 
 def api_client(plaintext: str) -> APIClient:
-    """A client of the API authenticated with this secret key."""
-    client = APIClient()
+    """A client of the API authenticated with this secret key. Like a merchant's server it sends
+    no CSRF token, and Django checks for one as it does in production."""
+    client = APIClient(enforce_csrf_checks=True)
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {plaintext}")
     return client
 

@@ -4,11 +4,12 @@
 import logging
 
 from django.conf import settings
+from django.core.exceptions import DisallowedHost, RequestDataTooBig
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, JsonResponse
 from django.utils.translation import gettext as _
 from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions as drf
 
 from payments.errors import ApiError
@@ -251,6 +252,7 @@ def internal_error_response(request) -> JsonResponse:
     )
 
 
+@csrf_exempt  # as every /v1 view: API clients send no CSRF token, whatever the method
 def not_found_view(request: HttpRequest, *args, **kwargs) -> JsonResponse:
     return error_response(
         request,
@@ -270,6 +272,20 @@ def handler404(request: HttpRequest, exception=None):
     if _is_api(request):
         return not_found_view(request)
     return defaults.page_not_found(request, exception)
+
+
+def handler400(request: HttpRequest, exception=None):
+    """A request Django refuses before any view (a Host header not in ALLOWED_HOSTS, another
+    SuspiciousOperation): under /v1 in the error envelope, elsewhere Django's page."""
+    if _is_api(request):
+        if isinstance(exception, DisallowedHost):
+            message = _("The Host header names no host this service answers for.")
+        else:
+            message = _("The request could not be read.")
+        return error_response(
+            request, 400, type="invalid_request_error", code="request_invalid", message=message
+        )
+    return defaults.bad_request(request, exception)
 
 
 def handler500(request: HttpRequest):

@@ -2,6 +2,7 @@
 the adapter at it. A fake's recorded violations fail the test unless the test consumed them."""
 
 import pytest
+from django.test import Client
 
 from payments.providers import http
 from tests.fakes.airtel import FakeAirtel
@@ -15,6 +16,13 @@ ADAPTERS = {
     "ORANGE_MONEY": "payments.providers.orange.OrangeMoney",
     "card": "payments.providers.cybersource.CyberSourceCard",
 }
+
+
+@pytest.fixture
+def client() -> Client:
+    """What an operator's or the card provider's server posts from: it sends no CSRF token, and
+    Django checks for one here as it does in production."""
+    return Client(enforce_csrf_checks=True)
 
 
 @pytest.fixture(autouse=True)

@@ -40,6 +40,45 @@ def test_unknown_route_under_v1_is_json_404(api, anon):
         )
 
 
+@pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
+@pytest.mark.parametrize("path", ["/v1", "/v1/", "/v1/nope", "/v1/charges/ch_x/capture"])
+def test_unknown_route_answers_json_404_to_every_method_without_a_csrf_token(api, method, path):
+    """A merchant's server never sends a CSRF token (the `api` client checks for one as
+    production does): an unsafe method on an unknown route is still the contract's 404, not
+    Django's CSRF page."""
+    response = getattr(api, method)(path, {}, format="json")
+    assert_error(response, 404, "invalid_request_error", "resource_missing")
+    assert response["Content-Type"] == "application/json; charset=utf-8"
+
+
+def test_every_v1_view_takes_requests_without_a_csrf_token():
+    """Every view under /v1 is exempt from CSRF: API clients authenticate with their key, and a
+    view that checked CSRF would answer them with Django's HTML 403."""
+    from django.urls import get_resolver
+
+    def views(patterns, prefix=""):
+        for entry in patterns:
+            route = prefix + str(entry.pattern)
+            if hasattr(entry, "url_patterns"):
+                yield from views(entry.url_patterns, route)
+            else:
+                yield route, entry.callback
+
+    found = [(route, view) for route, view in views(get_resolver().url_patterns)
+             if route.startswith(("v1", "^v1"))]  # fmt: skip
+    assert len(found) > 20
+    assert [route for route, view in found if not getattr(view, "csrf_exempt", False)] == []
+
+
+@override_settings(ALLOWED_HOSTS=["api.example.cd"])
+def test_a_host_the_service_does_not_answer_for_is_a_json_400_under_v1(api):
+    response = api.get("/v1/charges", HTTP_HOST="evil.example")
+    assert_error(response, 400, "invalid_request_error", "request_invalid")
+    assert "Host" in response.json()["error"]["message"]
+    page = APIClient().get("/pay/cs_x", HTTP_HOST="evil.example")  # a page keeps Django's
+    assert page.status_code == 400 and page["Content-Type"].startswith("text/html")
+
+
 def test_method_not_allowed_is_405(api):
     assert_error(
         api.delete("/v1/webhook_endpoint"), 405, "invalid_request_error", "method_not_allowed"

@@ -19,7 +19,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def browser_client() -> Client:
-    return Client()
+    """A browser coming from the card provider's pages: it carries none of our CSRF tokens."""
+    return Client(enforce_csrf_checks=True)
 
 
 def charge_of(body: dict) -> Charge:

@@ -22,7 +22,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def browser_client() -> Client:
-    return Client()
+    """A browser coming from the card provider's pages: it carries none of our CSRF tokens."""
+    return Client(enforce_csrf_checks=True)
 
 
 @pytest.fixture
@@ -248,8 +249,11 @@ def test_payment_page_only_takes_post(browser_client):
 
 
 def signed_form(client: Client, session_id: str) -> dict[str, str]:
-    """The checkout's card step: the signed form our page auto-submits to the card provider."""
-    page = client.post(f"/pay/{session_id}/card")
+    """The checkout's card step: the signed form our page auto-submits to the card provider. The
+    customer's browser posts our page's own form, with its CSRF token."""
+    checkout = client.get(f"/pay/{session_id}").text
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', checkout).group(1)
+    page = client.post(f"/pay/{session_id}/card", {"csrfmiddlewaretoken": token})
     assert page.status_code == 200, page.content
     pairs = re.findall(r'<input type="hidden" name="([^"]*)" value="([^"]*)">', page.text)
     return {html_lib.unescape(k): html_lib.unescape(v) for k, v in pairs}
