@@ -2,6 +2,7 @@
 MAX_REQUEST_BODY → 413, a NUL character in the URL → 400); JSON (never a traceback) for any
 unhandled error under /v1."""
 
+import io
 import logging
 
 from django.conf import settings
@@ -16,6 +17,28 @@ logger = logging.getLogger("payments.api")
 
 # Raised while a view reads a form body that cannot be read: refused, never a 500.
 UNREADABLE_FORM = (TooManyFieldsSent, TooManyFilesSent, MultiPartParserError)
+
+
+def chunked_bodies(app):
+    """The WSGI application `app`, taking bodies sent without a Content-Length (Transfer-Encoding:
+    chunked) as well. Django reads a body only as long as CONTENT_LENGTH says, so such a body
+    would be read as empty (a charge sent so answered "Missing required param: amount"). Where
+    the server says the input ends with the body (PEP 3333's wsgi.input_terminated: gunicorn
+    decodes the chunks), it is read here up to MAX_REQUEST_BODY + 1 bytes and handed on with its
+    length: a longer one is then refused with 413 like any other."""
+
+    def application(environ, start_response):
+        if (
+            not environ.get("CONTENT_LENGTH")
+            and environ.get("wsgi.input_terminated")
+            and "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
+        ):
+            body = environ["wsgi.input"].read(settings.MAX_REQUEST_BODY + 1)
+            environ["wsgi.input"] = io.BytesIO(body)
+            environ["CONTENT_LENGTH"] = str(len(body))
+        return app(environ, start_response)
+
+    return application
 
 
 def declared_length(request) -> int:

@@ -3,17 +3,7 @@ every change of a key or a merchant reaches every process at once, through the g
 in the shared cache. Tested across two processes (a real gunicorn on the test database) and
 across two cache clients."""
 
-import json
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
-
 import pytest
-from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
 
@@ -21,63 +11,9 @@ from payments.api import gate, principals
 from payments.models import hash_api_key
 from payments.services import accounts
 from tests.factories import merchant_with_keys
-from tests.helpers import api_client, assert_error, broker_down, database_url_for_subprocess
+from tests.helpers import api_client, assert_error, broker_down
 
 CARD = {"amount": 1999, "currency": "USD", "payment_method": "card"}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture
-def server(transactional_db, tmp_path):
-    """One gunicorn process (one worker) serving the test database, with the test's cache."""
-    port = free_port()
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url_for_subprocess(),
-        "REDIS_URL": settings.REDIS_URL,
-        "VAR_DIR": str(settings.VAR_DIR),  # the embedded set-up's file cache is shared this way
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "PYTHONPATH": str(settings.BASE_DIR),
-        "API_RATE_LIMIT": "100000/s",
-        "LOG_LEVEL": "WARNING",
-    }
-    log = open(tmp_path / "gunicorn.log", "w")  # noqa: SIM115
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}",
-         "--workers", "1", "--threads", "2"],
-        cwd=settings.BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-
-    def call(key: str, method: str = "GET", path: str = "/v1/webhook_endpoint", body=None):
-        request = urllib.request.Request(
-            base + path,
-            method=method,
-            data=json.dumps(body).encode() if body is not None else None,
-            headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=10) as response:
-                return response.status, json.loads(response.read())
-        except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read())
-
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            time.sleep(0.2)
-    yield call
-    proc.terminate()
-    proc.wait(timeout=10)
-    log.close()
 
 
 def test_revoking_a_key_takes_effect_at_once_in_another_process(server):

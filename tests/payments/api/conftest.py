@@ -1,0 +1,65 @@
+"""A real gunicorn serving the test database, for what only a real server shows."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+from django.conf import settings
+
+from tests.helpers import database_url_for_subprocess, free_port
+
+
+@pytest.fixture
+def server(transactional_db, tmp_path):
+    """One gunicorn process (one worker) serving the test database, with the test's cache:
+    `server(key, method, path, body)` is (status, JSON body); `server.base` its address."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url_for_subprocess(),
+        "REDIS_URL": settings.REDIS_URL,
+        "VAR_DIR": str(settings.VAR_DIR),  # the embedded set-up's file cache is shared this way
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "PYTHONPATH": str(settings.BASE_DIR),
+        "API_RATE_LIMIT": "100000/s",
+        "LOG_LEVEL": "WARNING",
+    }
+    log = open(tmp_path / "gunicorn.log", "w")  # noqa: SIM115
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}",
+         "--workers", "1", "--threads", "2"],
+        cwd=settings.BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+
+    def call(key: str, method: str = "GET", path: str = "/v1/webhook_endpoint", body=None):
+        request = urllib.request.Request(
+            base + path,
+            method=method,
+            data=json.dumps(body).encode() if body is not None else None,
+            headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.2)
+    call.base = base
+    yield call
+    proc.terminate()
+    proc.wait(timeout=10)
+    log.close()
