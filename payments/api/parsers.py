@@ -3,7 +3,8 @@
 `loads` is the only way a request body becomes data, under /v1 (the DRF parser) and in the
 operators' callbacks alike. Whatever the body, it answers data or raises `InvalidJson`: never a
 RecursionError (nesting is measured before parsing, iteratively), never a 500 later on (NaN and
-Infinity, NUL characters and lone surrogates, which no column can store, are refused here).
+Infinity, NUL characters and lone surrogates, which no column can store, are refused here, and
+so is an object that names a field twice).
 """
 
 import json
@@ -58,6 +59,22 @@ def _no_constants(name: str):
     raise InvalidJson(gettext_noop("%(name)s is not a JSON number"), name=name)
 
 
+def _object(pairs: list) -> dict:
+    """A JSON object whose names are all different. A name given twice (`{"amount": 100,
+    "amount": 250000}`) is read differently by different readers, the first or the last one
+    winning: a proxy, a log or the merchant's own check could see another amount than the one
+    we take. Refused, never guessed."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set = set()
+        twice = next(name for name, _ in pairs if name in seen or seen.add(name))
+        raise InvalidJson(
+            gettext_noop("the name %(name)s appears twice in one object"),
+            name=json.dumps(twice[:40]),
+        )
+    return value
+
+
 def _check_strings(value) -> None:
     """Every string (keys too) must be storable text: no NUL, no lone surrogate."""
     stack = [value]
@@ -94,7 +111,7 @@ def loads(raw: bytes | str):
     if _too_deep(raw):
         raise InvalidJson(gettext_noop("nested deeper than %(depth)s levels"), depth=MAX_JSON_DEPTH)
     try:
-        value = json.loads(raw, parse_constant=_no_constants)
+        value = json.loads(raw, parse_constant=_no_constants, object_pairs_hook=_object)
     except InvalidJson:
         raise
     except json.JSONDecodeError as exc:

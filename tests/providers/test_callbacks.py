@@ -129,6 +129,25 @@ def test_a_callback_for_a_charge_failed_by_our_clock_queues_its_reconciliation(
     assert (refund.reason, refund.amount) == ("late_payment", charge.amount)
 
 
+def test_a_callback_naming_a_field_twice_is_refused_and_the_poller_settles_the_charge(
+    airtel, live_api, client, eager_tasks, django_capture_on_commit_callbacks
+):
+    """A callback whose JSON says two things at once (a status given twice) decides nothing: it is
+    refused in the envelope, and the status check the poller makes anyway asks Airtel."""
+    airtel.enquiries_before_answer = 0
+    charge = prompt_sent(charge_via_api(live_api, **AIRTEL))
+    text = json.dumps(json.loads(airtel.callback_body(charge.id, "TS")))
+    twice = text.replace('"status_code": "TS"', '"status_code": "TF", "status_code": "TS"')
+    assert twice != text
+    with django_capture_on_commit_callbacks(execute=True) as queued:
+        response = client.post(AIRTEL_CALLBACK, twice, content_type="application/json")
+    assert response.status_code == 400 and response.json()["received"] is False
+    assert response.json()["error"]["code"] == "invalid_json"
+    assert queued == [] and Charge.objects.get(pk=charge.id).status == "pending"
+    charges.charge_refresh(charge_id=charge.id)  # the poller's status check
+    assert Charge.objects.get(pk=charge.id).status == "succeeded"
+
+
 @pytest.mark.parametrize("name", ["vodacom_mpesa", "card", "AIRTEL_MONEY", "no_such_network"])
 def test_a_name_no_operator_calls_back_at_answers_404_in_the_envelope(client, name):
     """M-Pesa's payment call is synchronous (no callback), and the card provider posts to /card/:

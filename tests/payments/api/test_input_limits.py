@@ -97,15 +97,29 @@ def test_a_bracket_filled_description_is_no_nesting(api):
         ('{"amount": ' + "9" * 5000 + "}", "too many digits"),
         ('{"metadata": {"a": "\\ud800"}}', "surrogate"),
         ('{"description": "a\\u0000b"}', "NUL"),
+        ('{"amount": 100, "currency": "CDF", "amount": 250000}', '"amount" appears twice'),
+        ('{"metadata": {"k": "1", "k": "2"}}', '"k" appears twice'),
     ],
 )
 def test_what_no_column_can_store_is_not_json_we_accept(api, caplog, raw, reason):
-    # NaN and Infinity are not JSON (RFC 8259); NUL and lone surrogates cannot be stored.
+    # NaN and Infinity are not JSON (RFC 8259); NUL and lone surrogates cannot be stored; a name
+    # given twice is read differently by different readers.
     response = api.post("/v1/charges", raw, content_type="application/json")
     assert_error(response, 400, "invalid_request_error", "invalid_json")
     assert reason in response.json()["error"]["message"]
     assert Charge.objects.count() == 0
     assert_logged_warning(caplog, "invalid_json")
+
+
+def test_a_name_given_twice_is_refused_in_french_too(api):
+    response = api.post(
+        "/v1/charges",
+        '{"amount": 100, "amount": 250000}',
+        content_type="application/json",
+        HTTP_ACCEPT_LANGUAGE="fr",
+    )
+    assert_error(response, 400, "invalid_request_error", "invalid_json")
+    assert 'le nom "amount" figure deux fois' in response.json()["error"]["message"]
 
 
 # --- Out-of-range dates and numbers -----------------------------------------------------------
