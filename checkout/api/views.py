@@ -53,7 +53,7 @@ class SessionListCreateView(ApiView):
         examples=SESSION_LIST,
     )
     def get(self, request):
-        filters = self.validated(SessionListQuery, data=request.query_params.dict())
+        filters = self.validated(SessionListQuery, data=self.query())
         queryset = selectors.session_list(
             merchant=self.merchant, livemode=self.livemode, filters=filters
         )

@@ -1,11 +1,13 @@
 """The base of every /v1 view: who is calling, the serializer context that carries the mode, and
 idempotent POSTs for every endpoint alike."""
 
+from django.utils.translation import gettext_noop
 from rest_framework.views import APIView
 
 from payments.api import idempotency
 from payments.api.authentication import ApiPrincipal
 from payments.api.openapi import ApiSchema
+from payments.errors import InvalidRequest
 from payments.models import Merchant
 
 _default_headers: dict[type, dict] = {}
@@ -76,6 +78,20 @@ class ApiView(APIView):
 
     def get_serializer_context(self) -> dict:
         return {"request": self.request, "livemode": self.livemode, "merchant": self.merchant}
+
+    def query(self) -> dict:
+        """The query string, one value per name. A name given twice (`status=failed&status=
+        succeeded`) is refused rather than one of its values silently taken: a list filtered on
+        one status while the caller meant two would look complete and miss objects."""
+        params = self.request.query_params
+        for name, values in params.lists():
+            if len(values) > 1:
+                raise InvalidRequest(
+                    gettext_noop("Invalid %(param)s: given more than once."),
+                    param=name,
+                    params={"param": name},
+                )
+        return params.dict()
 
     def validated(self, serializer_class, data=None) -> dict:
         """Validate the request body (or `data`) and return the cleaned values."""

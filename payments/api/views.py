@@ -77,7 +77,7 @@ class ChargeListCreateView(ApiView):
         examples=examples.CHARGE_LIST,
     )
     def get(self, request):
-        filters = self.validated(ChargeListQuery, data=request.query_params.dict())
+        filters = self.validated(ChargeListQuery, data=self.query())
         queryset = selectors.charge_list(
             merchant=self.merchant, livemode=self.livemode, filters=filters
         )
@@ -161,7 +161,7 @@ class ChargeRefundListCreateView(ApiView):
     )
     def get(self, request, charge_id: str):
         charge = self._charge(charge_id)
-        self.validated(PageQuery, data=request.query_params.dict())
+        self.validated(PageQuery, data=self.query())
         return Response(paginate(request, selectors.refund_list(charge=charge), _refunds))
 
 
@@ -176,7 +176,7 @@ class RefundListView(ApiView):
         examples=examples.REFUND_LIST,
     )
     def get(self, request):
-        self.validated(PageQuery, data=request.query_params.dict())
+        self.validated(PageQuery, data=self.query())
         queryset = selectors.refund_list_for_merchant(
             merchant=self.merchant, livemode=self.livemode
         )
@@ -235,7 +235,7 @@ class PayoutListCreateView(ApiView):
         examples=examples.PAYOUT_LIST,
     )
     def get(self, request):
-        filters = self.validated(PayoutListQuery, data=request.query_params.dict())
+        filters = self.validated(PayoutListQuery, data=self.query())
         queryset = selectors.payout_list(
             merchant=self.merchant, livemode=self.livemode, filters=filters
         )
@@ -299,7 +299,7 @@ class BalanceTransactionListView(ApiView):
         examples=examples.BALANCE_TRANSACTION_LIST,
     )
     def get(self, request):
-        filters = self.validated(LedgerListQuery, data=request.query_params.dict())
+        filters = self.validated(LedgerListQuery, data=self.query())
         queryset = selectors.ledger_list(
             merchant=self.merchant, livemode=self.livemode, filters=filters
         )
@@ -320,7 +320,7 @@ class BalanceTransactionExportView(ApiView):
         },
     )
     def get(self, request):
-        filters = self.validated(LedgerExportQuery, data=request.query_params.dict())
+        filters = self.validated(LedgerExportQuery, data=self.query())
         rows = selectors.ledger_export_rows(
             merchant=self.merchant, livemode=self.livemode, filters=filters
         )
@@ -351,7 +351,7 @@ class NetworkListView(ApiView):
         examples=examples.NETWORK_LIST,
     )
     def get(self, request):
-        self.validated(NetworkListQuery, data=request.query_params.dict())
+        self.validated(NetworkListQuery, data=self.query())
         overview = selectors.network_overview(livemode=self.livemode)
         return Response(
             {
@@ -375,5 +375,5 @@ class NetworkPredictView(ApiView):
         examples=examples.NETWORK_PREDICT,
     )
     def get(self, request):
-        data = self.validated(NetworkPredictQuery, data=request.query_params.dict())
+        data = self.validated(NetworkPredictQuery, data=self.query())
         return Response(network_prediction_repr(data["phone"]))

@@ -110,7 +110,7 @@ class EventListView(ApiView):
         examples=objects.EVENT_LIST,
     )
     def get(self, request):
-        filters = self.validated(EventListQuery, data=request.query_params.dict())
+        filters = self.validated(EventListQuery, data=self.query())
         queryset = selectors.event_list(
             merchant=self.merchant, livemode=self.livemode, filters=filters
         )

@@ -143,6 +143,9 @@ def test_limit_in_range(api, merchant, limit):
         ("network=vodacom_mpesa", "network"),
         ("payment_method=bank", "payment_method"),
         ("colour=blue", "colour"),
+        ("status=failed&status=succeeded", "status"),
+        ("limit=10&limit=20", "limit"),
+        ("starting_after=ch_a&starting_after=ch_b", "starting_after"),
     ],
 )
 def test_bad_list_parameters_are_400(api, merchant, query, param):
@@ -150,6 +153,25 @@ def test_bad_list_parameters_are_400(api, merchant, query, param):
     code = "parameter_unknown" if param == "colour" else "parameter_invalid"
     assert_error(response, 400, "invalid_request_error", code)
     assert response.json()["error"]["param"] == param
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/refunds",
+        "/v1/payouts",
+        "/v1/balance_transactions",
+        "/v1/balance_transactions/export",
+        "/v1/checkout/sessions",
+        "/v1/events",
+        "/v1/networks",
+    ],
+)
+def test_every_list_refuses_a_parameter_given_twice(api, path):
+    response = api.get(f"{path}?limit=5&limit=6", HTTP_ACCEPT_LANGUAGE="fr")
+    assert_error(response, 400, "invalid_request_error", "parameter_invalid")
+    assert response.json()["error"]["param"] == "limit"
+    assert "donné plus d’une fois" in response.json()["error"]["message"]
 
 
 def test_filters_take_the_enumerated_values(api, merchant):
