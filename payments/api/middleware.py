@@ -3,6 +3,7 @@ MAX_REQUEST_BODY → 413, a NUL character in the URL → 400); JSON (never a tra
 unhandled error under /v1."""
 
 import io
+import json
 import logging
 
 from django.conf import settings
@@ -19,26 +20,69 @@ logger = logging.getLogger("payments.api")
 UNREADABLE_FORM = (TooManyFieldsSent, TooManyFilesSent, MultiPartParserError)
 
 
-def chunked_bodies(app):
-    """The WSGI application `app`, taking bodies sent without a Content-Length (Transfer-Encoding:
-    chunked) as well. Django reads a body only as long as CONTENT_LENGTH says, so such a body
-    would be read as empty (a charge sent so answered "Missing required param: amount"). Where
-    the server says the input ends with the body (PEP 3333's wsgi.input_terminated: gunicorn
-    decodes the chunks), it is read here up to MAX_REQUEST_BODY + 1 bytes and handed on with its
-    length: a longer one is then refused with 413 like any other."""
+def request_bodies(app):
+    """The WSGI application `app`, with each request's body read whole before it runs, up to
+    MAX_REQUEST_BODY + 1 bytes (a longer one is refused with 413 by RequestIdMiddleware, unread).
+
+    - A body sent without a Content-Length (Transfer-Encoding: chunked) is read too. Django reads
+      a body only as long as CONTENT_LENGTH says, so such a body would be read as empty (a charge
+      sent so answered "Missing required param: amount"). It is read where the server says the
+      input ends with the body (PEP 3333's wsgi.input_terminated: gunicorn decodes the chunks).
+    - A body that stops arriving is answered 408 `request_timeout` in the error envelope. The
+      web server's sockets give up on a client silent for CLIENT_IDLE_TIMEOUT seconds
+      (config/gunicorn.py); the read then fails here, whatever view the request was for, instead
+      of inside a view as an unreadable body (a 500)."""
 
     def application(environ, start_response):
-        if (
-            not environ.get("CONTENT_LENGTH")
-            and environ.get("wsgi.input_terminated")
+        length = environ.get("CONTENT_LENGTH")
+        if length:
+            size = int(length) if length.isdigit() else 0
+        elif (
+            environ.get("wsgi.input_terminated")
             and "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
         ):
-            body = environ["wsgi.input"].read(settings.MAX_REQUEST_BODY + 1)
+            size = settings.MAX_REQUEST_BODY + 1
+        else:
+            size = 0
+        if 0 < size <= settings.MAX_REQUEST_BODY + 1:
+            try:
+                body = environ["wsgi.input"].read(size)
+            except OSError as exc:  # the client went silent (or away) before its body ended
+                return _body_timed_out(environ, start_response, exc)
             environ["wsgi.input"] = io.BytesIO(body)
             environ["CONTENT_LENGTH"] = str(len(body))
         return app(environ, start_response)
 
     return application
+
+
+def _body_timed_out(environ, start_response, exc: OSError):
+    from payments.api.errors import error_body
+
+    rid = request_id()
+    logger.warning(
+        "408 request_timeout on %s %s (request_id=%s): the body stopped arriving (%s)",
+        environ.get("REQUEST_METHOD"),
+        environ.get("PATH_INFO"),
+        rid,
+        type(exc).__name__,
+    )
+    body = error_body(
+        rid,
+        type="invalid_request_error",
+        code="request_timeout",
+        message="The request body stopped arriving before it was complete.",
+    )
+    data = json.dumps(body, separators=(",", ":")).encode()
+    start_response(
+        "408 Request Timeout",
+        [
+            ("Content-Type", "application/json; charset=utf-8"),
+            ("Content-Length", str(len(data))),
+            ("Request-Id", rid),
+        ],
+    )
+    return [data]
 
 
 def declared_length(request) -> int:

@@ -14,6 +14,9 @@ from django.core.management.base import BaseCommand
 
 from payments.broker import prepare_embedded_broker
 
+# gunicorn's production settings (its hooks); the command line below overrides bind and sizes.
+GUNICORN_CONFIG = settings.BASE_DIR / "config" / "gunicorn.py"
+
 
 class Command(BaseCommand):
     help = "Start the web server and the Celery workers with beat; stop them together."
@@ -37,7 +40,7 @@ class Command(BaseCommand):
                 "--concurrency", "8", "--loglevel", "INFO",
             ],
             "web": [
-                python, "-m", "gunicorn", "config.wsgi", "--bind", bind,
+                python, "-m", "gunicorn", "config.wsgi", "-c", str(GUNICORN_CONFIG), "--bind", bind,
                 "--workers", str(web_workers), "--threads", "4",
                 "--access-logfile", "-", "--graceful-timeout", "5",
             ],

@@ -17,8 +17,9 @@ from tests.helpers import database_url_for_subprocess, free_port
 
 @pytest.fixture
 def server(transactional_db, tmp_path):
-    """One gunicorn process (one worker) serving the test database, with the test's cache:
-    `server(key, method, path, body)` is (status, JSON body); `server.base` its address."""
+    """One gunicorn process (one worker, production's config/gunicorn.py) serving the test
+    database, with the test's cache:
+    `server(key, method, path, body)` is (status, JSON body); `server.base` its address, `server.log` its log file."""
     port = free_port()
     env = {
         **os.environ,
@@ -29,10 +30,12 @@ def server(transactional_db, tmp_path):
         "PYTHONPATH": str(settings.BASE_DIR),
         "API_RATE_LIMIT": "100000/s",
         "LOG_LEVEL": "WARNING",
+        "CLIENT_IDLE_TIMEOUT": "1",  # a silent client is dropped after 1 s (15 by default)
     }
     log = open(tmp_path / "gunicorn.log", "w")  # noqa: SIM115
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}",
+        [sys.executable, "-m", "gunicorn", "config.wsgi", "-c", "config/gunicorn.py",
+         "--bind", f"127.0.0.1:{port}",
          "--workers", "1", "--threads", "2"],
         cwd=settings.BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
@@ -59,6 +62,7 @@ def server(transactional_db, tmp_path):
         except OSError:
             time.sleep(0.2)
     call.base = base
+    call.log = tmp_path / "gunicorn.log"
     yield call
     proc.terminate()
     proc.wait(timeout=10)
