@@ -10,16 +10,20 @@ literal, so such a URL is refused when it is given, not only when it is called.
 """
 
 import ipaddress
+import os
 import re
 import socket
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import requests
 from django.utils.translation import gettext_noop
 from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from payments.errors import TranslatableError
 
@@ -204,6 +208,11 @@ class PinnedAddressAdapter(HTTPAdapter):
         self.address = str(address)
         super().__init__(max_retries=0)
 
+    def init_poolmanager(self, *args, **kwargs):
+        super().init_poolmanager(*args, **kwargs)
+        # Connections a deadline can cut (_deadline).
+        self.poolmanager.pool_classes_by_scheme = {"http": _Pool, "https": _TlsPool}
+
     def build_connection_pool_key_attributes(self, request, verify, cert=None):
         host_params, pool_kwargs = super().build_connection_pool_key_attributes(
             request, verify, cert
@@ -247,6 +256,125 @@ def _session(address: IpAddress) -> requests.Session:
     return session
 
 
+class _DeadlinePassed(Exception):
+    pass
+
+
+class _Watch:
+    """One POST's deadline. requests' timeouts bound each wait for the receiver, not their sum: a
+    receiver that sends its answer one byte at a time, each within the timeout, would hold the
+    delivering worker for hours (for everyone's deliveries, and past the delivery's hold, which
+    counts on 2 × WEBHOOK_TIMEOUT). Past the deadline the watchdog shuts the connection's socket
+    down, which ends the wait wherever it is, in whatever thread."""
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.connection = None  # the urllib3 connection the POST is using, once it has one
+        self.passed = False
+
+
+class _Watchdog:
+    """A daemon thread per process that cuts the connections of POSTs past their deadline. It
+    sleeps until the earliest deadline and is woken only for an earlier one, so a steady stream
+    of POSTs (deadlines in the order they start) costs it no wake-up each."""
+
+    def __init__(self) -> None:
+        self.cond = threading.Condition()
+        self.watched: set[_Watch] = set()
+        self.wake_at = float("inf")  # when the thread wakes next on its own
+        self.thread: threading.Thread | None = None
+
+    def watch(self, watch: _Watch) -> None:
+        with self.cond:
+            if self.thread is None:
+                self.thread = threading.Thread(
+                    target=self._run, name="webhook-deadlines", daemon=True
+                )
+                self.thread.start()
+            self.watched.add(watch)
+            if watch.deadline < self.wake_at:
+                self.wake_at = watch.deadline
+                self.cond.notify()
+
+    def unwatch(self, watch: _Watch) -> None:
+        with self.cond:  # no cut can happen once this returns
+            self.watched.discard(watch)
+
+    def _run(self) -> None:
+        with self.cond:
+            while True:
+                now = time.monotonic()
+                for watch in [w for w in self.watched if w.deadline <= now]:
+                    sock = getattr(watch.connection, "sock", None)
+                    if sock is None:  # still connecting (bounded by its own timeout)
+                        watch.deadline = now + 0.05
+                        continue
+                    watch.passed = True
+                    self.watched.discard(watch)
+                    try:  # the plain socket's shutdown, under TLS too: the reader sees EOF
+                        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+                self.wake_at = min((w.deadline for w in self.watched), default=float("inf"))
+                self.cond.wait(None if not self.watched else max(0.0, self.wake_at - now))
+
+
+_watchdog = _Watchdog()
+# A forked child (a Celery worker process) starts with no thread and no lock held by one.
+os.register_at_fork(after_in_child=_watchdog.__init__)
+_watching = threading.local()  # the POST this thread is making
+
+
+@contextmanager
+def _deadline(seconds: float):
+    """Raise _DeadlinePassed when the block's POST is cut at its deadline."""
+    watch = _Watch(time.monotonic() + seconds)
+    _watching.watch = watch
+    _watchdog.watch(watch)
+    try:
+        yield watch
+    except Exception:
+        if watch.passed:
+            raise _DeadlinePassed() from None
+        raise
+    finally:
+        _watchdog.unwatch(watch)
+        _watching.watch = None
+    if watch.passed:  # cut just as the answer ended: the connection is not reusable
+        raise _DeadlinePassed()
+
+
+class _WatchedConnection(HTTPConnection):
+    def request(self, *args, **kwargs):
+        watch = getattr(_watching, "watch", None)
+        if watch is not None:
+            watch.connection = self
+        return super().request(*args, **kwargs)
+
+
+class _WatchedTlsConnection(HTTPSConnection):
+    def request(self, *args, **kwargs):
+        watch = getattr(_watching, "watch", None)
+        if watch is not None:
+            watch.connection = self
+        return super().request(*args, **kwargs)
+
+
+class _Pool(HTTPConnectionPool):
+    ConnectionCls = _WatchedConnection
+
+
+class _TlsPool(HTTPSConnectionPool):
+    ConnectionCls = _WatchedTlsConnection
+
+
+def _session_drop(address: IpAddress) -> None:
+    """Forget the session to `address`: a request cut short leaves its connection unusable."""
+    found = _sessions.__dict__.get("pool", {}).pop(address, None)
+    if found is not None:
+        found[0].close()
+
+
 def post(
     *,
     url: str,
@@ -267,23 +395,28 @@ def post(
         "User-Agent": USER_AGENT,
         **headers,
     }
+    address = None
     try:
         address = checked_address(url, livemode=livemode, allow_private=allow_private)
         session = _session(address)
         all_headers["Host"] = urlsplit(url).netloc.rsplit("@", 1)[-1]
-        response = session.post(
-            url,
-            data=body,
-            headers=all_headers,
-            timeout=timeout,
-            allow_redirects=False,
-            stream=True,
-        )
-        try:
-            # A short answer read to its end leaves the connection free for the next delivery.
-            kept = response.raw.read(ANSWER_KEPT, decode_content=True) or b""
-        finally:
-            response.close()
+        with _deadline(2 * timeout):  # connecting, then answering: the hold counts on as much
+            response = session.post(
+                url,
+                data=body,
+                headers=all_headers,
+                timeout=timeout,
+                allow_redirects=False,
+                stream=True,
+            )
+            try:
+                # A short answer read to its end leaves the connection free for the next one.
+                kept = response.raw.read(ANSWER_KEPT, decode_content=True) or b""
+            finally:
+                response.close()
+    except _DeadlinePassed:
+        _session_drop(address)
+        return Answer(None, f"Timed out after {2 * timeout:g} s in all.", "", elapsed())
     except DestinationRefused as exc:
         return Answer(None, f"Refused destination: {exc}.", "", elapsed(), refused=True)
     except requests.Timeout:

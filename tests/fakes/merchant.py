@@ -26,7 +26,8 @@ class Received:
 
 @dataclass
 class Receiver:
-    """Answers each POST with the next planned step (status, sleep, redirect), then with 200."""
+    """Answers each POST with the next planned step (status, sleep, redirect, an answer dribbled
+    byte by byte), then with 200."""
 
     host: str = "127.0.0.1"
     port: int = 0
@@ -63,6 +64,16 @@ def _handler(receiver: Receiver):
                 step = receiver.plan.popleft() if receiver.plan else {}
             if step.get("sleep"):
                 time.sleep(step["sleep"])
+            if step.get("dribble"):  # the answer one byte at a time, each within any timeout
+                try:
+                    for byte in b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok":
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                        time.sleep(step["dribble"])
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the sender gave up
+                self.close_connection = True
+                return
             status = step.get("status", 200)
             answer = step.get("body", "ok").encode()
             try:

@@ -1,5 +1,6 @@
 """Deliveries to a real HTTP receiver on 127.0.0.1, verified with the `standardwebhooks` package."""
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -95,6 +96,23 @@ def test_timeout_is_an_attempt_that_is_retried(merchant, receiver, settings):
     assert attempt.status_code is None and attempt.error == result.last_error
 
 
+def test_an_answer_dribbled_byte_by_byte_is_cut_at_twice_the_timeout(merchant, receiver, settings):
+    """Each byte comes within WEBHOOK_TIMEOUT, so no single wait times out: the attempt as a whole
+    does, at 2 × WEBHOOK_TIMEOUT (what the delivery's hold counts on), and is retried."""
+    settings.WEBHOOK_TIMEOUT = 0.3
+    receiver.then({"dribble": 0.1})  # 44 bytes: 4.4 s in all
+    delivery = _delivery(record_event(merchant, url=receiver.url()))
+    started = time.monotonic()
+    result = delivery_attempt(delivery_id=delivery.id)
+    assert time.monotonic() - started < 2
+    assert result.status == "pending" and result.attempts == 1
+    assert result.last_error == "Timed out after 0.6 s in all."
+    receiver.then({})  # the next attempt is answered at once, on a new connection
+    delivery.refresh_from_db()
+    Delivery.objects.filter(pk=delivery.id).update(next_attempt_at=timezone.now())
+    assert delivery_attempt(delivery_id=delivery.id).status == "succeeded"
+
+
 def test_connection_refused_is_recorded_and_retried(merchant, receiver):
     import socket
 
@@ -162,3 +180,23 @@ def test_concurrent_tasks_for_one_delivery_send_once(merchant, receiver):
     assert (sent.id, sent.status) == (delivery.id, "succeeded")
     assert results.count(None) == 3, results
     assert DeliveryAttempt.objects.count() == 1
+
+
+@pytest.mark.redis
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_cuts_a_dribbled_answer_at_twice_the_timeout(
+    merchant, receiver, celery_worker_process
+):
+    """In a real Celery worker (prefork: the task runs in its process's main thread, where the
+    deadline's timer can be set), as in the test process."""
+    from tests.helpers import wait_for
+    from webhooks import tasks
+
+    celery_worker_process(WEBHOOK_TIMEOUT="0.3")
+    receiver.then({"dribble": 0.1})
+    delivery = record_event(merchant, url=receiver.url()).deliveries.get()
+    tasks.delivery_send.delay(delivery.id)
+    wait_for(lambda: DeliveryAttempt.objects.filter(delivery=delivery).exists(), timeout=30)
+    attempt = DeliveryAttempt.objects.get(delivery=delivery)
+    assert attempt.error == "Timed out after 0.6 s in all."
+    assert attempt.duration_ms < 2000

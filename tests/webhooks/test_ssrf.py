@@ -329,3 +329,55 @@ def test_createmerchant_refuses_a_webhook_url_deliveries_may_not_call(url):
     with pytest.raises(CommandError, match="--webhook-url"):
         call_command("createmerchant", "--name", "X", "--webhook-url", url, "--json")
     assert not Merchant.objects.filter(name="X").exists()
+
+
+def test_a_dribbled_answer_over_tls_is_cut_at_its_deadline(tmp_path):
+    """The deadline's cut (webhooks.transport._deadline) ends a wait inside TLS too."""
+    import ssl
+    import threading
+    import time
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    from webhooks import transport
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers["Content-Length"]))
+            try:
+                for byte in b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok":
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(0.1)
+            except OSError:
+                pass
+            self.close_connection = True
+
+    cert_path, key_path = _self_signed(tmp_path, "hooks.shop.example")
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert_path, key_path)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
+    port = server.server_address[1]
+    try:
+        session = requests.Session()
+        session.mount("https://", PinnedAddressAdapter(ipaddress.ip_address("127.0.0.1")))
+        started = time.monotonic()
+        with pytest.raises(transport._DeadlinePassed), transport._deadline(0.6):
+            response = session.post(
+                f"https://hooks.shop.example:{port}/hooks",
+                data=b"{}",
+                verify=str(cert_path),
+                timeout=0.3,
+                stream=True,
+            )
+            response.raw.read(1024)
+        assert time.monotonic() - started < 2  # the whole answer would take 4.4 s
+    finally:
+        server.shutdown()
+        server.server_close()
