@@ -344,7 +344,9 @@ def _deadline(seconds: float):
         raise _DeadlinePassed()
 
 
-class _WatchedConnection(HTTPConnection):
+class _Watched:
+    """A urllib3 connection that tells the POST being made on this thread it carries it."""
+
     def request(self, *args, **kwargs):
         watch = getattr(_watching, "watch", None)
         if watch is not None:
@@ -352,12 +354,12 @@ class _WatchedConnection(HTTPConnection):
         return super().request(*args, **kwargs)
 
 
-class _WatchedTlsConnection(HTTPSConnection):
-    def request(self, *args, **kwargs):
-        watch = getattr(_watching, "watch", None)
-        if watch is not None:
-            watch.connection = self
-        return super().request(*args, **kwargs)
+class _WatchedConnection(_Watched, HTTPConnection):
+    pass
+
+
+class _WatchedTlsConnection(_Watched, HTTPSConnection):
+    pass
 
 
 class _Pool(HTTPConnectionPool):
