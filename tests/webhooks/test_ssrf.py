@@ -203,10 +203,28 @@ def _self_signed(tmp_path, hostname: str):
     return cert_path, key_path
 
 
-def test_pinned_https_still_checks_the_certificate_for_the_url_host(tmp_path):
+def _tls_server(tmp_path, handler, sni_seen: list | None = None):
+    """An HTTPS server on 127.0.0.1 with a certificate for hooks.shop.example, serving `handler`
+    in a thread: (server, port, certificate path). `sni_seen` collects the SNI names asked for."""
     import ssl
     import threading
-    from http.server import BaseHTTPRequestHandler, HTTPServer
+    from http.server import HTTPServer
+
+    cert_path, key_path = _self_signed(tmp_path, "hooks.shop.example")
+    server = HTTPServer(("127.0.0.1", 0), handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert_path, key_path)
+    if sni_seen is not None:
+        context.sni_callback = lambda sock, name, ctx: sni_seen.append(name)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
+    return server, server.server_address[1], cert_path
+
+
+def test_pinned_https_still_checks_the_certificate_for_the_url_host(tmp_path):
+    from http.server import BaseHTTPRequestHandler
 
     seen, sni = [], []
 
@@ -219,16 +237,7 @@ def test_pinned_https_still_checks_the_certificate_for_the_url_host(tmp_path):
             self.send_response(204)
             self.end_headers()
 
-    cert_path, key_path = _self_signed(tmp_path, "hooks.shop.example")
-    server = HTTPServer(("127.0.0.1", 0), Handler)
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert_path, key_path)
-    context.sni_callback = lambda sock, name, ctx: sni.append(name)
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-    ).start()
-    port = server.server_address[1]
+    server, port, cert_path = _tls_server(tmp_path, Handler, sni_seen=sni)
     try:
         session = requests.Session()
         session.mount("https://", PinnedAddressAdapter(ipaddress.ip_address("127.0.0.1")))
@@ -333,10 +342,8 @@ def test_createmerchant_refuses_a_webhook_url_deliveries_may_not_call(url):
 
 def test_a_dribbled_answer_over_tls_is_cut_at_its_deadline(tmp_path):
     """The deadline's cut (webhooks.transport._deadline) ends a wait inside TLS too."""
-    import ssl
-    import threading
     import time
-    from http.server import BaseHTTPRequestHandler, HTTPServer
+    from http.server import BaseHTTPRequestHandler
 
     from webhooks import transport
 
@@ -355,15 +362,7 @@ def test_a_dribbled_answer_over_tls_is_cut_at_its_deadline(tmp_path):
                 pass
             self.close_connection = True
 
-    cert_path, key_path = _self_signed(tmp_path, "hooks.shop.example")
-    server = HTTPServer(("127.0.0.1", 0), Handler)
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert_path, key_path)
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-    ).start()
-    port = server.server_address[1]
+    server, port, cert_path = _tls_server(tmp_path, Handler)
     try:
         session = requests.Session()
         session.mount("https://", PinnedAddressAdapter(ipaddress.ip_address("127.0.0.1")))
