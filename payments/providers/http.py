@@ -15,11 +15,15 @@ from dataclasses import dataclass
 import requests
 from django.conf import settings
 
+from payments import deadlines
 from payments.providers.base import ProviderError, ProviderTimeout
 
 logger = logging.getLogger("payments.providers")
 
 _session = requests.Session()
+# Each call as a whole ends by its deadline (payments.deadlines): connecting, then answering.
+_session.mount("https://", deadlines.WatchedAdapter())
+_session.mount("http://", deadlines.WatchedAdapter())
 RETRY_STATUSES = {429, 502, 503, 504}
 
 
@@ -42,15 +46,17 @@ def send(
     Idempotent calls (token fetch, status queries) are tried up to PROVIDER_HTTP_RETRIES more
     times after a transport failure or a 429/5xx gateway answer; others exactly once. A read
     timeout of a non-idempotent call raises requests.Timeout through ProviderTimeout so the caller
-    can tell "no answer" from "no connection"."""
+    can tell "no answer" from "no connection"; so does a call that outlasts its connect and read
+    timeouts together (an answer dribbled byte by byte), cut at that deadline."""
     attempts = 1 + (settings.PROVIDER_HTTP_RETRIES if idempotent else 0)
     connect = timeout()
     for attempt in range(1, attempts + 1):
         try:
-            response = _session.request(
-                method, url, timeout=(connect, read_timeout or connect), **kwargs
-            )
-        except requests.Timeout as exc:
+            with deadlines.deadline(connect + (read_timeout or connect)):
+                response = _session.request(
+                    method, url, timeout=(connect, read_timeout or connect), **kwargs
+                )
+        except (requests.Timeout, deadlines.DeadlinePassed) as exc:
             logger.warning("%s for %s: timeout (attempt %s/%s)", what, ref, attempt, attempts)
             if attempt == attempts:
                 raise ProviderTimeout(f"{what}: no answer in time") from exc

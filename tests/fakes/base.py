@@ -8,6 +8,7 @@ violation happened, or that the expected one did.
 import json
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
@@ -42,11 +43,20 @@ class Silence:
     seconds: float
 
 
+@dataclass
+class Dribble:
+    """A scripted answer sent one byte every `seconds`: each byte comes within any timeout, the
+    whole answer long after."""
+
+    seconds: float
+    body: object = field(default_factory=lambda: {"status": "LIMBO"})
+
+
 class FakeProvider:
     """Subclasses register routes with `route(method, pattern)`, each returning a Response.
 
     `answer_next(method, pattern, answer)` scripts the operator's answer to the next matching
-    request instead (a 5xx, a 401, an unknown code, or Silence): the request is recorded in `log`
+    request instead (a 5xx, a 401, an unknown code, Silence, or a Dribble): the request is recorded in `log`
     but not processed."""
 
     def __init__(self) -> None:
@@ -90,7 +100,7 @@ class FakeProvider:
             if isinstance(answer, Silence):
                 self._stopping.wait(answer.seconds)
                 return Response(504, {"error": "gateway timeout"})
-            return answer
+            return answer  # a Response, or a Dribble the handler sends
         for method, pattern, handler in self._routes:
             match = pattern.match(request.path)
             if match and method == request.method:
@@ -113,6 +123,9 @@ class FakeProvider:
                     body=self.rfile.read(length) if length else b"",
                 )
                 response = fake.dispatch(request)
+                if isinstance(response, Dribble):
+                    self._dribble(response)
+                    return
                 payload = (
                     response.body
                     if isinstance(response.body, bytes)
@@ -128,6 +141,21 @@ class FakeProvider:
                     self.wfile.write(payload)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up waiting (a timeout test)
+
+            def _dribble(self, answer: Dribble) -> None:
+                body = json.dumps(answer.body).encode()
+                raw = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                raw += b"Content-Length: %d\r\n\r\n" % len(body) + body
+                self.close_connection = True
+                try:
+                    for byte in raw:
+                        if fake._stopping.is_set():
+                            return
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                        time.sleep(answer.seconds)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (cut at its deadline)
 
             do_GET = do_POST = do_PUT = _handle
 

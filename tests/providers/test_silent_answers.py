@@ -1,9 +1,11 @@
 """Answers that say nothing about the money — a 5xx, no answer in time, a refused token (401),
-an unknown code or status word — from every live adapter, to the payment call, the status query
+an unknown code or status word, an answer dribbled byte by byte — from every live adapter, to the payment call, the status query
 and the refund call: the charge or refund stays pending, and the operator receives the payment
 or the refund exactly once (no second prompt, no second refund)."""
 
+import contextlib
 import re
+import time
 
 import pytest
 
@@ -11,7 +13,7 @@ from payments.models import Refund
 from payments.providers.base import ProviderOutcome
 from payments.services import charges, refunds
 from tests.factories import charge_via_api
-from tests.fakes.base import Response, Silence
+from tests.fakes.base import Dribble, Response, Silence
 from tests.fakes.mpesa import PREFIX as MPESA
 
 pytestmark = pytest.mark.django_db
@@ -67,7 +69,8 @@ ADAPTERS = {
         },
     ),
 }
-ANSWERS = ["5xx", "timeout", "401", "unknown"]
+ANSWERS = ["5xx", "timeout", "401", "unknown", "dribble"]
+DRIBBLE = 0.2  # seconds per byte: the whole answer would take about 20 s
 
 
 def scripted(kind: str, call: str, adapter: str):
@@ -75,6 +78,8 @@ def scripted(kind: str, call: str, adapter: str):
         return Response(500, {"error": "internal error"})
     if kind == "timeout":
         return Silence(3)
+    if kind == "dribble":  # each byte within the timeout: the call is cut at its deadline
+        return Dribble(DRIBBLE)
     if kind == "401":
         return Response(401, {"error": "Unauthorized"})
     return ADAPTERS[adapter][4][call]
@@ -92,6 +97,15 @@ def live(request, settings):
     return request.param, fake
 
 
+@contextlib.contextmanager
+def ends_before_the_dribble():
+    """The call (its retries included) is over well before a dribbled answer would have ended:
+    each try is cut at its deadline, the connect and read timeouts together."""
+    started = time.monotonic()
+    yield
+    assert time.monotonic() - started < 12
+
+
 def calls(fake, route) -> int:
     method, pattern = route
     return sum(1 for r in fake.log if r.method == method and re.fullmatch(pattern, r.path))
@@ -104,7 +118,8 @@ def test_the_payment_call(live, kind, live_api):
     route = ADAPTERS[adapter][1]
     fake.answer_next(*route, scripted(kind, "payment", adapter))
     charge = charge_via_api(live_api, **ADAPTERS[adapter][0])
-    charges.charge_request_payment(charge_id=charge.id)
+    with ends_before_the_dribble():
+        charges.charge_request_payment(charge_id=charge.id)
 
     charge.refresh_from_db()
     assert (charge.status, charge.failure_code) == ("pending", "")
@@ -118,7 +133,8 @@ def test_the_status_query(live, kind, live_api):
     route = ADAPTERS[adapter][2]
     fake.answer_next(*route, scripted(kind, "query", adapter), times=4)  # retries included
     charge = charge_via_api(live_api, **ADAPTERS[adapter][0])
-    charges.charge_refresh(charge_id=charge.id)
+    with ends_before_the_dribble():
+        charges.charge_refresh(charge_id=charge.id)
 
     charge.refresh_from_db()
     assert (charge.status, charge.failure_code) == ("pending", "")
@@ -140,7 +156,8 @@ def test_the_refund_call(live, kind, live_api):
     response = live_api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json")
     assert response.status_code == 201, response.content
     fake.answer_next(*route, scripted(kind, "refund", adapter))
-    refund = refunds.refund_send(refund_id=response.json()["id"])
+    with ends_before_the_dribble():
+        refund = refunds.refund_send(refund_id=response.json()["id"])
 
     assert (refund.status, refund.failure_code) == ("pending", "")
     assert calls(fake, route) == 1  # one refund, never a second

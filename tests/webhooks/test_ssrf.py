@@ -341,11 +341,11 @@ def test_createmerchant_refuses_a_webhook_url_deliveries_may_not_call(url):
 
 
 def test_a_dribbled_answer_over_tls_is_cut_at_its_deadline(tmp_path):
-    """The deadline's cut (webhooks.transport._deadline) ends a wait inside TLS too."""
+    """The deadline's cut (payments.deadlines) ends a wait inside TLS too."""
     import time
     from http.server import BaseHTTPRequestHandler
 
-    from webhooks import transport
+    from payments import deadlines
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args):
@@ -367,7 +367,7 @@ def test_a_dribbled_answer_over_tls_is_cut_at_its_deadline(tmp_path):
         session = requests.Session()
         session.mount("https://", PinnedAddressAdapter(ipaddress.ip_address("127.0.0.1")))
         started = time.monotonic()
-        with pytest.raises(transport._DeadlinePassed), transport._deadline(0.6):
+        with pytest.raises(deadlines.DeadlinePassed), deadlines.deadline(0.6):
             response = session.post(
                 f"https://hooks.shop.example:{port}/hooks",
                 data=b"{}",
