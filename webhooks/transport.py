@@ -274,14 +274,12 @@ def post(
         "User-Agent": USER_AGENT,
         **headers,
     }
-    address = None
     try:
         address = checked_address(url, livemode=livemode, allow_private=allow_private)
         session = _session(address)
         all_headers["Host"] = urlsplit(url).netloc.rsplit("@", 1)[-1]
-        with deadlines.deadline(
-            2 * timeout
-        ):  # connecting, then answering: the hold counts on as much
+        # Connecting, then answering, each within `timeout`: the delivery's hold counts on as much.
+        with deadlines.deadline(2 * timeout):
             response = session.post(
                 url,
                 data=body,

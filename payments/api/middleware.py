@@ -34,6 +34,7 @@ def request_bodies(app):
       of inside a view as an unreadable body (a 500)."""
 
     def application(environ, start_response):
+        cap = settings.MAX_REQUEST_BODY + 1
         length = environ.get("CONTENT_LENGTH")
         if length:
             size = int(length) if length.isdigit() else 0
@@ -41,10 +42,10 @@ def request_bodies(app):
             environ.get("wsgi.input_terminated")
             and "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
         ):
-            size = settings.MAX_REQUEST_BODY + 1
+            size = cap
         else:
             size = 0
-        if 0 < size <= settings.MAX_REQUEST_BODY + 1:
+        if 0 < size <= cap:
             try:
                 body = environ["wsgi.input"].read(size)
             except OSError as exc:  # the client went silent (or away) before its body ended
