@@ -11,8 +11,15 @@ A client silent for CLIENT_IDLE_TIMEOUT seconds in the middle of its request (he
 not reading its answer is dropped: without it a thread waits for it for ever, and a handful of
 phones that lost their network mid-request (or a handful of sockets held open on purpose) would
 hold every thread of the service. An idle kept-alive connection waits in gunicorn's poller, not
-in a thread, and is closed by its keep-alive timeout as before."""
+in a thread, and is closed by its keep-alive timeout as before.
 
+A request gunicorn itself refuses before the application sees it (a malformed request line or
+header, a request line over 4094 bytes, a header field over 8190) is answered in the API's error
+envelope, JSON with a Request-Id, instead of gunicorn's HTML page. A header that may be given once
+only (Idempotency-Key) and was given more than once is named to the application, which refuses it
+(the server would otherwise join the values with a comma into one value, a key nobody sent)."""
+
+import json
 import logging
 import os
 import socket
@@ -63,6 +70,59 @@ class _SilentClientDropped(logging.Filter):
 
 def post_fork(server, worker) -> None:
     """A worker's own sockets (--reuse-port gives each worker its own), as soon as they exist;
-    and its error log told what a silent client is."""
+    its error log told what a silent client is; and its refusals written in the error envelope."""
     _idle_timeout(worker.sockets)
     worker.log.error_log.addFilter(_SilentClientDropped())
+    from gunicorn import util
+
+    util.write_error = write_error  # what gunicorn's Worker.handle_error answers with
+
+
+# Headers a request may carry once only: RFC 9110 lets a server join a repeated header's values
+# with commas into one, which for these is a value nobody sent (two Idempotency-Keys `a` and `b`
+# would become the new key `a,b`, and a retry carrying `a` alone would make a second charge).
+ONCE_ONLY_HEADERS = ("IDEMPOTENCY-KEY",)
+# Set by the server alone (a client's own is dropped): the once-only headers given more than once.
+REPEATED_HEADERS = "X-REPEATED-HEADERS"
+REPEATED_HEADERS_META = "HTTP_" + REPEATED_HEADERS.replace("-", "_")
+
+
+def pre_request(worker, req) -> None:
+    """Name the once-only headers a request repeats in REPEATED_HEADERS, dropping any the client
+    sent under that name; the application decides (payments.api.idempotency refuses a repeated
+    Idempotency-Key). gunicorn's own pre_request only logs the request at debug level."""
+    names = [name for name, _ in req.headers]
+    if REPEATED_HEADERS in names:
+        req.headers = [(name, value) for name, value in req.headers if name != REPEATED_HEADERS]
+        names = [name for name, _ in req.headers]
+    repeated = [name for name in ONCE_ONLY_HEADERS if names.count(name) > 1]
+    if repeated:
+        req.headers.append((REPEATED_HEADERS, ",".join(repeated)))
+
+
+def write_error(sock, status_int: int, reason: str, mesg: str) -> None:
+    """gunicorn.util.write_error, in the API's error envelope: gunicorn's answer to a request it
+    refused before the application (400 malformed, 414 request line too long, 431 header fields
+    too large, 417, 501 unknown transfer coding) or to a failure outside the application (500)."""
+    from gunicorn.util import write_nonblock
+
+    from payments.api.errors import INTERNAL_ERROR_MESSAGE, error_body
+    from payments.ids import request_id
+
+    if status_int >= 500 and status_int != 501:  # gunicorn has logged it, with its traceback
+        kind, code, message = "api_error", "internal_error", INTERNAL_ERROR_MESSAGE
+    else:
+        kind, code = "invalid_request_error", "request_invalid"
+        message = f"{reason}: {mesg}" if mesg else reason
+    rid = request_id()
+    body = json.dumps(
+        error_body(rid, type=kind, code=code, message=message), separators=(",", ":")
+    ).encode()
+    head = (
+        f"HTTP/1.1 {status_int} {reason}\r\n"
+        "Connection: close\r\n"
+        "Content-Type: application/json; charset=utf-8\r\n"
+        f"Content-Length: {len(body)}\r\n"
+        f"Request-Id: {rid}\r\n\r\n"
+    )
+    write_nonblock(sock, head.encode("latin-1") + body)

@@ -8,6 +8,7 @@ from django.core.exceptions import DisallowedHost, RequestDataTooBig
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404, HttpRequest, JsonResponse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions as drf
@@ -240,15 +241,14 @@ def invalid_json_response(request, message: str) -> JsonResponse:
     )
 
 
+INTERNAL_ERROR_MESSAGE = gettext_noop(
+    "An internal error occurred. It has been logged; quote the request id to support."
+)
+
+
 def internal_error_response(request) -> JsonResponse:
     return error_response(
-        request,
-        500,
-        type="api_error",
-        code="internal_error",
-        message=_(
-            "An internal error occurred. It has been logged; quote the request id to support."
-        ),
+        request, 500, type="api_error", code="internal_error", message=_(INTERNAL_ERROR_MESSAGE)
     )
 
 

@@ -31,7 +31,9 @@ from django.db import IntegrityError, connection, transaction
 from django.http import HttpResponse, HttpResponseBase
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
+from config.gunicorn import REPEATED_HEADERS_META
 from payments import rows
 from payments.errors import IdempotencyKeyInUse, IdempotencyKeyInvalid, IdempotencyKeyReused
 from payments.models import IdempotencyRecord, Merchant
@@ -74,7 +76,13 @@ def fingerprint(data) -> str:
 
 
 def scope_for(request, *, merchant: Merchant, livemode: bool) -> Scope | None:
-    """The idempotency scope of a POST, or None when it carries no key."""
+    """The idempotency scope of a POST, or None when it carries no key. A key sent in two
+    headers is refused: the server joins them into one value (`a,b`), a key of neither."""
+    if "IDEMPOTENCY-KEY" in request.META.get(REPEATED_HEADERS_META, "").split(","):
+        raise IdempotencyKeyInvalid(
+            gettext_noop("Idempotency-Key was given more than once: send one key per request."),
+            param="Idempotency-Key",
+        )
     key = key_from_header(request.META.get(HEADER))
     if key is None:
         return None

@@ -1,0 +1,188 @@
+"""What the web server itself decides, before any view, through a real gunicorn with production's
+config/gunicorn.py: a header that may be given once only, given twice, and the requests gunicorn
+refuses before the application sees them, answered in the API's error envelope."""
+
+import json
+import re
+import socket
+from urllib.parse import urlsplit
+
+import pytest
+
+from payments.models import Charge, IdempotencyRecord
+from tests.factories import merchant_with_keys
+
+BODY = json.dumps(
+    {"amount": 250000, "currency": "CDF", "phone": "+243812345678", "network": "VODACOM_MPESA"}
+)
+
+
+def exchange(base: str, raw: bytes) -> tuple[int, dict, dict]:
+    """Send `raw` as it is (no client library tidies it) and read the one answer:
+    (status, headers with lower-case names, JSON body)."""
+    address = urlsplit(base)
+    with socket.create_connection((address.hostname, address.port), timeout=10) as sock:
+        sock.sendall(raw)
+        data = b""
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+            head, _, body = data.partition(b"\r\n\r\n")
+            length = re.search(rb"(?im)^content-length: *(\d+)", head)
+            if length and len(body) >= int(length.group(1)):
+                break
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return status, headers, json.loads(body)
+
+
+def post(key: str, *extra_headers: str) -> bytes:
+    lines = [
+        "POST /v1/charges HTTP/1.1",
+        "Host: 127.0.0.1",
+        f"Authorization: Bearer {key}",
+        "Content-Type: application/json",
+        f"Content-Length: {len(BODY)}",
+        "Connection: close",
+        *extra_headers,
+    ]
+    return ("\r\n".join(lines) + "\r\n\r\n" + BODY).encode()
+
+
+@pytest.fixture
+def key():
+    return merchant_with_keys().test_key.plaintext
+
+
+def test_an_idempotency_key_given_twice_is_refused_and_nothing_is_made(server, key):
+    status, headers, body = exchange(
+        server.base, post(key, "Idempotency-Key: order-1", "Idempotency-Key: order-2")
+    )
+    assert status == 400, body
+    assert body["error"]["type"] == "idempotency_error"
+    assert body["error"]["code"] == "idempotency_key_invalid"
+    assert body["error"]["param"] == "Idempotency-Key"
+    assert "more than once" in body["error"]["message"]
+    assert body["error"]["request_id"] == headers["request-id"]
+    assert not Charge.objects.exists()
+    assert not IdempotencyRecord.objects.exists()
+
+    # the same key twice is refused too: which of two headers a proxy keeps is not ours to guess
+    status, _, body = exchange(
+        server.base, post(key, "Idempotency-Key: order-1", "idempotency-key: order-1")
+    )
+    assert (status, body["error"]["code"]) == (400, "idempotency_key_invalid")
+    assert not Charge.objects.exists()
+
+
+def test_one_key_with_a_comma_is_one_key_and_is_honoured(server, key):
+    first = exchange(server.base, post(key, "Idempotency-Key: order-1,order-2"))
+    again = exchange(server.base, post(key, "Idempotency-Key: order-1,order-2"))
+    assert first[0] == again[0] == 201, (first, again)
+    assert first[2]["id"] == again[2]["id"]
+    assert again[1]["idempotent-replayed"] == "true"
+    assert Charge.objects.count() == 1
+    assert IdempotencyRecord.objects.get().key == "order-1,order-2"
+
+
+def test_the_servers_mark_cannot_be_sent_by_a_client(server, key):
+    """The name the server marks repeated headers with is dropped when a client sends it, so a
+    client cannot have its own single key refused, nor hide a repeated one behind an empty mark."""
+    status, _, body = exchange(
+        server.base,
+        post(key, "Idempotency-Key: order-9", "X-Repeated-Headers: IDEMPOTENCY-KEY"),
+    )
+    assert status == 201, body
+    status, _, body = exchange(
+        server.base,
+        post(
+            key,
+            "X-Repeated-Headers: ",
+            "Idempotency-Key: order-10",
+            "Idempotency-Key: order-11",
+        ),
+    )
+    assert (status, body["error"]["code"]) == (400, "idempotency_key_invalid")
+    assert Charge.objects.count() == 1
+
+
+def assert_envelope(status, headers, body, expected_status):
+    assert status == expected_status, body
+    assert headers["content-type"] == "application/json; charset=utf-8"
+    assert headers["connection"] == "close"
+    error = body["error"]
+    assert error["type"] == "invalid_request_error"
+    assert error["code"] == "request_invalid"
+    assert error["param"] is None
+    assert re.fullmatch(r"req_[A-Za-z0-9]{24}", error["request_id"])
+    assert headers["request-id"] == error["request_id"]
+    return error["message"]
+
+
+def test_a_malformed_request_line_is_answered_in_the_envelope(server):
+    message = assert_envelope(*exchange(server.base, b"GARBAGE\r\n\r\n"), 400)
+    assert message.startswith("Bad Request: Invalid Request Line")
+
+
+def test_a_malformed_header_is_answered_in_the_envelope(server):
+    raw = b"GET /v1/charges HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header Name: x\r\n\r\n"
+    message = assert_envelope(*exchange(server.base, raw), 400)
+    assert message.startswith("Bad Request:")
+
+
+def test_a_request_line_too_long_is_414_in_the_envelope(server):
+    raw = b"GET /v1/charges?q=" + b"a" * 5000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    message = assert_envelope(*exchange(server.base, raw), 414)
+    assert message.startswith("URI Too Long")
+
+
+def test_a_header_field_too_large_is_431_in_the_envelope(server):
+    raw = b"GET /v1/charges HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"b" * 9000 + b"\r\n\r\n"
+    message = assert_envelope(*exchange(server.base, raw), 431)
+    assert message.startswith("Request Header Fields Too Large")
+
+
+def test_an_unknown_transfer_coding_is_501_in_the_envelope(server, key):
+    raw = b"POST /v1/charges HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: bogus\r\n\r\n"
+    assert_envelope(*exchange(server.base, raw), 501)
+
+
+def test_the_refusal_of_a_repeated_key_is_said_in_french_too(server, key):
+    status, _, body = exchange(
+        server.base,
+        post(key, "Accept-Language: fr", "Idempotency-Key: a", "Idempotency-Key: b"),
+    )
+    assert status == 400
+    assert body["error"]["message"] == (
+        "Idempotency-Key a été donné plus d'une fois : envoyez une seule clé par requête."
+    )
+
+
+def test_a_failure_outside_the_application_is_500_internal_error_without_detail():
+    """gunicorn answers 500 itself for an error outside the application; its answer says no
+    more than the API's own 500 does."""
+    from config.gunicorn import write_error
+
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        write_error(ours, 500, "Internal Server Error", "")
+        ours.shutdown(socket.SHUT_WR)
+        data = b""
+        while chunk := theirs.recv(65536):
+            data += chunk
+    head, _, raw = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 500 Internal Server Error\r\n")
+    body = json.loads(raw)
+    assert body["error"]["type"] == "api_error"
+    assert body["error"]["code"] == "internal_error"
+    assert body["error"]["message"] == (
+        "An internal error occurred. It has been logged; quote the request id to support."
+    )
+    assert f"Request-Id: {body['error']['request_id']}".encode() in head
