@@ -9,6 +9,7 @@ key of that public key, so a PIN encrypted any other way (or another PIN) is ref
 import base64
 import logging
 import re
+import time
 
 import pytest
 from django.utils import timezone
@@ -18,7 +19,7 @@ from payments.errors import ProviderUnavailable
 from payments.providers import registry
 from payments.providers.airtel import AirtelMoney
 from payments.providers.base import PayoutNotSent, PayoutQuery, PayoutRequest
-from tests.fakes.base import Response, Silence
+from tests.fakes.base import Dribble, Response, Silence
 
 pytestmark = pytest.mark.django_db
 
@@ -139,6 +140,7 @@ SILENT = {
     "5xx": Response(500, {"error": "internal error"}),
     "502": Response(502, {"error": "bad gateway"}),
     "timeout": Silence(3),
+    "dribble": Dribble(0.2),  # each byte in time, the whole answer about 20 s: cut at its deadline
     "401": Response(401, {"error": "invalid_token"}),
     "403": Response(403, {"error": "invalid_token", "error_description": "expired"}),
     "ambiguous": Response(200, {"status": {"response_code": "DP00900001000", "success": True}}),
@@ -156,7 +158,9 @@ def test_answers_that_say_nothing_leave_the_payout_pending_and_sent_once(
 ):
     settings.PROVIDER_HTTP_TIMEOUT = 0.5
     airtel_payouts.answer_next(*DISBURSE, SILENT[answer])
+    started = time.monotonic()
     outcome = AirtelMoney().send_payout(payout())
+    assert time.monotonic() - started < 12  # over long before a dribbled answer would end
 
     assert (outcome.status, outcome.failure_code) == ("pending", "")
     assert calls(airtel_payouts, DISBURSE) == 1  # never a second disbursement
@@ -177,8 +181,13 @@ def test_an_answer_lost_after_airtel_paid_is_settled_by_the_enquiry(airtel_payou
 
 @pytest.mark.parametrize(
     "answer",
-    [Response(500, {"error": "internal"}), Response(503, {"error": "busy"}), Silence(3)],
-    ids=["500", "503", "timeout"],
+    [
+        Response(500, {"error": "internal"}),
+        Response(503, {"error": "busy"}),
+        Silence(3),
+        Dribble(0.2),
+    ],
+    ids=["500", "503", "timeout", "dribble"],
 )
 def test_an_enquiry_without_an_answer_is_pending(airtel_payouts, settings, answer):
     settings.PROVIDER_HTTP_TIMEOUT = 0.5
@@ -186,7 +195,9 @@ def test_an_enquiry_without_an_answer_is_pending(airtel_payouts, settings, answe
     AirtelMoney().send_payout(request)
     airtel_payouts.answer_next(*ENQUIRY, answer, times=4)  # its retries included
 
+    started = time.monotonic()
     assert status_of(request).status == "pending"
+    assert time.monotonic() - started < 12  # each try cut at its deadline, retries included
 
 
 def test_an_enquiry_for_a_payout_airtel_does_not_know_is_pending_never_failed(airtel_payouts):

@@ -2,6 +2,7 @@
 mechanism as C2B (RSA-encrypted API key, then session id), the B2C shortcode, INS codes."""
 
 import re
+import time
 
 import pytest
 from django.utils import timezone
@@ -10,7 +11,7 @@ from payments import ids
 from payments.errors import ProviderUnavailable
 from payments.providers.base import PayoutNotSent, PayoutQuery, PayoutRequest
 from payments.providers.mpesa import VodacomMpesa
-from tests.fakes.base import Response, Silence
+from tests.fakes.base import Dribble, Response, Silence
 from tests.fakes.mpesa import PREFIX
 
 pytestmark = pytest.mark.django_db
@@ -109,6 +110,7 @@ def test_refusals_fail_the_payout_with_our_codes(mpesa_payouts, code, failure_co
 SILENT = {
     "5xx": Response(500, {"output_ResponseCode": "INS-1"}),
     "timeout": Silence(3),
+    "dribble": Dribble(0.2),  # each byte in time, the whole answer about 20 s: cut at its deadline
     "bare 401": Response(401, {"error": "Unauthorized"}),
     "INS-9 request timeout": Response(408, {"output_ResponseCode": "INS-9"}),
     "INS-10 duplicate": Response(409, {"output_ResponseCode": "INS-10"}),
@@ -125,7 +127,9 @@ def test_answers_that_say_nothing_leave_the_payout_pending_and_sent_once(
 ):
     settings.PROVIDER_HTTP_TIMEOUT = 0.5
     mpesa_payouts.answer_next(*B2C, SILENT[answer])
+    started = time.monotonic()
     outcome = VodacomMpesa().send_payout(payout())
+    assert time.monotonic() - started < 12  # over long before a dribbled answer would end
 
     assert (outcome.status, outcome.failure_code) == ("pending", "")
     assert calls(mpesa_payouts, B2C) == 1  # never a second B2C
@@ -171,8 +175,9 @@ def test_an_answer_lost_after_m_pesa_paid_is_settled_by_the_query(mpesa_payouts,
         Response(500, {"output_ResponseCode": "INS-1"}),
         Response(200, {"output_ResponseCode": "INS-0", "output_ResponseTransactionStatus": "?"}),
         Silence(3),
+        Dribble(0.2),
     ],
-    ids=["500", "unknown status word", "timeout"],
+    ids=["500", "unknown status word", "timeout", "dribble"],
 )
 def test_a_query_without_an_answer_is_pending(mpesa_payouts, settings, answer):
     settings.PROVIDER_HTTP_TIMEOUT = 0.5
@@ -180,7 +185,9 @@ def test_a_query_without_an_answer_is_pending(mpesa_payouts, settings, answer):
     VodacomMpesa().send_payout(request)
     mpesa_payouts.answer_next(*QUERY, answer, times=4)  # its retries included
 
+    started = time.monotonic()
     assert status_of(request).status == "pending"
+    assert time.monotonic() - started < 12  # each try cut at its deadline, retries included
 
 
 def test_a_payout_m_pesa_does_not_know_is_pending_never_failed(mpesa_payouts):

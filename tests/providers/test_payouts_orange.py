@@ -1,5 +1,7 @@
 """Orange Money payouts (B2B RDC cashin) against a local Orange API, over real HTTP."""
 
+import time
+
 import pytest
 from django.utils import timezone
 
@@ -7,7 +9,7 @@ from payments import ids
 from payments.errors import ProviderUnavailable
 from payments.providers.base import PayoutNotSent, PayoutQuery, PayoutRequest
 from payments.providers.orange import UNCONFIRMED_CHECK_AFTER, OrangeMoney
-from tests.fakes.base import Response, Silence
+from tests.fakes.base import Dribble, Response, Silence
 
 pytestmark = pytest.mark.django_db
 
@@ -91,6 +93,7 @@ SILENT = {
     "5xx": Response(500, {"message": "Internal error"}),
     "504": Response(504, {"message": "Gateway Timeout"}),
     "timeout": Silence(3),
+    "dribble": Dribble(0.2),  # each byte in time, the whole answer about 20 s: cut at its deadline
     "401": Response(401, {"code": 42, "message": "Expired credentials"}),
     "bare 403": Response(403, {"message": "Forbidden"}),
     "409": Response(409, {"message": "Duplicate"}),
@@ -105,7 +108,9 @@ def test_answers_that_say_nothing_leave_the_payout_pending_and_sent_once(
 ):
     settings.PROVIDER_HTTP_TIMEOUT = 0.5
     orange_payouts.answer_next(*CASHIN, SILENT[answer])
+    started = time.monotonic()
     outcome = OrangeMoney().send_payout(payout())
+    assert time.monotonic() - started < 12  # over long before a dribbled answer would end
 
     assert (outcome.status, outcome.failure_code) == ("pending", "")
     assert cashins(orange_payouts) == 1  # never a second cashin
@@ -136,7 +141,9 @@ def test_a_payout_unknown_to_the_status_path_is_pending_never_failed(orange_payo
 
 
 @pytest.mark.parametrize(
-    "answer", [Response(500, {"message": "down"}), Silence(3)], ids=["500", "timeout"]
+    "answer",
+    [Response(500, {"message": "down"}), Silence(3), Dribble(0.2)],
+    ids=["500", "timeout", "dribble"],
 )
 def test_a_status_query_without_an_answer_is_pending(orange_payouts, settings, answer):
     settings.PROVIDER_HTTP_TIMEOUT = 0.5
@@ -144,7 +151,9 @@ def test_a_status_query_without_an_answer_is_pending(orange_payouts, settings, a
     OrangeMoney().send_payout(request)
     orange_payouts.answer_next("GET", f"{API}/{request.reference}", answer, times=4)
 
+    started = time.monotonic()
     assert status_of(request).status == "pending"
+    assert time.monotonic() - started < 12  # each try cut at its deadline, retries included
 
 
 @pytest.mark.parametrize(
