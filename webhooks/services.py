@@ -135,8 +135,22 @@ def status_event_record(obj, *, data: dict, destination_url: str = "") -> Event:
 
 
 @transaction.atomic
+@transaction.atomic
 def event_resend(*, event: Event, url: str) -> Delivery:
-    """A new delivery of the same event (same id, so receivers can de-duplicate) to `url`."""
+    """A new delivery of the same event (same id, so receivers can de-duplicate) to `url`, unless
+    one to `url` is still waiting for its first attempt: that one is the answer. A resend asked
+    in a loop, or twice by a double click, so queues the event once, not once per call, and one
+    merchant's resends cannot fill the delivery workers' queue; once the waiting delivery has been
+    attempted, a resend makes a new one again. The event's row is locked while this is decided,
+    so two resends at once make one delivery."""
+    Event.objects.select_for_update().filter(pk=event.pk).values_list("pk").first()
+    waiting = (
+        event.deliveries.filter(url=url, status=DeliveryStatus.PENDING, attempts=0)
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    if waiting is not None:
+        return waiting
     return _delivery_create(event=event, url=url)
 
 

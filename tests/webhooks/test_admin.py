@@ -55,6 +55,8 @@ def test_resend_of_a_callback_url_event_goes_to_the_callback_url(admin_client, m
     set_webhook_url(merchant, receiver.url("/default"))
     settled_charge(merchant, callback_url=receiver.url("/order-9"))
     record_event(merchant, type="checkout.session.expired")
+    for delivery in Delivery.objects.all():  # attempted, so a resend makes a new delivery
+        delivery_attempt(delivery_id=delivery.id)
     for event in Event.objects.all():
         admin_client.post(
             reverse("admin:webhooks_event_changelist"),

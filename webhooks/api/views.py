@@ -194,7 +194,8 @@ class EventResendView(ApiView):
         description="Send the event again, with the same id so your receiver can de-duplicate, "
         "to where it would go now: its charge's `callback_url` (for a charge or one of its "
         "refunds) or its payout's, else this mode's endpoint URL (400 webhook_url_missing when there is none). "
-        "The answer is the new delivery.",
+        "The answer is the new delivery; while a delivery of the event to that URL still waits "
+        "for its first attempt, it is that delivery, and no second one is queued.",
         request=None,
         responses={200: objects.Delivery},
         examples=objects.DELIVERY_EXAMPLES,
