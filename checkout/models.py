@@ -3,15 +3,16 @@
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from payments import ids
 from payments.models import Currency, Merchant
 
 
 class SessionStatus(models.TextChoices):
-    OPEN = "open", "Open"
-    COMPLETE = "complete", "Complete"
-    EXPIRED = "expired", "Expired"
+    OPEN = "open", pgettext_lazy("session status", "Open")
+    COMPLETE = "complete", pgettext_lazy("session status", "Complete")
+    EXPIRED = "expired", pgettext_lazy("session status", "Expired")
 
 
 class CheckoutSession(models.Model):

@@ -11,6 +11,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from payments.providers.airtel import AirtelMoney
 from payments.providers.mpesa import VodacomMpesa
@@ -25,8 +26,8 @@ class Mode(models.TextChoices):
 
 
 class Currency(models.TextChoices):
-    CDF = "CDF", "Congolese franc"
-    USD = "USD", "US dollar"
+    CDF = "CDF", _("Congolese franc")
+    USD = "USD", _("US dollar")
 
 
 class Network(models.TextChoices):
@@ -38,45 +39,45 @@ class Network(models.TextChoices):
 
 
 class PaymentMethod(models.TextChoices):
-    MOBILE_MONEY = "mobile_money", "Mobile money"
-    CARD = "card", "Card"
+    MOBILE_MONEY = "mobile_money", "Mobile money"  # the same in French
+    CARD = "card", _("Card")
 
 
 class ChargeStatus(models.TextChoices):
-    PENDING = "pending", "Pending"
-    SUCCEEDED = "succeeded", "Succeeded"
-    FAILED = "failed", "Failed"
-    DECLINED = "declined", "Declined"
+    PENDING = "pending", pgettext_lazy("status", "Pending")
+    SUCCEEDED = "succeeded", pgettext_lazy("status", "Succeeded")
+    FAILED = "failed", pgettext_lazy("status", "Failed")
+    DECLINED = "declined", pgettext_lazy("status", "Declined")
 
 
 class RefundStatus(models.TextChoices):
-    PENDING = "pending", "Pending"
-    SUCCEEDED = "succeeded", "Succeeded"
-    FAILED = "failed", "Failed"
+    PENDING = "pending", pgettext_lazy("status", "Pending")
+    SUCCEEDED = "succeeded", pgettext_lazy("status", "Succeeded")
+    FAILED = "failed", pgettext_lazy("status", "Failed")
 
 
 class PayoutStatus(models.TextChoices):
-    PENDING = "pending", "Pending"
-    SUCCEEDED = "succeeded", "Succeeded"
-    FAILED = "failed", "Failed"
+    PENDING = "pending", pgettext_lazy("status", "Pending")
+    SUCCEEDED = "succeeded", pgettext_lazy("status", "Succeeded")
+    FAILED = "failed", pgettext_lazy("status", "Failed")
 
 
 class LedgerType(models.TextChoices):
-    CHARGE = "charge", "Charge"
-    REFUND = "refund", "Refund"
-    REFUND_FAILURE = "refund_failure", "Refund failure"
-    PAYOUT = "payout", "Payout"
-    PAYOUT_FAILURE = "payout_failure", "Payout failure"
-    LATE_PAYMENT = "late_payment", "Late payment"
+    CHARGE = "charge", _("Charge")
+    REFUND = "refund", _("Refund")
+    REFUND_FAILURE = "refund_failure", _("Refund failure")
+    PAYOUT = "payout", _("Payout")
+    PAYOUT_FAILURE = "payout_failure", _("Payout failure")
+    LATE_PAYMENT = "late_payment", _("Late payment")
 
 
 class RefundReason(models.TextChoices):
-    DUPLICATE = "duplicate", "Duplicate"
-    FRAUDULENT = "fraudulent", "Fraudulent"
-    REQUESTED_BY_CUSTOMER = "requested_by_customer", "Requested by customer"
+    DUPLICATE = "duplicate", _("Duplicate")
+    FRAUDULENT = "fraudulent", _("Fraudulent")
+    REQUESTED_BY_CUSTOMER = "requested_by_customer", _("Requested by customer")
     # Set by the service only: a payment made after its charge failed, or that could not be
     # accepted, is given back in full.
-    LATE_PAYMENT = "late_payment", "Late payment"
+    LATE_PAYMENT = "late_payment", _("Late payment")
 
 
 # The reasons a merchant may give (late_payment is the service's own).

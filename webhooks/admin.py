@@ -73,7 +73,7 @@ class EventAdmin(PublicIdAdmin, admin.ModelAdmin):
     @admin.display(description=_("Delivery"))
     def delivery_status(self, obj):
         deliveries = list(obj.deliveries.all())
-        return deliveries[0].status if deliveries else _("not sent (no URL)")
+        return deliveries[0].get_status_display() if deliveries else _("not sent (no URL)")
 
     @admin.action(description=_("Resend (new delivery to the current destination)"))
     def resend(self, request, queryset):

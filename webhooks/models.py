@@ -5,6 +5,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from payments import ids
 from payments.models import Merchant, new_webhook_secret
@@ -113,9 +114,9 @@ class Event(models.Model):
 
 
 class DeliveryStatus(models.TextChoices):
-    PENDING = "pending"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
+    PENDING = "pending", pgettext_lazy("status", "Pending")
+    SUCCEEDED = "succeeded", pgettext_lazy("status", "Succeeded")
+    FAILED = "failed", pgettext_lazy("status", "Failed")
 
 
 class Delivery(models.Model):

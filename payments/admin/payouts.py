@@ -114,8 +114,12 @@ class PayoutAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.ModelAd
     @admin.display(description=_("Status"), ordering="status")
     def status_display(self, obj):
         if payout_services.is_waiting_for_staff(obj):
-            return format_html("{}<br><strong>{}</strong>", obj.status, nowrap("waiting for staff"))
-        return obj.status
+            return format_html(
+                "{}<br><strong>{}</strong>",
+                obj.get_status_display(),
+                nowrap(_("waiting for staff")),
+            )
+        return obj.get_status_display()
 
     @admin.display(description=_("Recipient"), ordering="phone")
     def recipient(self, obj):

@@ -240,28 +240,38 @@ def test_checkout_pages_stay_french_by_default(merchant):
 # --- The French catalogue ---------------------------------------------------------------------
 
 TRANSLATED = {"_", "gettext", "gettext_lazy", "gettext_noop"}
+IN_CONTEXT = {"pgettext", "pgettext_lazy"}  # (context, message)
 
 
-def marked_messages() -> set[str]:
-    """Every message the code marks for translation (payments, checkout, webhooks, sandbox)."""
+def marked_messages() -> set[tuple[str | None, str]]:
+    """Every message the code marks for translation (payments, checkout, webhooks, sandbox), as
+    (context, message): the context None when the message is marked without one."""
     messages = set()
     for app in ("payments", "checkout", "webhooks", "sandbox"):
         for path in (settings.BASE_DIR / app).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text(), str(path))):
-                if (
-                    isinstance(node, ast.Call)
-                    and isinstance(node.func, ast.Name)
-                    and node.func.id in TRANSLATED
-                    and node.args
-                    and isinstance(node.args[0], ast.Constant)
-                    and isinstance(node.args[0].value, str)
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                    continue
+                args = [a.value if isinstance(a, ast.Constant) else None for a in node.args]
+                if node.func.id in TRANSLATED and args and isinstance(args[0], str):
+                    messages.add((None, args[0]))
+                elif (
+                    node.func.id in IN_CONTEXT
+                    and len(args) > 1
+                    and all(isinstance(a, str) for a in args[:2])
                 ):
-                    messages.add(node.args[0].value)
+                    messages.add((args[0], args[1]))
     return messages
 
 
-def catalogue(path: Path) -> dict[str, str]:
-    """msgid → msgstr of a .po file (the header and plural forms left out)."""
+def translated(context: str | None, message: str) -> str:
+    return (
+        translation.gettext(message) if context is None else translation.pgettext(context, message)
+    )
+
+
+def catalogue(path: Path) -> dict[tuple[str | None, str], str]:
+    """(msgctxt, msgid) → msgstr of a .po file (the header and plural forms left out)."""
     entries, current, key = {}, {}, None
     for line in [*path.read_text().splitlines(), ""]:
         if line.startswith("msg"):
@@ -271,16 +281,17 @@ def catalogue(path: Path) -> dict[str, str]:
             current[key] += ast.literal_eval(line)
         elif not line.strip() and current:
             if current.get("msgid") and "msgstr" in current:
-                entries[current["msgid"]] = current["msgstr"]
+                entries[current.get("msgctxt"), current["msgid"]] = current["msgstr"]
             current, key = {}, None
     return entries
 
 
 def test_every_message_marked_in_the_code_has_its_french_translation():
     messages = marked_messages()
-    assert "Missing required param: %(param)s." in messages and len(messages) > 100
+    assert (None, "Missing required param: %(param)s.") in messages and len(messages) > 100
+    assert ("status", "Succeeded") in messages
     with translation.override("fr"):
-        untranslated = sorted(m for m in messages if translation.gettext(m) == m)
+        untranslated = sorted(m for m in messages if translated(*m) == m[1])
     assert untranslated == []
 
 
@@ -290,5 +301,5 @@ def test_the_compiled_catalogue_is_the_one_written():
         entries = catalogue(settings.BASE_DIR / app / "locale/fr/LC_MESSAGES/django.po")
         assert entries
         with translation.override("fr"):
-            stale = {k: v for k, v in entries.items() if translation.gettext(k) != v}
+            stale = {k: v for k, v in entries.items() if translated(*k) != v}
         assert stale == {}, app

@@ -62,8 +62,8 @@ def test_list_filters_and_search(staff, payouts, funded):
     everything = page_of(staff)
     assert only(everything, payouts, *payouts)
     assert "70.00 CDF" in everything and "20.00 USD" in everything
-    assert "waiting for staff" in row_of(everything, payouts["waiting"])
-    assert "waiting for staff" not in row_of(everything, payouts["pending"])  # still checked
+    assert "en attente de l’équipe" in row_of(everything, payouts["waiting"])
+    assert "en attente de l’équipe" not in row_of(everything, payouts["pending"])  # still checked
 
     assert only(page_of(staff, currency__exact="USD"), payouts, "usd")
     assert only(page_of(staff, network__exact="AIRTEL_MONEY"), payouts, "airtel")

@@ -27,7 +27,7 @@ def test_staff_settle_a_payout_and_read_the_ledger_and_balance(
     page.set_viewport_size({"width": 1280, "height": 800})
     admin_sign_in(page, live_server.url, "/admin/payments/payout/")
     page.wait_for_selector(f"text={waiting.id}")
-    assert "waiting for staff" in page.inner_text(f"tr:has(a:text-is('{waiting.id}'))")
+    assert "en attente de l’équipe" in page.inner_text(f"tr:has(a:text-is('{waiting.id}'))")
     screenshot(page, "payout-admin-list")
 
     page.check(f"input[name=_selected_action][value={waiting.id}]")

@@ -198,7 +198,7 @@ def test_overview_counts_the_days_and_weeks_charges_and_finds_what_is_late(staff
 
     [late] = table(page, "data-late")
     assert late[0] == week_of_charges["late"].id
-    assert late[2:4] == ["Vodacom M-Pesa", "50.00 CDF"] and late[5] == "Succeeded"
+    assert late[2:4] == ["Vodacom M-Pesa", "50.00 CDF"] and late[5] == "Réussi"
 
     assert live.count("Aucun encaissement.") == 2  # live mode is counted apart
     assert week_of_charges["stuck"].id not in live
@@ -219,3 +219,25 @@ def test_overview_is_for_staff_who_may_see_charges(merchant):
 
 def staff_index(client) -> str:
     return client.get("/admin/").text
+
+
+def test_staff_read_statuses_methods_and_currencies_in_their_language(staff, merchant):
+    """The values of a record's choices (a status, a payment method, a currency, a ledger
+    type, a session's or a delivery's status) are said in the admin's language like its
+    labels; what is stored, and what the API shows, is the value itself."""
+    make_charge(merchant, status="succeeded")
+    make_charge(merchant, status="failed", failure_code="insufficient_funds")
+    make_session(merchant)
+    record_event(merchant, url="https://shop.example/hooks")
+
+    charges_fr = staff.get("/admin/payments/charge/").text
+    assert "Réussi" in charges_fr and "Échoué" in charges_fr
+    charges_en = staff.get("/admin/payments/charge/", HTTP_ACCEPT_LANGUAGE="en").text
+    assert "Succeeded" in charges_en and "Failed" in charges_en and "Réussi" not in charges_en
+
+    ledger = staff.get("/admin/payments/ledgerentry/").text
+    assert "Encaissement" in ledger
+    assert "Ouverte" in staff.get("/admin/checkout/checkoutsession/").text
+    assert "En attente" in staff.get("/admin/webhooks/delivery/").text
+    charge_page = staff.get(admin_url(make_charge(merchant, status="succeeded"))).text
+    assert "Franc congolais" in charge_page
