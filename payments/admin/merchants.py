@@ -61,7 +61,9 @@ class MerchantRowsMixin:
 
     @admin.display(description=_("Created (UTC)"), ordering="created_at")
     def created(self, obj):
-        return nowrap(f"{obj.created_at.astimezone(UTC):%Y-%m-%d %H:%M}")
+        """The date and the time, each kept whole: a narrow list puts the time under the date."""
+        at = obj.created_at.astimezone(UTC)
+        return format_html("{} {}", nowrap(f"{at:%Y-%m-%d}"), nowrap(f"{at:%H:%M}"))
 
 
 def merchant_rows_url(changelist: str, merchant: Merchant, *, livemode: bool) -> str:
