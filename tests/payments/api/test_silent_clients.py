@@ -6,11 +6,12 @@ and the threads they held serve everyone else again."""
 import json
 import socket
 import time
+from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
 import pytest
 
-from payments.models import Charge
+from payments.models import Charge, LedgerEntry
 from tests.factories import merchant_with_keys
 
 HEAD = "POST /v1/charges HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {key}\r\n"
@@ -83,4 +84,64 @@ def test_silent_clients_do_not_hold_the_service(server, key):
     log = server.log.read_text()
     assert log.count("client silent for 1.0 s: connection dropped") == 2  # the two headers
     assert log.count("408 request_timeout") == 2  # the two bodies
+    assert "Traceback" not in log
+
+
+@pytest.mark.postgres
+@pytest.mark.books_unchecked  # ledger rows written straight into the table: only their volume
+def test_clients_that_stop_reading_their_answer_do_not_hold_the_service(server):
+    """Three clients, more than the worker's two threads, ask for a statement of 80,000 rows
+    (megabytes, more than the sockets' buffers hold once the client's window is closed) and never
+    read it: each thread's write gives up after CLIENT_IDLE_TIMEOUT and the connection is closed,
+    so a request from anyone else is still answered."""
+    keys = merchant_with_keys()
+    start = datetime(2025, 11, 1, tzinfo=UTC)
+    LedgerEntry.objects.bulk_create(
+        [
+            LedgerEntry(
+                merchant=keys.merchant,
+                livemode=False,
+                currency="CDF",
+                type="charge",
+                amount=10000 + n,
+                source=f"ch_{n:024d}",
+                created_at=start + timedelta(minutes=n),
+            )
+            for n in range(80_000)
+        ],
+        batch_size=10_000,
+    )
+    key = keys.test_key.plaintext
+    request = (
+        "GET /v1/balance_transactions/export HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"Authorization: Bearer {key}\r\n\r\n"
+    ).encode()
+    stalled = []
+    for _ in range(3):
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window, never read
+        address = urlsplit(server.base)
+        sock.connect((address.hostname, address.port))
+        sock.sendall(request)
+        stalled.append(sock)
+    sent = time.monotonic()
+    time.sleep(1)  # their statements fill the buffers and block both threads
+    status, body = server(key, "GET", "/v1/webhook_endpoint")
+    assert status == 200, body
+    assert time.monotonic() - sent < 12
+    time.sleep(max(0.0, sent + 12 - time.monotonic()))  # longer than making a statement takes
+    for sock in stalled:  # each was dropped part way: its statement never ends
+        sock.settimeout(20)
+        received = b""
+        try:
+            while chunk := sock.recv(1 << 20):
+                received += chunk
+        except ConnectionResetError:
+            pass
+        sock.close()
+        assert received.startswith(b"HTTP/1.1 200 OK")
+        assert not received.endswith(b"\r\n0\r\n\r\n")  # the last chunk never came
+        assert received.count(b"\r\n") < 80_000
+    time.sleep(0.5)
+    log = server.log.read_text()
     assert "Traceback" not in log
