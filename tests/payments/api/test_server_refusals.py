@@ -186,3 +186,22 @@ def test_a_failure_outside_the_application_is_500_internal_error_without_detail(
         "An internal error occurred. It has been logged; quote the request id to support."
     )
     assert f"Request-Id: {body['error']['request_id']}".encode() in head
+
+
+def test_a_page_form_django_refuses_is_one_warning_line(server):
+    """A hosted page's form of too many fields is refused by Django as suspicious (400); its
+    log says so in one warning line, without the traceback of Django's own refusal."""
+    import requests
+
+    from tests.factories import make_session
+
+    session = make_session(merchant_with_keys().merchant)
+    with requests.Session() as browser:  # the page first, for its CSRF cookie, as a browser does
+        assert browser.get(f"{server.base}/pay/{session.id}", timeout=10).status_code == 200
+        form = {f"f{n}": "1" for n in range(2000)}
+        form["csrfmiddlewaretoken"] = browser.cookies["csrftoken"]
+        answer = browser.post(f"{server.base}/pay/{session.id}/mobile-money", data=form, timeout=10)
+    assert answer.status_code == 400
+    log = server.log.read_text()
+    assert "WARNING django.security.TooManyFieldsSent" in log
+    assert "Traceback" not in log and "ERROR" not in log
