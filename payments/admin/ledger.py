@@ -29,9 +29,8 @@ class LedgerEntryAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.Mo
     # The columns staff need first come first: the rest scroll on a narrow screen.
     list_display = (
         "id",
-        "type",
+        "type_and_source",
         "amount_display",
-        "source_link",
         "created",
         "merchant_name",
         "mode",
@@ -57,6 +56,12 @@ class LedgerEntryAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.Mo
     @admin.display(description=_("Amount"), ordering="amount")
     def amount_display(self, obj):
         return nowrap(format_amount(obj.amount, obj.currency))
+
+    @admin.display(description=_("Type and source"), ordering="type")
+    def type_and_source(self, obj):
+        """The type over its charge, refund or payout: one column, so that a list of them fits
+        a 1280 px window in French too (an id cannot wrap, nor can "Remboursement")."""
+        return format_html("{}<br>{}", obj.get_type_display(), self.source_link(obj))
 
     @admin.display(description="Source", ordering="source")
     def source_link(self, obj):
