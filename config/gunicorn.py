@@ -19,7 +19,6 @@ envelope, JSON with a Request-Id, instead of gunicorn's HTML page. A header that
 only (Idempotency-Key) and was given more than once is named to the application, which refuses it
 (the server would otherwise join the values with a comma into one value, a key nobody sent)."""
 
-import json
 import logging
 import os
 import socket
@@ -91,10 +90,8 @@ def pre_request(worker, req) -> None:
     """Name the once-only headers a request repeats in REPEATED_HEADERS, dropping any the client
     sent under that name; the application decides (payments.api.idempotency refuses a repeated
     Idempotency-Key). gunicorn's own pre_request only logs the request at debug level."""
+    req.headers = [(name, value) for name, value in req.headers if name != REPEATED_HEADERS]
     names = [name for name, _ in req.headers]
-    if REPEATED_HEADERS in names:
-        req.headers = [(name, value) for name, value in req.headers if name != REPEATED_HEADERS]
-        names = [name for name, _ in req.headers]
     repeated = [name for name in ONCE_ONLY_HEADERS if names.count(name) > 1]
     if repeated:
         req.headers.append((REPEATED_HEADERS, ",".join(repeated)))
@@ -106,23 +103,15 @@ def write_error(sock, status_int: int, reason: str, mesg: str) -> None:
     too large, 417, 501 unknown transfer coding) or to a failure outside the application (500)."""
     from gunicorn.util import write_nonblock
 
-    from payments.api.errors import INTERNAL_ERROR_MESSAGE, error_body
-    from payments.ids import request_id
+    from payments.api.errors import INTERNAL_ERROR_MESSAGE, raw_error
 
     if status_int >= 500 and status_int != 501:  # gunicorn has logged it, with its traceback
         kind, code, message = "api_error", "internal_error", INTERNAL_ERROR_MESSAGE
     else:
         kind, code = "invalid_request_error", "request_invalid"
         message = f"{reason}: {mesg}" if mesg else reason
-    rid = request_id()
-    body = json.dumps(
-        error_body(rid, type=kind, code=code, message=message), separators=(",", ":")
-    ).encode()
-    head = (
-        f"HTTP/1.1 {status_int} {reason}\r\n"
-        "Connection: close\r\n"
-        "Content-Type: application/json; charset=utf-8\r\n"
-        f"Content-Length: {len(body)}\r\n"
-        f"Request-Id: {rid}\r\n\r\n"
+    _, data, headers = raw_error(type=kind, code=code, message=message)
+    head = f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n" + "".join(
+        f"{name}: {value}\r\n" for name, value in headers
     )
-    write_nonblock(sock, head.encode("latin-1") + body)
+    write_nonblock(sock, (head + "\r\n").encode("latin-1") + data)

@@ -1,6 +1,7 @@
 """The one exception handler: every error under /v1 leaves in one envelope,
 `{"error": {type, code, message, param, request_id}}`, never as a stack trace."""
 
+import json
 import logging
 
 from django.conf import settings
@@ -51,6 +52,24 @@ def error_body(
             "request_id": request_id,
         }
     }
+
+
+def raw_error(*, type: str, code: str, message: str) -> tuple[str, bytes, list[tuple[str, str]]]:
+    """An answer in the error envelope for code that answers outside Django (the WSGI wrapper of
+    payments.api.middleware, the web server's own refusals in config/gunicorn.py): its new
+    request id, its body and its headers."""
+    from payments.ids import request_id
+
+    rid = request_id()
+    data = json.dumps(
+        error_body(rid, type=type, code=code, message=message), separators=(",", ":")
+    ).encode()
+    headers = [
+        ("Content-Type", "application/json; charset=utf-8"),
+        ("Content-Length", str(len(data))),
+        ("Request-Id", rid),
+    ]
+    return rid, data, headers
 
 
 def error_response(

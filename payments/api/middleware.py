@@ -3,7 +3,6 @@ MAX_REQUEST_BODY → 413, a NUL character in the URL → 400); JSON (never a tra
 unhandled error under /v1."""
 
 import io
-import json
 import logging
 
 from django.conf import settings
@@ -58,9 +57,13 @@ def request_bodies(app):
 
 
 def _body_timed_out(environ, start_response, exc: OSError):
-    from payments.api.errors import error_body
+    from payments.api.errors import raw_error
 
-    rid = request_id()
+    rid, data, headers = raw_error(
+        type="invalid_request_error",
+        code="request_timeout",
+        message="The request body stopped arriving before it was complete.",
+    )
     logger.warning(
         "408 request_timeout on %s %s (request_id=%s): the body stopped arriving (%s)",
         environ.get("REQUEST_METHOD"),
@@ -68,21 +71,7 @@ def _body_timed_out(environ, start_response, exc: OSError):
         rid,
         type(exc).__name__,
     )
-    body = error_body(
-        rid,
-        type="invalid_request_error",
-        code="request_timeout",
-        message="The request body stopped arriving before it was complete.",
-    )
-    data = json.dumps(body, separators=(",", ":")).encode()
-    start_response(
-        "408 Request Timeout",
-        [
-            ("Content-Type", "application/json; charset=utf-8"),
-            ("Content-Length", str(len(data))),
-            ("Request-Id", rid),
-        ],
-    )
+    start_response("408 Request Timeout", headers)
     return [data]
 
 
