@@ -2,6 +2,7 @@
 
 from django.contrib import admin, messages
 from django.utils.html import format_html
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from payments.admin.addresses import PublicIdAdmin
@@ -81,11 +82,18 @@ class EventAdmin(PublicIdAdmin, admin.ModelAdmin):
             url = selectors.event_current_destination(event=event)
             if not url:
                 self.message_user(
-                    request, f"{event.id}: the merchant has no webhook URL.", messages.ERROR
+                    request,
+                    gettext("Event %(event)s: the merchant has no webhook URL.")
+                    % {"event": event.id},
+                    messages.ERROR,
                 )
                 continue
             services.event_resend(event=event, url=url)
-            self.message_user(request, f"{event.id}: resending to {url}.", messages.SUCCESS)
+            self.message_user(
+                request,
+                gettext("Event %(event)s: resending to %(url)s.") % {"event": event.id, "url": url},
+                messages.SUCCESS,
+            )
 
 
 @admin.register(Delivery)

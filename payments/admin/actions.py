@@ -7,7 +7,9 @@ from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext
 
+from payments.admin.display import status_word
 from payments.errors import ApiError
 from payments.money import format_amount
 
@@ -18,14 +20,15 @@ def ask_again(
     ids: Iterable[str],
     *,
     refresh: Callable[[str], object],
-    noun: str = "",
+    each: str = "",
     none: str = "",
 ) -> list:
     """Ask the provider again where each object stands, one after the other, through its
     service's refresh (which asks outside any transaction, then applies the answer under the row
     lock). A provider that cannot be asked (ApiError) is reported for that object; the others are
-    still asked. With `noun`, each answer is shown ("Payout po_…: succeeded."); with `none`, that
-    message is shown when there is nothing to ask about. Returns the objects as they now stand."""
+    still asked. With `each` (a sentence with %(id)s and %(status)s, already in the staff's
+    language), each answer is shown ("Versement po_… : réussi."); with `none`, that message is
+    shown when there is nothing to ask about. Returns the objects as they now stand."""
     ids = list(ids)
     if not ids and none:
         model_admin.message_user(request, none, messages.INFO)
@@ -34,11 +37,19 @@ def ask_again(
         try:
             done = refresh(object_id)
         except ApiError as exc:
-            model_admin.message_user(request, f"{object_id}: {exc.message}", messages.ERROR)
+            model_admin.message_user(
+                request,
+                gettext("Could not ask about %(id)s: %(message)s")
+                % {"id": object_id, "message": exc.localized()},
+                messages.ERROR,
+            )
             continue
         refreshed.append(done)
-        if noun:
-            model_admin.message_user(request, f"{noun} {done.id}: {done.status}.", messages.INFO)
+        if each:
+            status = status_word(done)
+            model_admin.message_user(
+                request, each % {"id": done.id, "status": status}, messages.INFO
+            )
     return refreshed
 
 

@@ -3,6 +3,7 @@ issued from the merchant's page, where the plaintext is shown once."""
 
 from django.contrib import admin, messages
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from payments.admin.columns import merchant_name
 from payments.models import ApiKey
@@ -43,6 +44,13 @@ class ApiKeyAdmin(admin.ModelAdmin):
         description=_("Revoke selected keys (takes effect at once)"), permissions=["revoke"]
     )
     def revoke(self, request, queryset):
+        revoked = 0
         for key in queryset:
             accounts.api_key_revoke(api_key=key)
-        self.message_user(request, f"Revoked {queryset.count()} key(s).", messages.SUCCESS)
+            revoked += 1
+        self.message_user(
+            request,
+            ngettext("Revoked %(count)d key.", "Revoked %(count)d keys.", revoked)
+            % {"count": revoked},
+            messages.SUCCESS,
+        )

@@ -2,13 +2,14 @@
 provider where pending charges stand."""
 
 from django.contrib import admin, messages
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from payments import state
 from payments.admin.actions import ask_again
 from payments.admin.addresses import PublicIdAdmin
 from payments.admin.columns import merchant_name
-from payments.admin.display import fieldset_fields, json_block
+from payments.admin.display import fieldset_fields, json_block, status_word
 from payments.admin.refunds import RefundInline
 from payments.models import Charge, ChargeStatus
 from payments.money import format_amount
@@ -154,12 +155,27 @@ class ChargeAdmin(PublicIdAdmin, admin.ModelAdmin):
             if refreshed.status == ChargeStatus.PENDING:
                 still_pending.append(refreshed.id)
             else:
-                settled.append(f"{refreshed.id} → {refreshed.status}")
+                settled.append(f"{refreshed.id} → {status_word(refreshed)}")
         if settled:
-            self.message_user(request, "Settled: " + ", ".join(settled), messages.SUCCESS)
+            self.message_user(
+                request,
+                gettext("Settled: %(charges)s") % {"charges": ", ".join(settled)},
+                messages.SUCCESS,
+            )
         if still_pending:
-            self.message_user(request, "Still pending: " + ", ".join(still_pending), messages.INFO)
+            self.message_user(
+                request,
+                gettext("Still pending: %(charges)s") % {"charges": ", ".join(still_pending)},
+                messages.INFO,
+            )
         if skipped:
             self.message_user(
-                request, f"{skipped} charge(s) already final, not checked.", messages.WARNING
+                request,
+                ngettext(
+                    "%(count)d charge already final, not checked.",
+                    "%(count)d charges already final, not checked.",
+                    skipped,
+                )
+                % {"count": skipped},
+                messages.WARNING,
             )

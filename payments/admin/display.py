@@ -1,9 +1,10 @@
 """How the staff pages show values: JSON (metadata, providers' answers) as a readable block, short
-values (amounts, times) on one line."""
+values (amounts, times) on one line, modes and statuses in the staff's language."""
 
 import json
 
 from django.utils.html import format_html
+from django.utils.translation import gettext
 
 
 def json_block(value) -> str:
@@ -22,3 +23,13 @@ def nowrap(text: str) -> str:
 def fieldset_fields(fieldsets) -> list[str]:
     """Every field a page's fieldsets show: a read-only page lists them all as read-only."""
     return [name for _title, group in fieldsets for name in group["fields"]]
+
+
+def mode_name(livemode: bool) -> str:
+    """A mode as staff read it: "live" or "test", in their language."""
+    return gettext("live") if livemode else gettext("test")
+
+
+def status_word(obj) -> str:
+    """An object's status inside a sentence, in the staff's language ("Versement po_… : réussi.")."""
+    return str(obj.get_status_display()).lower()

@@ -11,13 +11,14 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from payments import selectors
 from payments.admin.addresses import PublicIdAdmin
 from payments.admin.api_keys import ApiKeyInline
 from payments.admin.columns import merchant_name
-from payments.admin.display import nowrap
+from payments.admin.display import mode_name, nowrap
 from payments.models import Merchant, Mode
 from payments.money import format_amount
 from payments.services import accounts
@@ -57,7 +58,7 @@ class MerchantRowsMixin:
 
     @admin.display(description="Mode", ordering="livemode")
     def mode(self, obj):
-        return "live" if obj.livemode else "test"
+        return mode_name(obj.livemode)
 
     @admin.display(description=_("Created (UTC)"), ordering="created_at")
     def created(self, obj):
@@ -137,22 +138,24 @@ class MerchantAdmin(PublicIdAdmin, admin.ModelAdmin):
             available = selectors.balance_get(merchant=obj, livemode=livemode)
             rows.append(
                 (
-                    "live" if livemode else "test",
+                    mode_name(livemode),
                     ", ".join(
                         format_amount(amount, currency) for currency, amount in available.items()
                     ),
                     merchant_rows_url(
                         "admin:payments_ledgerentry_changelist", obj, livemode=livemode
                     ),
+                    gettext("ledger rows"),
                     merchant_rows_url("admin:payments_payout_changelist", obj, livemode=livemode),
+                    gettext("payouts"),
                 )
             )
         return format_html(
             '<table class="balance"><tbody>{}</tbody></table>',
             format_html_join(
                 "",
-                '<tr><th scope="row">{}</th><td>{}</td><td><a href="{}">ledger rows</a></td>'
-                '<td><a href="{}">payouts</a></td></tr>',
+                '<tr><th scope="row">{}</th><td>{}</td><td><a href="{}">{}</a></td>'
+                '<td><a href="{}">{}</a></td></tr>',
                 rows,
             ),
         )
@@ -169,7 +172,9 @@ class MerchantAdmin(PublicIdAdmin, admin.ModelAdmin):
             "admin/payments/issued_keys.html",
             {
                 **self.admin_site.each_context(request),
-                "title": f"New {mode} secret keys",
+                "title": gettext("New live secret keys")
+                if mode == Mode.LIVE
+                else gettext("New test secret keys"),
                 "mode": mode,
                 "issued": issued,
                 "back_url": reverse("admin:payments_merchant_changelist"),
@@ -187,15 +192,20 @@ class MerchantAdmin(PublicIdAdmin, admin.ModelAdmin):
         return self._issue(request, queryset, Mode.LIVE)
 
     def _rotate(self, request, queryset, livemode: bool):
-        mode = "live" if livemode else "test"
+        said = (
+            gettext(
+                "New live webhook secret for %(merchant)s: the merchant reads it with "
+                "GET /v1/webhook_endpoint (a live key); the previous one signs for 24 h more."
+            )
+            if livemode
+            else gettext(
+                "New test webhook secret for %(merchant)s: the merchant reads it with "
+                "GET /v1/webhook_endpoint (a test key); the previous one signs for 24 h more."
+            )
+        )
         for merchant in queryset:
             webhook_services.endpoint_rotate_secret(merchant=merchant, livemode=livemode)
-            self.message_user(
-                request,
-                f"New {mode} webhook secret for {merchant.name}: the merchant reads it with "
-                f"GET /v1/webhook_endpoint (a {mode} key); the previous one signs for 24 h more.",
-                messages.WARNING,
-            )
+            self.message_user(request, said % {"merchant": merchant.name}, messages.WARNING)
 
     @admin.action(description=_("Rotate the test webhook signing secret"))
     def rotate_test_webhook_secret(self, request, queryset):

@@ -6,11 +6,20 @@ with its recent operator errors and timeouts). Changes go through services.netwo
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from payments import selectors
+from payments.admin.display import mode_name
 from payments.models import NetworkState
 from payments.services import networks
+
+# A network's status as the API says it (GET /v1/networks), in the staff's language.
+STATUS_WORDS = {
+    "operational": pgettext_lazy("network status", "operational"),
+    "degraded": pgettext_lazy("network status", "degraded"),
+    "closed": pgettext_lazy("network status", "closed"),
+}
 
 
 class NetworkStateForm(forms.ModelForm):
@@ -22,7 +31,7 @@ class NetworkStateForm(forms.ModelForm):
     def clean(self):
         data = super().clean()
         if data.get("closed") and not (data.get("reason") or "").strip():
-            self.add_error("reason", "Say why the network is closed (for staff only).")
+            self.add_error("reason", gettext("Say why the network is closed (for staff only)."))
         return data
 
 
@@ -65,7 +74,7 @@ class NetworkStateAdmin(admin.ModelAdmin):
 
     @admin.display(description="Mode", ordering="livemode")
     def mode(self, obj):
-        return "live" if obj.livemode else "test"
+        return mode_name(obj.livemode)
 
     @admin.display(description=_("Status now"))
     def status_display(self, obj):
@@ -74,10 +83,15 @@ class NetworkStateAdmin(admin.ModelAdmin):
         )
         status = selectors.network_status(closed=obj.closed, settled=settled, troubled=troubled)
         minutes = settings.NETWORK_DEGRADED_WINDOW // 60
-        return (
-            f"{status} — last {minutes} min: {troubled} of {settled} settled charges failed "
-            "with an operator error or timeout"
-        )
+        return gettext(
+            "%(status)s — last %(minutes)d min: %(troubled)d of %(settled)d settled charges "
+            "failed with an operator error or timeout"
+        ) % {
+            "status": STATUS_WORDS.get(status, status),
+            "minutes": minutes,
+            "troubled": troubled,
+            "settled": settled,
+        }
 
     def save_model(self, request, obj, form, change):
         state = networks.network_set_closed(
@@ -91,8 +105,11 @@ class NetworkStateAdmin(admin.ModelAdmin):
         if state.closed:
             self.message_user(
                 request,
-                f"{state} is closed: new charges and payouts on it answer 503 "
-                "network_unavailable and the hosted page no longer offers it.",
+                gettext(
+                    "%(network)s is closed: new charges and payouts on it answer 503 "
+                    "network_unavailable and the hosted page no longer offers it."
+                )
+                % {"network": state},
                 messages.WARNING,
             )
 
@@ -105,4 +122,8 @@ class NetworkStateAdmin(admin.ModelAdmin):
                 closed=False,
                 by=request.user.get_username(),
             )
-            self.message_user(request, f"{state} is open again.", messages.SUCCESS)
+            self.message_user(
+                request,
+                gettext("%(network)s is open again.") % {"network": state},
+                messages.SUCCESS,
+            )

@@ -11,12 +11,13 @@ from django.contrib.admin.utils import quote
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from payments import phones
 from payments.admin.actions import ask_again, confirmation_page
 from payments.admin.addresses import PublicIdAdmin
-from payments.admin.display import fieldset_fields, json_block, nowrap
+from payments.admin.display import fieldset_fields, json_block, nowrap, status_word
 from payments.admin.merchants import MerchantFilter, MerchantRowsMixin
 from payments.admin.refunds import ReadOnlyMixin
 from payments.models import LedgerEntry, Payout, PayoutStatus
@@ -159,13 +160,13 @@ class PayoutAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.ModelAd
         if obj.status != PayoutStatus.PENDING:
             return "-"
         if obj.provider_requested_at is None:
-            return "not yet handed to the operator"
+            return gettext("not yet handed to the operator")
         if obj.next_check_at is None:
-            return (
+            return gettext(
                 "over: the operator could not confirm it; record what the operator confirmed "
                 "(list actions)"
             )
-        return f"next at {obj.next_check_at:%Y-%m-%d %H:%M:%S} UTC"
+        return gettext("next at %(time)s UTC") % {"time": f"{obj.next_check_at:%Y-%m-%d %H:%M:%S}"}
 
     @admin.display(description=_("Operator answers (latest last)"))
     def provider_raw_display(self, obj):
@@ -185,8 +186,8 @@ class PayoutAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.ModelAd
             request,
             sent,
             refresh=lambda pk: payout_services.payout_refresh(payout_id=pk),
-            noun="Payout",
-            none="None of the selected payouts is pending at its operator.",
+            each=gettext("Payout %(id)s: %(status)s."),
+            none=gettext("None of the selected payouts is pending at its operator."),
         )
 
     def _resolve(self, request, queryset, *, succeeded: bool, action: str):
@@ -198,8 +199,10 @@ class PayoutAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.ModelAd
         if not waiting:
             self.message_user(
                 request,
-                "None of the selected payouts is waiting for staff (pending at its operator after "
-                "its status checks ended).",
+                gettext(
+                    "None of the selected payouts is waiting for staff (pending at its operator "
+                    "after its status checks ended)."
+                ),
                 messages.INFO,
             )
             return None
@@ -210,7 +213,7 @@ class PayoutAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.ModelAd
             template="admin/payments/payout/resolve_confirm.html",
             succeeded=succeeded,
             action=action,
-            title="Confirm what the operator told you",
+            title=gettext("Confirm what the operator told you"),
             payouts=waiting,
             changelist_url=self._changelist_url(request),
         )
@@ -221,12 +224,17 @@ class PayoutAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.ModelAd
             done = payout_services.payout_resolve(
                 payout_id=payout.id, succeeded=succeeded, staff=request.user.get_username()
             )
-            status = (done or Payout.objects.get(pk=payout.id)).status
-            if status == wanted:
-                self.message_user(request, f"Payout {payout.id}: {status}.", messages.SUCCESS)
+            now = done or Payout.objects.get(pk=payout.id)
+            said = {"id": payout.id, "status": status_word(now)}
+            if now.status == wanted:
+                self.message_user(
+                    request, gettext("Payout %(id)s: %(status)s.") % said, messages.SUCCESS
+                )
             else:  # settled meanwhile by a status check: what the operator answered stands
                 self.message_user(
-                    request, f"Payout {payout.id}: unchanged, already {status}.", messages.WARNING
+                    request,
+                    gettext("Payout %(id)s: unchanged, already %(status)s.") % said,
+                    messages.WARNING,
                 )
         return None
 

@@ -10,12 +10,13 @@ from django.contrib import admin, messages
 from django.contrib.admin.utils import quote
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from payments.admin.actions import ask_again, confirmation_page
 from payments.admin.addresses import PublicIdAdmin
 from payments.admin.columns import merchant_name
-from payments.admin.display import json_block
+from payments.admin.display import json_block, status_word
 from payments.models import Refund, RefundStatus
 from payments.money import format_amount
 from payments.providers.base import STAFF_REASON
@@ -112,8 +113,8 @@ class RefundAdmin(PublicIdAdmin, ReadOnlyMixin, admin.ModelAdmin):
             request,
             pending,
             refresh=lambda pk: refunds.refund_refresh(refund_id=pk),
-            noun="Refund",
-            none="None of the selected refunds is pending.",
+            each=gettext("Refund %(id)s: %(status)s."),
+            none=gettext("None of the selected refunds is pending."),
         )
 
     def _resolve(self, request, queryset, *, succeeded: bool, action: str):
@@ -124,7 +125,9 @@ class RefundAdmin(PublicIdAdmin, ReadOnlyMixin, admin.ModelAdmin):
         )
         if not waiting:
             self.message_user(
-                request, "None of the selected refunds is pending at its provider.", messages.INFO
+                request,
+                gettext("None of the selected refunds is pending at its provider."),
+                messages.INFO,
             )
             return None
         page = confirmation_page(
@@ -134,7 +137,7 @@ class RefundAdmin(PublicIdAdmin, ReadOnlyMixin, admin.ModelAdmin):
             template="admin/payments/refund/resolve_confirm.html",
             succeeded=succeeded,
             action=action,
-            title="Confirm what the provider told you",
+            title=gettext("Confirm what the provider told you"),
             refunds=waiting,
         )
         if page:
@@ -143,8 +146,12 @@ class RefundAdmin(PublicIdAdmin, ReadOnlyMixin, admin.ModelAdmin):
             done = refunds.refund_resolve(
                 refund_id=refund.id, succeeded=succeeded, staff=request.user.get_username()
             )
-            state = done.status if done else "unchanged (no longer pending)"
-            self.message_user(request, f"Refund {refund.id}: {state}.", messages.SUCCESS)
+            state = status_word(done) if done else gettext("unchanged (no longer pending)")
+            self.message_user(
+                request,
+                gettext("Refund %(id)s: %(status)s.") % {"id": refund.id, "status": state},
+                messages.SUCCESS,
+            )
         return None
 
     @admin.action(

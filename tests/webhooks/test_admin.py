@@ -38,6 +38,9 @@ def test_event_page_shows_attempts_and_resend_makes_a_new_delivery(
         {"action": "resend", "_selected_action": [event.id]},
     )
     assert response.status_code == 302
+    shown = admin_client.get(response.url).content.decode()
+    # French by default; the id as it is (the admin capitalises a message's first letter)
+    assert f"Événement {event.id} : renvoi à {receiver.url('/new')}." in shown
     resent = Delivery.objects.exclude(url=receiver.url("/old")).get()
     assert (resent.event_id, resent.url, resent.status) == (
         event.id,

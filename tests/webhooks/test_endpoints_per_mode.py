@@ -155,4 +155,5 @@ def test_staff_see_both_endpoints_and_rotate_one_mode_without_seeing_its_secret(
     new_live = webhook_secret(merchant, livemode=True)
     assert new_live != live_secret and webhook_secret(merchant) == test_secret
     assert new_live not in response.content.decode()
+    assert "Nouveau secret de signature live des webhooks pour" in response.text
     assert all(new_live not in morsel.value for morsel in admin_client.cookies.values())

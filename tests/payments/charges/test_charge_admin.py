@@ -116,9 +116,9 @@ def test_check_status_action_settles_pending_charges_only(staff, charges):
         )
     assert response.status_code == 200
     shown = [str(m) for m in response.context["messages"]]
-    assert f"Settled: {pending.id} → succeeded" in shown
-    assert f"Still pending: {charges['card'].id}" in shown
-    assert "1 charge(s) already final, not checked." in shown
+    assert f"Réglés : {pending.id} → réussi" in shown  # the staff's language (French by default)
+    assert f"Toujours en attente : {charges['card'].id}" in shown
+    assert "1 encaissement déjà final, non vérifié." in shown
     pending.refresh_from_db()
     assert pending.status == "succeeded"
     assert Charge.objects.get(pk=declined.id).check_count == 1  # not asked again
@@ -131,11 +131,15 @@ def test_check_status_action_reports_a_provider_that_cannot_be_reached(staff, ch
     charge = charges["pending"]
     settings.PAYMENT_PROVIDERS = {"test": {}, "live": {}}
     response = staff.post(
-        URL, {"action": "check_status_now", "_selected_action": [charge.id]}, follow=True
+        URL,
+        {"action": "check_status_now", "_selected_action": [charge.id]},
+        follow=True,
+        HTTP_ACCEPT_LANGUAGE="en",
     )
     assert response.status_code == 200
     shown = [str(m) for m in response.context["messages"]]
-    assert any(m.startswith(f"{charge.id}: Vodacom M-Pesa is not available") for m in shown), shown
+    said = f"Could not ask about {charge.id}: Vodacom M-Pesa is not available"
+    assert any(m.startswith(said) for m in shown), shown
     assert Charge.objects.get(pk=charge.id).status == "pending"
 
 

@@ -122,12 +122,14 @@ def test_rows_are_never_added_changed_or_deleted_here(staff, moves):
 
 
 def test_the_merchant_page_shows_each_modes_balance_with_links(staff, moves, merchant):
-    page = staff.get(admin_url(merchant)).content.decode()
+    page = staff.get(admin_url(merchant)).content.decode()  # French by default
     # test: 1,000.00 − 20.00 (refund) − 30.00 + 30.00 (payout failed) CDF; 50.00 USD by card
     assert re.search(r"test</th><td>980\.00 CDF, 50\.00 USD</td>", page)
     assert re.search(r"live</th><td>100\.00 CDF, 0\.00 USD</td>", page)
 
-    links = [html.unescape(href) for href in re.findall(r'href="([^"]+)">ledger rows', page)]
+    links = [
+        html.unescape(href) for href in re.findall(r'href="([^"]+)">écritures du grand livre', page)
+    ]
     assert len(links) == 2
     test_rows = rows(staff.get(links[0]).content.decode())
     assert test_rows == {
@@ -136,7 +138,7 @@ def test_the_merchant_page_shows_each_modes_balance_with_links(staff, moves, mer
     }
     assert rows(staff.get(links[1]).content.decode()) == {("charge", moves["live"].id)}
 
-    payouts = [html.unescape(href) for href in re.findall(r'href="([^"]+)">payouts', page)]
+    payouts = [html.unescape(href) for href in re.findall(r'href="([^"]+)">versements', page)]
     assert len(payouts) == 2
     assert moves["payout"].id in staff.get(payouts[0]).content.decode()
     assert moves["payout"].id not in staff.get(payouts[1]).content.decode()

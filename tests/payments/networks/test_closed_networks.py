@@ -112,8 +112,10 @@ def test_staff_see_every_network_of_both_modes_with_its_status(staff):
     page = staff.get(LIST).content.decode()
     assert NetworkState.objects.count() == 6
     assert "Airtel maintenance until 14:00" in page
-    assert page.count("operational — last 15 min: 0 of 0 settled charges") == 5
-    assert page.count("closed — last 15 min") == 1
+    assert page.count("opérationnel — dernières 15 min : 0 encaissements réglés sur 0") == 5
+    assert page.count("fermé — dernières 15 min") == 1
+    english = staff.get(LIST, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert english.count("operational — last 15 min: 0 of 0 settled charges failed") == 5
     assert 'href="/admin/payments/networkstate/add/"' not in page
 
 
@@ -121,18 +123,21 @@ def test_staff_close_a_network_with_a_reason_then_reopen_it(staff, api):
     staff.get(LIST)  # every network listed
     state = NetworkState.objects.get(network="ORANGE_MONEY", livemode=False)
     refused = staff.post(admin_url(state), {"closed": "on", "reason": " "})
-    assert refused.status_code == 200 and "Say why the network is closed" in refused.text
+    assert refused.status_code == 200 and "Dites pourquoi le réseau est fermé" in refused.text
     assert not NetworkState.objects.get(pk=state.pk).closed
 
     done = staff.post(admin_url(state), {"closed": "on", "reason": "Orange API down"}, follow=True)
     assert done.status_code == 200
-    assert "new charges and payouts on it answer 503" in done.text
+    assert "les nouveaux encaissements et versements sur ce réseau répondent 503" in done.text
     closed = NetworkState.objects.get(pk=state.pk)
     assert (closed.closed, closed.reason, closed.updated_by) == (True, "Orange API down", "staff")
     orange = {**MM, "phone": "+243851234567", "network": "ORANGE_MONEY"}
     unavailable(api.post("/v1/charges", orange, format="json"))
 
-    staff.post(LIST, {"action": "reopen", "_selected_action": [state.pk], "index": 0}, follow=True)
+    again = staff.post(
+        LIST, {"action": "reopen", "_selected_action": [state.pk], "index": 0}, follow=True
+    )
+    assert "Orange Money (test) est de nouveau ouvert." in again.text
     reopened = NetworkState.objects.get(pk=state.pk)
     assert (reopened.closed, reopened.reason) == (False, "")
     assert api.post("/v1/charges", orange, format="json").status_code == 201

@@ -89,7 +89,7 @@ def test_detail_is_read_only(staff, payouts):
     assert response.status_code == 200
     page = response.content.decode()
     assert "70.00 CDF" in page and "+243812345700" in page and "HTTP 503" in page
-    assert "over: the operator could not confirm it" in page
+    assert "terminées : l’opérateur n’a pas pu le confirmer" in page  # French by default
     row = LedgerEntry.objects.get(payout=payout)
     assert admin_url(row) in page and "-70.00 CDF" in page
     assert 'name="amount"' not in page and 'name="_save"' not in page
@@ -99,22 +99,23 @@ def test_detail_is_read_only(staff, payouts):
     assert Payout.objects.get(pk=payout.id).status == "pending"
 
 
-def act(client, action: str, payout_ids: list[str], **extra):
+def act(client, action: str, payout_ids: list[str], language: str = "fr", **extra):
+    """The page after running `action` on the payouts, in the staff's `language`."""
     data = {"action": action, "index": 0, "_selected_action": payout_ids, **extra}
-    return client.post(LIST, data, follow=True).content.decode()
+    return client.post(LIST, data, follow=True, HTTP_ACCEPT_LANGUAGE=language).content.decode()
 
 
 def test_check_status_now_asks_the_operator_about_pending_payouts(staff, payouts, settings):
     settings.SANDBOX_MOBILE_MONEY_DELAY = 0  # the sandbox operator has the answer now
     pending, failing = payouts["pending"], payouts["airtel"]
     page = act(staff, "check_with_operator", [pending.id, payouts["waiting"].id])
-    assert f"Payout {pending.id}: succeeded." in page
-    assert f"Payout {payouts['waiting'].id}: succeeded." in page  # its operator answers at last
+    assert f"Versement {pending.id} : réussi." in page
+    assert f"Versement {payouts['waiting'].id} : réussi." in page  # its operator answers at last
     assert Payout.objects.get(pk=pending.id).status == "succeeded"
     assert Payout.objects.get(pk=failing.id).status == "pending"  # not selected: not asked
 
     again = act(staff, "check_with_operator", [pending.id])
-    assert "None of the selected payouts is pending at its operator." in again
+    assert "Aucun des versements sélectionnés n’est en attente chez son opérateur." in again
 
 
 def ledger_of(payout) -> list[tuple[str, int]]:
@@ -128,14 +129,14 @@ def events_of(payout) -> list[str]:
 
 def test_staff_record_that_the_operator_did_not_pay_after_a_confirmation_page(staff, payouts):
     waiting, pending = payouts["waiting"], payouts["pending"]
-    page = act(staff, "mark_failed", [waiting.id, pending.id])
+    page = act(staff, "mark_failed", [waiting.id, pending.id], language="en")
     assert "Confirm what the operator told you" in page
     assert "did <strong>not</strong>" in page and waiting.id in page and "70.00 CDF" in page
     assert pending.id not in page  # still checked automatically: not for staff yet
     assert Payout.objects.get(pk=waiting.id).status == "pending"  # nothing happens before "yes"
     assert ledger_of(waiting) == [("payout", -7000)] and events_of(waiting) == []
 
-    done = act(staff, "mark_failed", [waiting.id], confirm="yes")
+    done = act(staff, "mark_failed", [waiting.id], language="en", confirm="yes")
     assert f"Payout {waiting.id}: failed." in done
     payout = Payout.objects.get(pk=waiting.id)
     assert (payout.status, payout.failure_code) == ("failed", "provider_error")
@@ -144,7 +145,7 @@ def test_staff_record_that_the_operator_did_not_pay_after_a_confirmation_page(st
     assert events_of(waiting) == ["payout.failed"]
 
     for action in ("mark_failed", "mark_succeeded"):  # a second decision changes nothing
-        again = act(staff, action, [waiting.id], confirm="yes")
+        again = act(staff, action, [waiting.id], language="en", confirm="yes")
         assert "None of the selected payouts is waiting for staff" in again
     assert Payout.objects.get(pk=waiting.id).status == "failed"
     assert ledger_of(waiting) == [("payout", -7000), ("payout_failure", 7000)]
@@ -170,9 +171,12 @@ def test_only_staff_allowed_to_change_payouts_record_a_payment(payouts, client, 
     )
     client.force_login(clerk)
     assert "mark_succeeded" in page_of(client)
-    assert "Yes, the operator paid them" in act(client, "mark_succeeded", [waiting.id])
+    confirm = act(client, "mark_succeeded", [waiting.id])
+    assert "Confirmez ce que l’opérateur vous a dit" in confirm
+    assert "Oui, l’opérateur les a payés" in confirm and "irréversible" in confirm
+    assert "<strong>payé</strong> ces versements" in confirm
     done = act(client, "mark_succeeded", [waiting.id], confirm="yes")
-    assert f"Payout {waiting.id}: succeeded." in done
+    assert f"Versement {waiting.id} : réussi." in done
     assert Payout.objects.get(pk=waiting.id).status == "succeeded"
     assert ledger_of(waiting) == [("payout", -7000)]  # the amount stays paid out
     assert events_of(waiting) == ["payout.succeeded"]

@@ -33,12 +33,12 @@ def test_staff_settle_a_payout_and_read_the_ledger_and_balance(
     page.check(f"input[name=_selected_action][value={waiting.id}]")
     page.select_option("select[name=action]", "mark_succeeded")
     page.click("button[name=index]")
-    page.wait_for_selector("text=Confirm what the operator told you")
+    page.wait_for_selector("text=Confirmez ce que l’opérateur vous a dit")
     assert "400.00 CDF" in page.content()
     screenshot(page, "payout-admin-confirm")
     assert Payout.objects.get(pk=waiting.id).status == "pending"
-    page.click("input[value='Yes, the operator paid them']")
-    page.wait_for_selector(f"text=Payout {waiting.id}: succeeded.")
+    page.click("input[value='Oui, l’opérateur les a payés']")
+    page.wait_for_selector(f"text=Versement {waiting.id} : réussi.")
     assert Payout.objects.get(pk=waiting.id).status == "succeeded"
 
     page.click(f"a:text-is('{waiting.id}')")
@@ -47,12 +47,12 @@ def test_staff_settle_a_payout_and_read_the_ledger_and_balance(
     screenshot(page, "payout-admin-detail")
 
     page.goto(f"{live_server.url}{admin_url(merchant)}")
-    page.wait_for_selector("text=ledger rows")
+    page.wait_for_selector("text=écritures du grand livre")
     balance = page.inner_text("table.balance")
     assert "2,000.00 CDF" in balance  # 2,500.00 received, 400.00 and 100.00 paid out
     screenshot(page, "merchant-admin-balance")
 
-    page.click("table.balance tr:first-child >> text=ledger rows")
+    page.click("table.balance tr:first-child >> text=écritures du grand livre")
     page.wait_for_selector(f"text={waiting.id}")
     assert "-400.00 CDF" in page.content()
     screenshot(page, "ledger-admin-list")

@@ -58,7 +58,10 @@ def test_revoking_a_key_needs_the_permission_to_change_keys(staff, merchant):
     client.post("/admin/payments/apikey/", {"action": "revoke", "_selected_action": [key.pk]})
     key.refresh_from_db()
     assert key.revoked_at is None
-    staff.post("/admin/payments/apikey/", {"action": "revoke", "_selected_action": [key.pk]})
+    done = staff.post(
+        "/admin/payments/apikey/", {"action": "revoke", "_selected_action": [key.pk]}, follow=True
+    )
+    assert "1 clé révoquée." in done.text  # the staff's language, French by default
     key.refresh_from_db()
     assert key.revoked_at is not None
 
@@ -241,3 +244,10 @@ def test_staff_read_statuses_methods_and_currencies_in_their_language(staff, mer
     assert "En attente" in staff.get("/admin/webhooks/delivery/").text
     charge_page = staff.get(admin_url(make_charge(merchant, status="succeeded"))).text
     assert "Franc congolais" in charge_page
+
+
+def test_every_staff_page_names_the_service_in_the_staffs_language(staff):
+    french = staff.get("/admin/")
+    assert "Administration des paiements" in french.text and "Django" not in french.text
+    english = staff.get("/admin/payments/charge/", HTTP_ACCEPT_LANGUAGE="en").text
+    assert "<title>Select charge to view | Payments administration</title>" in english

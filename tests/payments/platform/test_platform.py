@@ -161,7 +161,7 @@ def test_admin_lists_merchants_and_issues_a_key_shown_once(client, django_user_m
     page = response.content.decode()
     assert ApiKey.objects.filter(merchant=merchant, mode="live").count() == before + 1
     [plaintext] = re.findall(r"<code data-key>(sk_live_[A-Za-z0-9]+)</code>", page)
-    assert "shown only on this page, once" in page
+    assert "elle n’est montrée qu’une fois, sur cette page" in page  # the staff's language
     assert response["Cache-Control"] == "max-age=0, no-cache, no-store, must-revalidate, private"
     # Never in a cookie (Django keeps messages in one), nor on the next page.
     assert all(plaintext not in morsel.value for morsel in response.cookies.values())

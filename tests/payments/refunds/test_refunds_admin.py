@@ -70,7 +70,7 @@ def test_staff_can_ask_the_provider_about_pending_refunds(staff, refunds, settin
         follow=True,
     )
     assert response.status_code == 200
-    assert f"Refund {pending.id}: succeeded." in response.content.decode()
+    assert f"Remboursement {pending.id} : réussi." in response.content.decode()
     pending.refresh_from_db()
     assert pending.status == "succeeded"
 
@@ -99,12 +99,13 @@ def test_staff_record_what_the_operator_confirmed_after_a_confirmation_page(
     before = Charge.objects.get(pk=charge_id).amount_refunded
 
     page = resolve(staff, "mark_failed", [pending.id, refunds["card"].id]).content.decode()
-    assert "did <strong>not</strong>" in page and pending.id in page and "20.00 CDF" in page
+    assert "ne <strong>pas</strong> avoir reversé" in page and pending.id in page
+    assert "20.00 CDF" in page
     assert refunds["card"].id not in page  # already succeeded: nothing to settle
     assert Refund.objects.get(pk=pending.id).status == "pending"  # nothing happens before "yes"
 
     done = resolve(staff, "mark_failed", [pending.id], confirm="yes").content.decode()
-    assert f"Refund {pending.id}: failed." in done
+    assert f"Remboursement {pending.id} : échoué." in done
     refund = Refund.objects.get(pk=pending.id)
     assert (refund.status, refund.failure_code) == ("failed", "provider_error")
     assert refund.provider_raw[-1] == {**refund.provider_raw[-1], "staff": "staff"}
@@ -113,7 +114,7 @@ def test_staff_record_what_the_operator_confirmed_after_a_confirmation_page(
     assert types == ["refund.failed"]
 
     again = resolve(staff, "mark_succeeded", [pending.id], confirm="yes").content.decode()
-    assert "None of the selected refunds is pending at its provider." in again
+    assert "Aucun des remboursements sélectionnés n’est en attente chez son prestataire." in again
     assert Refund.objects.get(pk=pending.id).status == "failed"  # a final status never changes
 
 
@@ -135,7 +136,7 @@ def test_confirmed_payback_and_who_may_record_it(staff, refunds, client, django_
     staff.force_login(django_user_model.objects.get(username="staff"))
     assert "mark_succeeded" in staff.get(LIST).content.decode()
     done = resolve(staff, "mark_succeeded", [second.id], confirm="yes").content.decode()
-    assert f"Refund {second.id}: succeeded." in done
+    assert f"Remboursement {second.id} : réussi." in done
     assert Refund.objects.get(pk=second.id).status == "succeeded"
     types = [e.type for e in Event.objects.all() if e.data["object"]["id"] == second.id]
     assert types == ["refund.succeeded"]

@@ -22,13 +22,13 @@ def test_staff_mark_a_pending_refund_failed_after_confirming(page, live_server, 
     page.select_option("select[name=action]", "mark_failed")
     page.click("button[name=index]")
 
-    page.wait_for_selector("text=Confirm what the provider told you")
+    page.wait_for_selector("text=Confirmez ce que le prestataire vous a dit")
     assert refund.id in page.content()
     screenshot(page, "refund-admin-confirm")
     assert Refund.objects.get(pk=refund.id).status == "pending"
-    page.click("input[value='Yes, they were not paid back']")
+    page.click("input[value='Oui, ils n’ont pas été remboursés']")
 
-    page.wait_for_selector(f"text=Refund {refund.id}: failed.")
+    page.wait_for_selector(f"text=Remboursement {refund.id} : échoué.")
     refund.refresh_from_db()
     assert (refund.status, refund.failure_code) == ("failed", "provider_error")
     charge.refresh_from_db()
