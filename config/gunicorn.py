@@ -7,11 +7,13 @@ again within milliseconds, while each wait hands the interpreter to another of i
 threads and back, which costs CPU with every thread more (README "Performance": 4 × 2 answered
 GET and POST of a charge faster than 4 × 4, with half the p99).
 
-A client silent for CLIENT_IDLE_TIMEOUT seconds in the middle of its request (headers or body) or
-not reading its answer is dropped: without it a thread waits for it for ever, and a handful of
-phones that lost their network mid-request (or a handful of sockets held open on purpose) would
-hold every thread of the service. An idle kept-alive connection waits in gunicorn's poller, not
-in a thread, and is closed by its keep-alive timeout as before.
+A request reaches a thread only once it has arrived whole (the worker, config/gunicorn_worker.py):
+a client slow or silent in the middle of its request holds no thread, and is answered 408 there.
+What a thread still reads or writes on a client's socket (an answer the client does not read, an
+unread body drained before the connection is kept alive) gives up after CLIENT_IDLE_TIMEOUT
+seconds without progress: without it a thread would wait for such a client for ever. An idle
+kept-alive connection waits in gunicorn's poller, not in a thread, and is closed by its
+keep-alive timeout as before.
 
 A request gunicorn itself refuses before the application sees it (a malformed request line or
 header, a request line over 4094 bytes, a header field over 8190) is answered in the API's error
@@ -24,10 +26,13 @@ import os
 import socket
 import struct
 
+from config.gunicorn_worker import CLIENT_IDLE_TIMEOUT
+
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("GUNICORN_WORKERS", "4"))
 threads = int(os.environ.get("GUNICORN_THREADS", "2"))
-CLIENT_IDLE_TIMEOUT = float(os.environ.get("CLIENT_IDLE_TIMEOUT", "15"))
+# gthread, whose threads take a request only once it has arrived whole (config/gunicorn_worker.py)
+worker_class = "config.gunicorn_worker.WholeRequestWorker"
 
 
 def _idle_timeout(listeners) -> None:
@@ -103,15 +108,12 @@ def write_error(sock, status_int: int, reason: str, mesg: str) -> None:
     too large, 417, 501 unknown transfer coding) or to a failure outside the application (500)."""
     from gunicorn.util import write_nonblock
 
-    from payments.api.errors import INTERNAL_ERROR_MESSAGE, raw_error
+    from payments.api.errors import INTERNAL_ERROR_MESSAGE, raw_http_answer
 
     if status_int >= 500 and status_int != 501:  # gunicorn has logged it, with its traceback
         kind, code, message = "api_error", "internal_error", INTERNAL_ERROR_MESSAGE
     else:
         kind, code = "invalid_request_error", "request_invalid"
         message = f"{reason}: {mesg}" if mesg else reason
-    _, data, headers = raw_error(type=kind, code=code, message=message)
-    head = f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n" + "".join(
-        f"{name}: {value}\r\n" for name, value in headers
-    )
-    write_nonblock(sock, (head + "\r\n").encode("latin-1") + data)
+    _, answer = raw_http_answer(status_int, reason, type=kind, code=code, message=message)
+    write_nonblock(sock, answer)

@@ -56,8 +56,8 @@ def error_body(
 
 def raw_error(*, type: str, code: str, message: str) -> tuple[str, bytes, list[tuple[str, str]]]:
     """An answer in the error envelope for code that answers outside Django (the WSGI wrapper of
-    payments.api.middleware, the web server's own refusals in config/gunicorn.py): its new
-    request id, its body and its headers."""
+    payments.api.middleware, and through raw_http_answer the web server's own answers in
+    config/): its new request id, its body and its headers."""
     from payments.ids import request_id
 
     rid = request_id()
@@ -70,6 +70,17 @@ def raw_error(*, type: str, code: str, message: str) -> tuple[str, bytes, list[t
         ("Request-Id", rid),
     ]
     return rid, data, headers
+
+
+def raw_http_answer(status: int, reason: str, *, type: str, code: str, message: str):
+    """A whole HTTP/1.1 answer in the error envelope, closing the connection, for the web server
+    to write on a socket itself (its own refusals, a request that did not arrive in time): its
+    request id and its bytes."""
+    rid, data, headers = raw_error(type=type, code=code, message=message)
+    head = f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\n" + "".join(
+        f"{name}: {value}\r\n" for name, value in headers
+    )
+    return rid, (head + "\r\n").encode("latin-1") + data
 
 
 def error_response(

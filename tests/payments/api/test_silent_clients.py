@@ -1,10 +1,13 @@
 """Clients that go silent in the middle of a request (a phone that lost its network, a socket held
-open on purpose) through a real gunicorn with production's settings (config/gunicorn.py), here
-with CLIENT_IDLE_TIMEOUT=1: each is dropped, a body cut short is answered 408 in the envelope,
-and the threads they held serve everyone else again."""
+open on purpose), that send it a byte at a time, or that stop reading their answer, through a
+real gunicorn with production's settings (config/gunicorn.py, config/gunicorn_worker.py), here
+with CLIENT_IDLE_TIMEOUT=1 and CLIENT_REQUEST_TIMEOUT=3: a request is given a thread only once it
+has arrived whole, one that does not is answered 408 in the envelope, and everyone else is
+served meanwhile."""
 
 import json
 import socket
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
@@ -57,7 +60,8 @@ def test_a_body_that_stops_arriving_is_answered_408_in_the_envelope(server, key)
 
 def test_silent_clients_do_not_hold_the_service(server, key):
     """Four silent clients, more than the worker's two threads: two stop within their headers,
-    two within their bodies. A request from anyone else is still answered."""
+    two within their bodies. A request from anyone else is still answered, and each of them is
+    answered 408 once silent for CLIENT_IDLE_TIMEOUT."""
     request = (
         HEAD.format(key=key) + "Content-Type: application/json\r\nContent-Length: 80\r\n\r\n{"
     ).encode()
@@ -74,16 +78,15 @@ def test_silent_clients_do_not_hold_the_service(server, key):
                                                        "network": "VODACOM_MPESA"})  # fmt: skip
     assert status == 201, body
     assert time.monotonic() - started < 9
-    # Each is closed (never left hanging): the two within their headers without an answer, the
-    # two within their bodies after a 408.
+    # Each is answered and closed, never left hanging.
     statuses = [answer(sock)[0] for sock in silent]
-    assert statuses == ["", "", "HTTP/1.1 408 Request Timeout", "HTTP/1.1 408 Request Timeout"]
+    assert statuses == ["HTTP/1.1 408 Request Timeout"] * 4
     for sock in silent:
         sock.close()
     time.sleep(0.5)
     log = server.log.read_text()
-    assert log.count("client silent for 1.0 s: connection dropped") == 2  # the two headers
-    assert log.count("408 request_timeout") == 2  # the two bodies
+    assert log.count("408 request_timeout") == 4
+    assert log.count("silent for 1 s") == 4
     assert "Traceback" not in log
 
 
@@ -145,3 +148,179 @@ def test_clients_that_stop_reading_their_answer_do_not_hold_the_service(server):
     time.sleep(0.5)
     log = server.log.read_text()
     assert "Traceback" not in log
+
+
+CHARGE = {"amount": 250000, "currency": "CDF", "phone": "+243812345678", "network": "VODACOM_MPESA"}
+
+
+def charge_request(key: str, extra: str = "") -> bytes:
+    body = json.dumps(CHARGE).encode()
+    head = HEAD.format(key=key) + "Content-Type: application/json\r\n" + extra
+    return f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body
+
+
+def drip(sock: socket.socket, data: bytes, every: float, stop: threading.Event) -> None:
+    """Send `data` a byte at a time, each within the idle timeout, until sent or stopped."""
+    try:
+        for byte in data:
+            if stop.wait(every):
+                return
+            sock.send(bytes([byte]))
+    except OSError:
+        pass  # answered 408 and closed
+
+
+def test_clients_sending_a_byte_at_a_time_hold_no_thread_and_get_408_when_late(server, key):
+    """Four clients, more than the worker's two threads, send a request one byte every 0.4 s
+    (never silent for CLIENT_IDLE_TIMEOUT, 1 s): two are still in their headers, two in their
+    bodies. With gunicorn's own worker each would hold a thread for as long as it likes, and
+    nobody else would be answered; here another client's charge is made at once, and each
+    dripping request is answered 408 once CLIENT_REQUEST_TIMEOUT (3 s) has passed."""
+    request = charge_request(key)
+    in_body = request[: request.index(b"\r\n\r\n") + 6]  # the head, and 2 bytes of the body
+    stop = threading.Event()
+    clients = []
+    for sent_first in (b"", b"", in_body, in_body):
+        sock = connect(server)
+        sock.sendall(sent_first or request[:5])
+        thread = threading.Thread(
+            target=drip, args=(sock, request[len(sent_first) or 5 :], 0.4, stop)
+        )
+        thread.start()
+        clients.append((sock, thread))
+    time.sleep(1.2)  # each has sent a few more bytes, and would hold a thread
+    started = time.monotonic()
+    status, body = server(key, "POST", "/v1/charges", CHARGE)
+    assert status == 201, body
+    assert time.monotonic() - started < 2  # not after the drips' timeout
+    try:
+        statuses = [answer(sock)[0] for sock, _ in clients]
+    finally:
+        stop.set()
+        for sock, thread in clients:
+            thread.join()
+            sock.close()
+    assert statuses == ["HTTP/1.1 408 Request Timeout"] * 4
+    assert Charge.objects.count() == 1  # only the other client's
+    time.sleep(0.3)
+    log = server.log.read_text()
+    assert log.count("not whole after 3 s") == 4
+    assert "Traceback" not in log
+
+
+def test_a_slow_but_steady_request_is_served(server, key):
+    """A request in pieces, each within the idle timeout and all within the request timeout, is
+    served as if it had come at once."""
+    sock = connect(server)
+    request = charge_request(key)
+    for start in range(0, len(request), 60):
+        sock.sendall(request[start : start + 60])
+        time.sleep(0.1)
+    status, body = answer_one(sock)
+    assert status == "HTTP/1.1 201 Created", body
+    assert json.loads(body)["status"] == "pending"
+
+
+def answer_one(sock: socket.socket) -> tuple[str, bytes]:
+    """The status line and body of the next answer on a kept-alive connection (framed by its
+    Content-Length, or chunked)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += sock.recv(65536)
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.split(b"\r\n")
+    fields = dict(line.lower().split(b": ", 1) for line in lines[1:])
+    if fields.get(b"transfer-encoding") == b"chunked":
+        while not body.endswith(b"\r\n0\r\n\r\n"):
+            body += sock.recv(65536)
+        decoded, rest = b"", body
+        while (size := int(rest.split(b"\r\n", 1)[0], 16)) > 0:
+            chunk = rest.split(b"\r\n", 1)[1]
+            decoded, rest = decoded + chunk[:size], chunk[size + 2 :]
+        return lines[0].decode(), decoded
+    while len(body) < int(fields[b"content-length"]):
+        body += sock.recv(65536)
+    return lines[0].decode(), body
+
+
+def test_a_client_expecting_100_continue_is_told_once_and_served(server, key):
+    request = charge_request(key, extra="Expect: 100-continue\r\n")
+    head, _, body = request.partition(b"\r\n\r\n")
+    sock = connect(server)
+    sock.sendall(head + b"\r\n\r\n")
+    assert sock.recv(100) == b"HTTP/1.1 100 Continue\r\n\r\n"  # before the body is sent
+    sock.sendall(body)
+    sock.settimeout(10)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += sock.recv(65536)
+    assert data.startswith(b"HTTP/1.1 201 Created")  # no second 100 Continue
+    sock.close()
+
+
+def test_kept_alive_and_pipelined_requests_are_each_answered(server, key):
+    get = f"GET /v1/webhook_endpoint HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {key}\r\n\r\n"
+    sock = connect(server)
+    sock.sendall(get.encode())
+    assert answer_one(sock)[0] == "HTTP/1.1 200 OK"
+    time.sleep(0.5)  # idle between requests, kept alive
+    sock.sendall(charge_request(key))
+    assert answer_one(sock)[0] == "HTTP/1.1 201 Created"
+    sock.sendall(get.encode() * 2 + charge_request(key))  # three at once
+    assert [answer_one(sock)[0] for _ in range(3)] == [
+        "HTTP/1.1 200 OK",
+        "HTTP/1.1 200 OK",
+        "HTTP/1.1 201 Created",
+    ]
+    sock.close()
+    assert Charge.objects.count() == 2
+
+
+def test_a_head_too_large_or_a_body_too_large_is_refused_without_waiting(server, key):
+    sock = connect(server)
+    sock.sendall(b"GET /v1/webhook_endpoint HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"X: y\r\n" * 11_000)
+    status, body = answer(sock)  # the head never ends: refused at 64 KB, before any thread
+    assert status == "HTTP/1.1 431 Request Header Fields Too Large"
+    assert json.loads(body)["error"]["code"] == "request_invalid"
+
+    sock = connect(server)
+    started = time.monotonic()
+    sock.sendall(
+        (HEAD.format(key=key) + "Content-Type: application/json\r\n"
+         f"Content-Length: {2 * 1024 * 1024}\r\n\r\n").encode() + b"{"
+    )  # fmt: skip
+    status, body = answer_one(sock)  # refused unread: the body is not awaited
+    assert status == "HTTP/1.1 413 Request Entity Too Large"
+    assert json.loads(body)["error"]["code"] == "request_too_large"
+    assert time.monotonic() - started < 2
+    sock.close()
+    assert not Charge.objects.exists()
+
+
+def test_a_request_dripping_behind_a_whole_one_holds_no_thread(server, key):
+    """Two clients (the worker's two threads) each send a whole request and the first bytes of
+    the next in one packet, then the rest a byte at a time: the second request is received like
+    any other, not read by a thread, so another client is still answered."""
+    get = (
+        f"GET /v1/webhook_endpoint HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {key}\r\n\r\n"
+    ).encode()
+    stop = threading.Event()
+    clients = []
+    for _ in range(2):
+        sock = connect(server)
+        sock.sendall(get + get[:20])
+        thread = threading.Thread(target=drip, args=(sock, get[20:], 0.4, stop))
+        thread.start()
+        clients.append((sock, thread))
+    try:
+        assert [answer_one(sock)[0] for sock, _ in clients] == ["HTTP/1.1 200 OK"] * 2
+        time.sleep(0.5)
+        started = time.monotonic()
+        assert server(key)[0] == 200
+        assert time.monotonic() - started < 2
+        assert [answer(sock)[0] for sock, _ in clients] == ["HTTP/1.1 408 Request Timeout"] * 2
+    finally:
+        stop.set()
+        for sock, thread in clients:
+            thread.join()
+            sock.close()

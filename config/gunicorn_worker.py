@@ -1,0 +1,316 @@
+"""gunicorn's threaded worker, giving a connection a thread only once its whole request is here.
+
+gunicorn's gthread worker hands a connection to one of its threads as soon as its first bytes
+arrive, and the thread then reads the rest of the request with blocking reads. A client that sends
+its request a byte at a time, each byte within CLIENT_IDLE_TIMEOUT, holds that thread for hours
+(8 KB of headers at one byte every 10 s is a day), and a handful of such clients (as many as the
+service has threads: 8) stop it answering anyone. This worker receives each request, head and
+body, in its event loop instead, as nginx does in front of an application: a client that is slow,
+or slow on purpose, costs a buffer and a place among the worker's connections, never a thread. A
+request that has not arrived whole CLIENT_REQUEST_TIMEOUT seconds after its first byte was
+awaited, or goes silent for CLIENT_IDLE_TIMEOUT seconds, is answered 408 `request_timeout` in the
+error envelope and the connection closed.
+
+A thread is still given before the request is whole where the thread's own reading is bounded:
+a body announced larger than MAX_REQUEST_BODY (the application refuses it unread, 413), a request
+that cannot be framed (gunicorn's parser refuses it), a head past HEAD_LIMIT (gunicorn's limits
+refuse it). A client asking `Expect: 100-continue` is told to continue from here, once.
+TLS (certfile) and HTTP/2 connections keep gunicorn's own way: the service runs behind a TLS
+proxy and speaks HTTP/1.1.
+"""
+
+import io
+import os
+import socket
+import time
+from functools import partial
+from selectors import EVENT_READ
+
+from gunicorn.http2 import negotiation
+from gunicorn.workers.gthread import ThreadWorker
+
+CLIENT_IDLE_TIMEOUT = float(os.environ.get("CLIENT_IDLE_TIMEOUT", "15"))
+CLIENT_REQUEST_TIMEOUT = float(os.environ.get("CLIENT_REQUEST_TIMEOUT", "60"))
+HEAD_LIMIT = 64 * 1024  # request line and header fields: far above any real client's
+RECEIVE_SIZE = 64 * 1024
+# After a refusal the connection is half-closed and what the client still sends is read and
+# dropped for up to LINGER seconds: closed with unread bytes, the socket would send a reset, and
+# the client's system could drop the answer before the client reads it.
+LINGER = 2.0
+
+CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+
+
+def _max_body() -> int:
+    from django.conf import settings
+
+    return settings.MAX_REQUEST_BODY
+
+
+WHOLE = "whole"  # Incoming.take(): a thread may read the request now
+
+
+class Incoming:
+    """What has arrived of one request. `take()` says when a thread should read it: None while
+    more is awaited; WHOLE once it is whole, or once what a thread would still read is bounded
+    (see the module's doc); or (status, reason, message) for a request refused here."""
+
+    def __init__(self, now: float) -> None:
+        self.data = bytearray()
+        self.started = now
+        self.heard = now
+        self.head_end: int | None = None  # where the body starts
+        self.body_end: int | None = None  # where the request ends (a Content-Length body)
+        self.chunk_at = 0  # the next chunk's size line (a chunked body)
+        self.expects_continue = False
+        self.continued = False
+        self.verdict = None  # what take() said last
+        self.answered = False  # refused or timed out here, its answer sent
+
+    def deadline(self) -> float:
+        return min(self.started + CLIENT_REQUEST_TIMEOUT, self.heard + CLIENT_IDLE_TIMEOUT)
+
+    def take(self):
+        if self.head_end is None:
+            end = self.data.find(b"\r\n\r\n")
+            if end < 0:
+                if len(self.data) > HEAD_LIMIT:
+                    return (431, "Request Header Fields Too Large", TOO_LARGE_HEAD)
+                return None
+            self.head_end = end + 4
+            if self._frame(bytes(self.data[:end])):
+                return WHOLE
+        if self.body_end is not None:
+            return WHOLE if len(self.data) >= self.body_end else None
+        return self._chunks()
+
+    def _frame(self, head: bytes) -> bool:
+        """Read the head's framing; True when a thread should take the request now."""
+        lines = head.split(b"\r\n")
+        fields: dict[bytes, list[bytes]] = {}
+        for line in lines[1:]:
+            name, colon, value = line.partition(b":")
+            if not colon:
+                return True  # malformed: gunicorn's parser refuses it
+            fields.setdefault(name.strip().lower(), []).append(value.strip())
+        lengths = fields.get(b"content-length", [])
+        codings = fields.get(b"transfer-encoding", [])
+        if codings:
+            if lengths or b",".join(codings).split(b",")[-1].strip().lower() != b"chunked":
+                return True  # refused by gunicorn's parser (or not ours to frame)
+            self.chunk_at = self.head_end
+        elif lengths:
+            if len(lengths) > 1 or not lengths[0].isdigit():
+                return True
+            size = int(lengths[0])
+            if size > _max_body():
+                return True  # refused unread (413)
+            self.body_end = self.head_end + size
+        else:
+            self.body_end = self.head_end  # no body
+        version = lines[0].rsplit(b" ", 1)[-1]
+        expect = [value.lower() for value in fields.get(b"expect", [])]
+        self.expects_continue = version == b"HTTP/1.1" and b"100-continue" in expect
+        return False
+
+    def _chunks(self):
+        """Walk the chunks that have arrived: WHOLE once the last chunk and its trailer section
+        are here, or once more body has arrived than the application reads (it refuses it:
+        413), or the framing is one gunicorn's parser refuses."""
+        data = self.data
+        if len(data) - self.head_end > _max_body() + 1024:
+            return WHOLE
+        while True:
+            line_end = data.find(b"\r\n", self.chunk_at)
+            if line_end < 0:
+                if len(data) - self.chunk_at > 1024:
+                    return (400, "Bad Request", BAD_CHUNK)
+                return None
+            size_text = bytes(data[self.chunk_at : line_end]).split(b";")[0].strip()
+            try:
+                size = int(size_text, 16)
+            except ValueError:
+                return WHOLE  # gunicorn's parser refuses it, with nothing more to read
+            if size == 0:  # the trailer section ends with an empty line
+                return WHOLE if data.find(b"\r\n\r\n", line_end) >= 0 else None
+            if len(data) < line_end + 2 + size + 2:
+                return None
+            self.chunk_at = line_end + 2 + size + 2
+
+
+TOO_LARGE_HEAD = f"the request line and header fields exceed {HEAD_LIMIT} bytes"
+BAD_CHUNK = "a chunk size line longer than 1024 bytes"
+
+
+class WholeRequestWorker(ThreadWorker):
+    """gunicorn's gthread worker, whose threads read only requests that have arrived whole."""
+
+    def init_process(self) -> None:
+        self.receiving: dict = {}  # connection -> Incoming
+        self.lingering: dict = {}  # connection -> when it is closed at the latest
+        super().init_process()
+
+    def _own_framing(self, conn) -> bool:
+        """Whether this worker receives the connection's requests itself (plain HTTP/1.x)."""
+        return not (
+            self.cfg.is_ssl
+            or negotiation.prior_knowledge_allowed(self.cfg, conn.client)
+            or negotiation.upgrade_allowed(self.cfg, conn.client)
+            or getattr(conn, "is_http2", False)
+        )
+
+    def enqueue_req(self, conn) -> None:
+        """A new or kept-alive connection with something to read: received here first."""
+        if not self._own_framing(conn):
+            return super().enqueue_req(conn)
+        incoming = Incoming(time.monotonic())
+        self.receiving[conn] = incoming
+        conn.sock.setblocking(False)
+        if conn.parser is not None:  # what the last request's thread read beyond that request
+            unreader = conn.parser.unreader
+            ahead = unreader.buf.getvalue()
+            if ahead:
+                unreader.buf = io.BytesIO()
+                incoming.data += ahead
+                incoming.verdict = incoming.take()
+                if incoming.verdict is not None:
+                    return self._settle(conn, incoming)
+        if self._receive(conn, incoming):  # its bytes are usually here already
+            self._settle(conn, incoming)
+        else:
+            self.poller.register(conn.sock, EVENT_READ, partial(self._readable, conn))
+
+    def _readable(self, conn, sock) -> None:
+        incoming = self.receiving.get(conn)
+        if incoming is not None and self._receive(conn, incoming):
+            self.poller.unregister(sock)
+            self._settle(conn, incoming)
+
+    def _receive(self, conn, incoming: Incoming) -> bool:
+        """Read what the (non-blocking) socket holds; True once the request is settled: ready
+        for a thread, refused, or the client gone (incoming.verdict says which)."""
+        try:
+            while True:
+                chunk = conn.sock.recv(RECEIVE_SIZE)
+                if not chunk:  # the client closed its side
+                    incoming.verdict = None
+                    return True
+                incoming.data += chunk
+                incoming.heard = time.monotonic()
+                incoming.verdict = incoming.take()
+                if incoming.verdict is not None:
+                    return True
+                if incoming.expects_continue and not incoming.continued:
+                    incoming.continued = True
+                    conn.sock.send(CONTINUE)  # 25 bytes: never partial
+                if len(chunk) < RECEIVE_SIZE:
+                    return False
+        except BlockingIOError:
+            return False
+        except OSError:
+            incoming.verdict = None
+            return True
+
+    def _settle(self, conn, incoming: Incoming) -> None:
+        del self.receiving[conn]
+        if incoming.verdict == WHOLE:
+            conn.received = bytes(incoming.data)
+            conn.continued = incoming.continued
+            conn.data_ready = True  # gunicorn's thread waits for no first byte
+            super().enqueue_req(conn)
+            return
+        if incoming.verdict is not None:
+            incoming.answered = True
+            status, reason, message = incoming.verdict
+            self._answer(conn, status, reason, "request_invalid", f"{reason}: {message}")
+        if incoming.answered:
+            self._linger(conn)
+        else:
+            self._close(conn)
+
+    def _close(self, conn) -> None:
+        self.nr_conns -= 1
+        conn.close()
+
+    def _linger(self, conn) -> None:
+        """Half-close an answered connection and drop what the client still sends, until it
+        closes its side or LINGER has passed."""
+        try:
+            conn.sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            return self._close(conn)
+        self.lingering[conn] = time.monotonic() + LINGER
+        self.poller.register(conn.sock, EVENT_READ, partial(self._lingering_readable, conn))
+
+    def _lingering_readable(self, conn, sock) -> None:
+        try:
+            while chunk := sock.recv(RECEIVE_SIZE):
+                if len(chunk) < RECEIVE_SIZE:
+                    return
+        except BlockingIOError:
+            return
+        except OSError:
+            pass
+        self.poller.unregister(sock)
+        del self.lingering[conn]
+        self._close(conn)
+
+    def handle(self, conn):
+        """In a thread: the request's bytes go to gunicorn's parser (whose buffer is empty: see
+        enqueue_req) before anything is read from the socket, which holds nothing more of it."""
+        received = conn.__dict__.pop("received", None)
+        if received is not None:
+            conn.sock.setblocking(True)
+            conn.init()
+            conn.parser.unreader.unread(received)
+        return super().handle(conn)
+
+    def handle_request(self, req, conn):
+        if getattr(conn, "continued", False):  # told to continue already: not a second time
+            req._expected_100_continue = False
+            conn.continued = False
+        return super().handle_request(req, conn)
+
+    def murder_pending(self) -> None:
+        """Requests that did not arrive in time are answered 408 and their connections closed
+        (a connection that never began a request is closed quietly)."""
+        super().murder_pending()
+        now = time.monotonic()
+        for conn in [c for c, until in self.lingering.items() if until <= now]:
+            del self.lingering[conn]
+            self.poller.unregister(conn.sock)
+            self._close(conn)
+        for conn in [c for c, incoming in self.receiving.items() if incoming.deadline() <= now]:
+            incoming = self.receiving[conn]
+            self.poller.unregister(conn.sock)
+            if incoming.data:
+                incoming.answered = True
+                rid = self._answer(
+                    conn, 408, "Request Timeout", "request_timeout",
+                    "The request did not arrive in time.",
+                )  # fmt: skip
+                whole_by = incoming.started + CLIENT_REQUEST_TIMEOUT
+                self.log.warning(
+                    "408 request_timeout (request_id=%s): %s, %d bytes received",
+                    rid,
+                    f"not whole after {CLIENT_REQUEST_TIMEOUT:g} s"
+                    if now >= whole_by
+                    else f"silent for {CLIENT_IDLE_TIMEOUT:g} s",
+                    len(incoming.data),
+                )
+            incoming.verdict = None
+            self._settle(conn, incoming)
+
+    @staticmethod
+    def _answer(conn, status: int, reason: str, code: str, message: str) -> str:
+        """Answer in the error envelope and say no more; the answer's request id."""
+        from payments.api.errors import raw_http_answer
+
+        rid, answer = raw_http_answer(
+            status, reason, type="invalid_request_error", code=code, message=message
+        )
+        try:
+            conn.sock.send(answer)
+        except OSError:
+            pass  # the client is gone or not reading: nothing more is owed to it
+        return rid
