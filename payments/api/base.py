@@ -11,6 +11,7 @@ from payments.errors import InvalidRequest
 from payments.models import Merchant
 
 _default_headers: dict[type, dict] = {}
+READS = ("get", "head")  # the methods whose handlers only read (and may read the query string)
 
 
 class ApiView(APIView):
@@ -27,15 +28,20 @@ class ApiView(APIView):
 
     def dispatch(self, request, *args, **kwargs):
         """APIView.dispatch, with a POST that carries an Idempotency-Key run through the
-        idempotency layer once authentication, permissions and throttling have passed."""
+        idempotency layer once authentication, permissions and throttling have passed, and a
+        query string no handler reads refused (see unread_query)."""
         self.args = args
         self.kwargs = kwargs
+        self.query_read = False
         request = self.initialize_request(request, *args, **kwargs)
         self.request = request
         self.headers = self.default_response_headers
         try:
             self.initial(request, *args, **kwargs)
             method = request.method.lower()
+            has_query = bool(request._request.META.get("QUERY_STRING"))
+            if has_query and method not in READS:
+                self.unread_query()
             handler = (
                 getattr(self, method, self.http_method_not_allowed)
                 if method in self.http_method_names
@@ -52,6 +58,8 @@ class ApiView(APIView):
                 )
             if scope is None:
                 response = handler(request, *args, **kwargs)
+                if has_query and not self.query_read:
+                    self.unread_query()
             else:
                 response = idempotency.run(
                     scope=scope,
@@ -79,10 +87,26 @@ class ApiView(APIView):
     def get_serializer_context(self) -> dict:
         return {"request": self.request, "livemode": self.livemode, "merchant": self.merchant}
 
+    def unread_query(self) -> None:
+        """A query parameter the endpoint does not read is refused like an unknown field of a
+        body (400 parameter_unknown, contract §1): `GET /v1/charges/{id}?expand=refunds` would
+        otherwise answer as if the caller had been understood. A request that writes is refused
+        before anything is done; a read (GET, HEAD: no handler of one changes anything) once its
+        handler has shown whether it reads the query string (query())."""
+        names = list(self.request.query_params)
+        if names:
+            raise InvalidRequest(
+                gettext_noop("Received unknown parameter: %(param)s."),
+                code="parameter_unknown",
+                param=names[0],
+                params={"param": names[0]},
+            )
+
     def query(self) -> dict:
         """The query string, one value per name. A name given twice (`status=failed&status=
         succeeded`) is refused rather than one of its values silently taken: a list filtered on
         one status while the caller meant two would look complete and miss objects."""
+        self.query_read = True
         params = self.request.query_params
         for name, values in params.lists():
             if len(values) > 1:

@@ -147,3 +147,43 @@ def test_rate_limit_is_429_with_retry_after(api):
     assert_error(response, 429, "rate_limit_error", "rate_limited")
     assert int(response["Retry-After"]) >= 1
     cache.clear()
+
+
+MM_CHARGE = {
+    "amount": 250000,
+    "currency": "CDF",
+    "phone": "+243812345678",
+    "network": "VODACOM_MPESA",
+}
+
+
+def test_a_query_parameter_the_endpoint_does_not_read_is_parameter_unknown(api, merchant):
+    """Like an unknown field of a body (contract §1): `?expand=refunds` on a charge would
+    otherwise answer as if it had been understood."""
+    from payments.models import Charge
+    from tests.factories import make_charge
+
+    charge = make_charge(merchant)
+    response = api.get(f"/v1/charges/{charge.id}?expand=refunds")
+    assert_error(response, 400, "invalid_request_error", "parameter_unknown")
+    assert response.json()["error"]["param"] == "expand"
+    french = api.get(f"/v1/charges/{charge.id}?expand=refunds", HTTP_ACCEPT_LANGUAGE="fr")
+    assert french.json()["error"]["message"] == "Paramètre inconnu reçu : expand."
+    assert api.get("/v1/balance?currency=CDF").status_code == 400
+    assert api.get(f"/v1/charges/{charge.id}?").status_code == 200  # an empty query string
+    assert api.get("/v1/charges/ch_000000000000000000000000?x=1").status_code == 404
+
+    # A write is refused before anything is done, its Idempotency-Key left unused.
+    before = Charge.objects.count()
+    refused = api.post(
+        "/v1/charges?amount=100", MM_CHARGE, format="json", HTTP_IDEMPOTENCY_KEY="k1"
+    )
+    assert_error(refused, 400, "invalid_request_error", "parameter_unknown")
+    assert refused.json()["error"]["param"] == "amount"
+    assert Charge.objects.count() == before
+    made = api.post("/v1/charges", MM_CHARGE, format="json", HTTP_IDEMPOTENCY_KEY="k1")
+    assert made.status_code == 201 and Charge.objects.count() == before + 1
+
+    # Lists read their query string as before.
+    assert api.get("/v1/charges?limit=1").status_code == 200
+    assert api.get("/v1/charges?colour=red").json()["error"]["param"] == "colour"
