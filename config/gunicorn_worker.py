@@ -4,17 +4,21 @@ gunicorn's gthread worker hands a connection to one of its threads as soon as it
 arrive, and the thread then reads the rest of the request with blocking reads. A client that sends
 its request a byte at a time, each byte within CLIENT_IDLE_TIMEOUT, holds that thread for hours
 (8 KB of headers at one byte every 10 s is a day), and a handful of such clients (as many as the
-service has threads: 8) stop it answering anyone. This worker receives each request, head and
-body, in its event loop instead, as nginx does in front of an application: a client that is slow,
-or slow on purpose, costs a buffer and a place among the worker's connections, never a thread. A
-request that has not arrived whole CLIENT_REQUEST_TIMEOUT seconds after its first byte was
-awaited, or goes silent for CLIENT_IDLE_TIMEOUT seconds, is answered 408 `request_timeout` in the
-error envelope and the connection closed.
+service has threads: 8) stop it answering anyone. In this worker a thread takes what the
+connection holds without waiting, which is nearly always the whole request; a request that is not
+whole goes back to the worker's event loop, which receives the rest (head and body) as nginx does
+in front of an application, and hands it to a thread once whole. A client that is slow, or slow on
+purpose, costs a buffer and a place among the worker's connections, never a thread. A request
+not whole CLIENT_REQUEST_TIMEOUT seconds after it was first awaited, or silent for
+CLIENT_IDLE_TIMEOUT seconds, is answered 408 `request_timeout` in the error envelope, and the
+connection half-closed and drained for LINGER seconds (closed with unread bytes, it would be
+reset, and the client could lose the answer).
 
-A thread is still given before the request is whole where the thread's own reading is bounded:
-a body announced larger than MAX_REQUEST_BODY (the application refuses it unread, 413), a request
-that cannot be framed (gunicorn's parser refuses it), a head past HEAD_LIMIT (gunicorn's limits
-refuse it). A client asking `Expect: 100-continue` is told to continue from here, once.
+A request goes on to gunicorn's parser before it is whole only where nothing more is read from
+the client: a body announced larger than MAX_REQUEST_BODY (the application refuses it unread,
+413), more of a chunked body than the application reads, a request that cannot be framed
+(gunicorn's parser refuses it at once). A head past HEAD_LIMIT is refused here (431). A client
+asking `Expect: 100-continue` is told to continue from here, once.
 TLS (certfile) and HTTP/2 connections keep gunicorn's own way: the service runs behind a TLS
 proxy and speaks HTTP/1.1.
 """
@@ -48,6 +52,7 @@ def _max_body() -> int:
 
 
 WHOLE = "whole"  # Incoming.take(): a thread may read the request now
+GONE = "gone"  # the client closed its side, or its socket failed, before its request was whole
 
 
 class Incoming:
@@ -142,43 +147,73 @@ TOO_LARGE_HEAD = f"the request line and header fields exceed {HEAD_LIMIT} bytes"
 BAD_CHUNK = "a chunk size line longer than 1024 bytes"
 
 
+RECEIVE = object()  # handle(): the request is not whole yet; the event loop receives the rest
+
+
 class WholeRequestWorker(ThreadWorker):
-    """gunicorn's gthread worker, whose threads read only requests that have arrived whole."""
+    """gunicorn's gthread worker, whose threads read only requests that have arrived whole.
+
+    A thread first takes what the connection holds without waiting (nearly always the whole
+    request: the common case costs what it did). If the request is not whole, the thread gives
+    the connection back at once, and the event loop receives the rest before a thread takes it
+    again."""
 
     def init_process(self) -> None:
         self.receiving: dict = {}  # connection -> Incoming
         self.lingering: dict = {}  # connection -> when it is closed at the latest
+        # Plain HTTP/1.x for everyone (production's settings): no connection to ask about.
+        self.all_plain = not self.cfg.is_ssl and self.cfg.http2_cleartext in (None, "", "off")
         super().init_process()
 
     def _own_framing(self, conn) -> bool:
         """Whether this worker receives the connection's requests itself (plain HTTP/1.x)."""
-        return not (
+        return self.all_plain or not (
             self.cfg.is_ssl
             or negotiation.prior_knowledge_allowed(self.cfg, conn.client)
             or negotiation.upgrade_allowed(self.cfg, conn.client)
             or getattr(conn, "is_http2", False)
         )
 
-    def enqueue_req(self, conn) -> None:
-        """A new or kept-alive connection with something to read: received here first."""
-        if not self._own_framing(conn):
-            return super().enqueue_req(conn)
-        incoming = Incoming(time.monotonic())
+    def handle(self, conn):
+        """In a thread: the request's bytes, once whole, go to gunicorn's parser before anything
+        is read from the socket, which holds nothing more of it; a request not whole goes back
+        to the event loop (RECEIVE)."""
+        received = conn.__dict__.pop("received", None)
+        if received is None and self._own_framing(conn):
+            incoming = Incoming(time.monotonic())
+            conn.sock.setblocking(False)
+            if conn.parser is not None:  # what the last request's thread read beyond it
+                unreader = conn.parser.unreader
+                ahead = unreader.buf.getvalue()
+                if ahead:
+                    unreader.buf = io.BytesIO()
+                    incoming.data += ahead
+                    incoming.verdict = incoming.take()
+            if incoming.verdict is None:
+                self._receive(conn, incoming)
+            if incoming.verdict != WHOLE:
+                conn.incoming = incoming
+                return RECEIVE
+            received = bytes(incoming.data)
+            conn.continued = incoming.continued
+        if received is not None:
+            conn.sock.setblocking(True)
+            conn.init()
+            conn.parser.unreader.unread(received)  # into an empty buffer (taken above)
+            conn.data_ready = True  # gunicorn's thread waits for no first byte
+        return super().handle(conn)
+
+    def finish_request(self, conn, fs) -> None:
+        """In the event loop, once a thread is done with a connection: one whose request is not
+        whole is received here."""
+        if fs.cancelled() or fs.exception() is not None or fs.result() is not RECEIVE:
+            return super().finish_request(conn, fs)
+        incoming = conn.__dict__.pop("incoming")
         self.receiving[conn] = incoming
-        conn.sock.setblocking(False)
-        if conn.parser is not None:  # what the last request's thread read beyond that request
-            unreader = conn.parser.unreader
-            ahead = unreader.buf.getvalue()
-            if ahead:
-                unreader.buf = io.BytesIO()
-                incoming.data += ahead
-                incoming.verdict = incoming.take()
-                if incoming.verdict is not None:
-                    return self._settle(conn, incoming)
-        if self._receive(conn, incoming):  # its bytes are usually here already
-            self._settle(conn, incoming)
-        else:
+        if incoming.verdict is None and self.alive:
             self.poller.register(conn.sock, EVENT_READ, partial(self._readable, conn))
+        else:  # refused, the client gone, or the worker stopping
+            self._settle(conn, incoming)
 
     def _readable(self, conn, sock) -> None:
         incoming = self.receiving.get(conn)
@@ -187,13 +222,13 @@ class WholeRequestWorker(ThreadWorker):
             self._settle(conn, incoming)
 
     def _receive(self, conn, incoming: Incoming) -> bool:
-        """Read what the (non-blocking) socket holds; True once the request is settled: ready
-        for a thread, refused, or the client gone (incoming.verdict says which)."""
+        """Read what the (non-blocking) socket holds; True once the request is settled: whole,
+        refused, or the client gone (incoming.verdict says which: WHOLE, a refusal, GONE)."""
         try:
             while True:
                 chunk = conn.sock.recv(RECEIVE_SIZE)
                 if not chunk:  # the client closed its side
-                    incoming.verdict = None
+                    incoming.verdict = GONE
                     return True
                 incoming.data += chunk
                 incoming.heard = time.monotonic()
@@ -208,18 +243,19 @@ class WholeRequestWorker(ThreadWorker):
         except BlockingIOError:
             return False
         except OSError:
-            incoming.verdict = None
+            incoming.verdict = GONE
             return True
 
     def _settle(self, conn, incoming: Incoming) -> None:
+        """In the event loop: a whole request to a thread; a refused one answered; a client
+        gone (or not whole while the worker stops) closed."""
         del self.receiving[conn]
         if incoming.verdict == WHOLE:
             conn.received = bytes(incoming.data)
             conn.continued = incoming.continued
-            conn.data_ready = True  # gunicorn's thread waits for no first byte
             super().enqueue_req(conn)
             return
-        if incoming.verdict is not None:
+        if incoming.verdict not in (None, GONE):
             incoming.answered = True
             status, reason, message = incoming.verdict
             self._answer(conn, status, reason, "request_invalid", f"{reason}: {message}")
@@ -255,16 +291,6 @@ class WholeRequestWorker(ThreadWorker):
         del self.lingering[conn]
         self._close(conn)
 
-    def handle(self, conn):
-        """In a thread: the request's bytes go to gunicorn's parser (whose buffer is empty: see
-        enqueue_req) before anything is read from the socket, which holds nothing more of it."""
-        received = conn.__dict__.pop("received", None)
-        if received is not None:
-            conn.sock.setblocking(True)
-            conn.init()
-            conn.parser.unreader.unread(received)
-        return super().handle(conn)
-
     def handle_request(self, req, conn):
         if getattr(conn, "continued", False):  # told to continue already: not a second time
             req._expected_100_continue = False
@@ -298,7 +324,7 @@ class WholeRequestWorker(ThreadWorker):
                     else f"silent for {CLIENT_IDLE_TIMEOUT:g} s",
                     len(incoming.data),
                 )
-            incoming.verdict = None
+            incoming.verdict = GONE
             self._settle(conn, incoming)
 
     @staticmethod
