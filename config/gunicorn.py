@@ -39,7 +39,8 @@ def _idle_timeout(listeners) -> None:
     """Give listening sockets a receive and a send timeout (SO_RCVTIMEO, SO_SNDTIMEO): each
     connection accepted from them starts with the same on Linux (from the moment its handshake
     completes), and gunicorn's blocking reads and writes then fail after CLIENT_IDLE_TIMEOUT
-    seconds without progress. A body that fails so is answered 408
+    seconds without progress. A thread of this config's worker reads only whole requests; under
+    any other worker a body that fails so is answered 408 by the application
     (payments.api.middleware.request_bodies); gunicorn closes the rest."""
     seconds = int(CLIENT_IDLE_TIMEOUT)
     timeval = struct.pack("ll", seconds, int((CLIENT_IDLE_TIMEOUT - seconds) * 1_000_000))

@@ -58,6 +58,34 @@ def test_a_body_that_stops_arriving_is_answered_408_in_the_envelope(server, key)
     assert not Charge.objects.exists()
 
 
+@pytest.fixture
+def gunicorns_own_worker(monkeypatch):
+    """The server fixture's gunicorn with gunicorn's own threaded worker, whose threads read a
+    request as it arrives (as any other WSGI server may): the application's own guard is then
+    what answers a body that stops arriving."""
+    monkeypatch.setenv("GUNICORN_CMD_ARGS", "--worker-class gthread")
+
+
+def test_under_another_worker_the_application_answers_a_body_that_stops_arriving(
+    gunicorns_own_worker, server, key
+):
+    sock = connect(server)
+    sock.sendall(
+        (
+            HEAD.format(key=key) + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+        ).encode()
+        + b'{"amount": 25'
+    )
+    status, body = answer(sock)
+    assert status == "HTTP/1.1 408 Request Timeout"
+    error = json.loads(body)["error"]
+    assert error["code"] == "request_timeout"
+    assert error["message"] == "The request body stopped arriving before it was complete."
+    assert not Charge.objects.exists()
+    time.sleep(0.3)
+    assert "the body stopped arriving" in server.log.read_text()  # the application's log line
+
+
 def test_silent_clients_do_not_hold_the_service(server, key):
     """Four silent clients, more than the worker's two threads: two stop within their headers,
     two within their bodies. A request from anyone else is still answered, and each of them is
