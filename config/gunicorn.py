@@ -26,7 +26,7 @@ import os
 import socket
 import struct
 
-from config.gunicorn_worker import CLIENT_IDLE_TIMEOUT
+from config.gunicorn_worker import CLIENT_IDLE_TIMEOUT, assign_load_slot
 
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("GUNICORN_WORKERS", "4"))
@@ -71,6 +71,12 @@ class _SilentClientDropped(logging.Filter):
             record.exc_info = record.exc_text = None
             record.levelno, record.levelname = logging.WARNING, "WARNING"
         return True
+
+
+def pre_fork(server, worker) -> None:
+    """In the master, before a worker is forked: its row in the table through which the workers
+    share new connections fairly (config/gunicorn_worker.py)."""
+    assign_load_slot(server, worker)
 
 
 def post_fork(server, worker) -> None:

@@ -21,9 +21,16 @@ the client: a body announced larger than MAX_REQUEST_BODY (the application refus
 asking `Expect: 100-continue` is told to continue from here, once.
 TLS (certfile) and HTTP/2 connections keep gunicorn's own way: the service runs behind a TLS
 proxy and speaks HTTP/1.1.
+
+New connections are shared fairly among the workers (see "Sharing new connections" below): every
+worker listens on the same socket, and without it the first worker to wake took most of a burst
+of connections (a proxy opening its kept-alive upstream connections, a load generator), so that
+one process, on one core, served what four were started for.
 """
 
+import ctypes
 import io
+import multiprocessing
 import os
 import socket
 import time
@@ -150,6 +157,64 @@ BAD_CHUNK = "a chunk size line longer than 1024 bytes"
 RECEIVE = object()  # handle(): the request is not whole yet; the event loop receives the rest
 
 
+# --- Sharing new connections among the workers --------------------------------------------------
+#
+# The workers share one listening socket, and the kernel wakes all of them for each new
+# connection; whichever is quickest accepts it. Under a burst (a proxy or a load generator opening
+# its kept-alive connections at once) that was often the same worker: 16 connections opened
+# together landed 16/0/0/0 or 12/4/0/0 on four workers as often as not, and a kept-alive
+# connection stays with its worker, so one process (one core, for Python) served them all.
+# Each worker now writes how many connections it holds in a table the workers share; one that
+# holds more than another live worker lets the connection go for ACCEPT_YIELD seconds, for a less
+# loaded worker (woken for the same connection) to take, and takes it itself if none did. So a
+# connection waits at most ACCEPT_YIELD longer, whatever the table says.
+
+ACCEPT_SLOTS = 64  # workers balanced at most (more run unbalanced, as before)
+ACCEPT_YIELD = 0.02
+_loads = None  # [pid, connections] per slot, in memory the master shares with its workers
+
+
+def _shared_loads():
+    """The table, made by the master before its first worker is forked."""
+    global _loads
+    if _loads is None:
+        _loads = multiprocessing.RawArray(ctypes.c_long, 2 * ACCEPT_SLOTS)
+    return _loads
+
+
+def assign_load_slot(server, worker) -> None:
+    """gunicorn's pre_fork hook (config/gunicorn.py), in the master: the new worker's row of the
+    table, one that no live worker holds (a dead worker's is given again, emptied)."""
+    loads = _shared_loads()
+    taken = {getattr(other, "load_slot", None) for other in server.WORKERS.values()}
+    worker.load_slot = None
+    for slot in range(ACCEPT_SLOTS):
+        if slot not in taken:
+            loads[2 * slot] = loads[2 * slot + 1] = 0
+            worker.load_slot = slot
+            return
+
+
+def more_loaded_than_another(loads: list[int], slot: int, mine: int, alive) -> bool:
+    """Whether `mine` (the connections of the worker at `slot`) is more than some other live
+    worker of `loads` holds ([pid, connections] per slot, pid 0 where there is none)."""
+    for other in range(len(loads) // 2):
+        pid, held = loads[2 * other], loads[2 * other + 1]
+        if other != slot and pid > 0 and held < mine and alive(pid):
+            return True
+    return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class WholeRequestWorker(ThreadWorker):
     """gunicorn's gthread worker, whose threads read only requests that have arrived whole.
 
@@ -163,7 +228,63 @@ class WholeRequestWorker(ThreadWorker):
         self.lingering: dict = {}  # connection -> when it is closed at the latest
         # Plain HTTP/1.x for everyone (production's settings): no connection to ask about.
         self.all_plain = not self.cfg.is_ssl and self.cfg.http2_cleartext in (None, "", "off")
+        # Balanced among the workers when they share a listening socket (with --reuse-port each
+        # has its own, which the kernel balances, and nobody else could take what it lets go).
+        slot = getattr(self, "load_slot", None)
+        self.loads = _loads if slot is not None and not self.cfg.reuse_port else None
+        self.yielding_until = 0.0  # letting new connections go to less loaded workers until then
+        self.yielded = False  # the next connection is taken, whatever the table says
+        if self.loads is not None:
+            self.loads[2 * slot] = os.getpid()
         super().init_process()
+
+    # --- Sharing new connections (see the module's section) --------------------------------------
+
+    def accept(self, listener) -> None:
+        if (
+            self.loads is not None
+            and not self.yielded
+            and more_loaded_than_another(self.loads[:], self.load_slot, self.nr_conns, _alive)
+        ):
+            self.yielding_until = time.monotonic() + ACCEPT_YIELD
+            super().set_accept_enabled(False)
+            return
+        self.yielded = False
+        if self.loads is None:
+            return super().accept(listener)
+        count = 2 * self.load_slot + 1
+        # Said before it is taken, so that the workers woken with this one see it.
+        self.loads[count] = self.nr_conns + 1
+        try:
+            super().accept(listener)
+        finally:
+            self.loads[count] = self.nr_conns
+
+    def set_accept_enabled(self, enabled: bool) -> None:
+        if enabled and self.yielding_until:
+            return  # listening again once ACCEPT_YIELD has passed
+        super().set_accept_enabled(enabled)
+
+    def wait_for_and_dispatch_events(self, timeout: float) -> None:
+        """gunicorn's event loop, waking when a yield is over; the table kept up to date."""
+        if self.loads is not None:
+            row = 2 * self.load_slot
+            if not self.alive:  # stopping: never the one to leave a connection to
+                self.loads[row] = 0
+            self.loads[row + 1] = self.nr_conns
+        if self.yielding_until:
+            left = self.yielding_until - time.monotonic()
+            if left > 0:
+                timeout = min(timeout, left)
+            else:
+                self.yielding_until = 0.0
+                if self.alive and self.nr_conns < self.worker_connections:
+                    self.yielded = True  # still waiting: nobody less loaded took it
+                    super().set_accept_enabled(True)
+        try:
+            super().wait_for_and_dispatch_events(timeout)
+        finally:
+            self.yielded = False
 
     def _own_framing(self, conn) -> bool:
         """Whether this worker receives the connection's requests itself (plain HTTP/1.x)."""

@@ -16,10 +16,17 @@ from tests.helpers import database_url_for_subprocess, free_port
 
 
 @pytest.fixture
-def server(transactional_db, tmp_path):
-    """One gunicorn process (one worker, production's config/gunicorn.py) serving the test
-    database, with the test's cache:
-    `server(key, method, path, body)` is (status, JSON body); `server.base` its address, `server.log` its log file."""
+def server_workers() -> int:
+    """How many workers the server fixture's gunicorn runs (a test module may say more)."""
+    return 1
+
+
+@pytest.fixture
+def server(transactional_db, tmp_path, server_workers):
+    """One gunicorn (`server_workers` workers of 2 threads, production's config/gunicorn.py)
+    serving the test database, with the test's cache:
+    `server(key, method, path, body)` is (status, JSON body); `server.base` its address,
+    `server.log` its log file, `server.pid` its master process."""
     port = free_port()
     env = {
         **os.environ,
@@ -37,7 +44,7 @@ def server(transactional_db, tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "config.wsgi", "-c", "config/gunicorn.py",
          "--bind", f"127.0.0.1:{port}",
-         "--workers", "1", "--threads", "2"],
+         "--workers", str(server_workers), "--threads", "2"],
         cwd=settings.BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
@@ -64,6 +71,7 @@ def server(transactional_db, tmp_path):
             time.sleep(0.2)
     call.base = base
     call.log = tmp_path / "gunicorn.log"
+    call.pid = proc.pid
     yield call
     proc.terminate()
     proc.wait(timeout=10)
