@@ -204,6 +204,7 @@ class Charge(models.Model):
         null=True,
         blank=True,
         related_name="charges",
+        db_index=False,  # charge_checkout_session_idx: only the charges that have one
     )
     # Provider side, for staff and for polling; never shown in the API.
     provider = models.CharField(_("provider"), max_length=40, blank=True, default="")
@@ -269,6 +270,13 @@ class Charge(models.Model):
                 fields=["next_check_at"],
                 name="charge_pending_check_idx",
                 condition=models.Q(status="pending"),
+            ),
+            # A session's charges; a charge made through the API (most of them) has no session
+            # and is not in it.
+            models.Index(
+                fields=["checkout_session"],
+                name="charge_checkout_session_idx",
+                condition=models.Q(checkout_session__isnull=False),
             ),
             # The recent outcomes per network that tell whether it is degraded.
             models.Index(

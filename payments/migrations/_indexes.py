@@ -14,19 +14,29 @@ def drop_index(schema_editor, name: str) -> None:
 
 
 def build_index(
-    schema_editor, table: str, name: str, columns: list[str], *, opclass: str = "", include: str = ""
+    schema_editor,
+    table: str,
+    name: str,
+    columns: list[str],
+    *,
+    opclass: str = "",
+    include: str = "",
+    where: str = "",
 ) -> None:
     """CREATE INDEX IF NOT EXISTS `name` ON `table` (`columns`). An operator class (the LIKE
     copies PostgreSQL gets of text columns) exists on PostgreSQL only: with one, nothing is built
-    elsewhere. `include` (a covering column) is PostgreSQL's too, and left out elsewhere."""
+    elsewhere. `include` (a covering column) is PostgreSQL's too, and left out elsewhere. `where`
+    (SQL on the table's columns, both databases): a partial index of the rows it holds for."""
     postgres, quote = concurrently(schema_editor), schema_editor.quote_name
     if opclass and not postgres:
         return
     keyed = ", ".join(quote(column) + (f" {opclass}" if opclass else "") for column in columns)
     cover = f" INCLUDE ({quote(include)})" if include and postgres else ""
     keyword = " CONCURRENTLY" if postgres else ""
+    partial = f" WHERE {where}" if where else ""
     schema_editor.execute(
         f"CREATE INDEX{keyword} IF NOT EXISTS {quote(name)} ON {quote(table)} ({keyed}){cover}"
+        f"{partial}"
     )
 
 

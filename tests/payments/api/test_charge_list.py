@@ -3,7 +3,7 @@
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
 from payments import selectors
 from payments.models import Charge
@@ -371,7 +371,8 @@ def test_first_page_is_read_from_an_index_in_order(merchant, filters, index):
 @pytest.mark.postgres
 def test_charges_keep_only_the_indexes_a_query_uses():
     """Every new charge writes each index of the table: the merchant's own index (a prefix of
-    the list indexes) and the LIKE copies of the id columns are gone (migration 0013)."""
+    the list indexes) and the LIKE copies of the id columns are gone (migration 0013), and only
+    the charges that have a checkout session are in its index (migration 0017)."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'payments_charge'")
         names = {name for (name,) in cursor.fetchall()}
@@ -383,5 +384,19 @@ def test_charges_keep_only_the_indexes_a_query_uses():
         "charge_pending_check_idx",
         "charge_reconcile_due_idx",
         "charge_mm_finalized_idx",
-        "payments_charge_checkout_session_id_38e9aba6",  # a session's charges
+        "charge_checkout_session_idx",  # a session's charges
     }
+
+
+@pytest.mark.postgres
+def test_a_sessions_charges_are_found_through_the_index_of_charges_that_have_one():
+    """The index holds only charges that have a session, and answers a lookup by session."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT pg_get_indexdef('charge_checkout_session_idx'::regclass)")
+        assert cursor.fetchone()[0].endswith("WHERE (checkout_session_id IS NOT NULL)")
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute(
+            "EXPLAIN SELECT id FROM payments_charge WHERE checkout_session_id = %s", ["cs_x"]
+        )
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "charge_checkout_session_idx" in plan, plan
