@@ -12,7 +12,6 @@ import base64
 import json
 import os
 import threading
-import uuid
 from collections.abc import Iterable
 from datetime import datetime
 
@@ -177,55 +176,107 @@ def _statics(task) -> tuple:
 
 def task_message(task, args: tuple, *, queue: str, eta: datetime | None = None) -> str:
     """The JSON that kombu's Redis transport pushes for `task.apply_async(args, queue=queue,
-    eta=eta)`: Celery's message (headers, properties, a base64 JSON body) in kombu's envelope."""
-    _task, app, name, timelimit, ignore_result, origin, argsrepr_maxsize = _statics(task)
-    task_id = str(uuid.uuid4())
+    eta=eta)`: Celery's message (headers, properties, a base64 JSON body) in kombu's envelope.
+    Everything but its ids, body, ETA and argsrepr is the same for every message of a task to a
+    queue from a thread, so it is written out once (_template) and those values set in it."""
+    statics = _statics(task)
+    app = statics[1]
+    task_id, delivery_tag = _uuid4s()
     root_id, parent_id = task_id, None
     parent = app.current_worker_task  # a task enqueued by a running task is its child
     if parent is not None:
         root_id = parent.request.root_id or parent.request.id
         parent_id = parent.request.id
+    key = (id(task), os.getpid(), queue, app.thread_oid)
+    parts = _templates.get(key)
+    if parts is None:
+        parts = _templates[key] = _template(statics, queue, app.thread_oid)
     body = json.dumps(
         [list(args), {}, {"callbacks": None, "errbacks": None, "chain": None, "chord": None}]
     )
-    headers = {
-        "lang": "py",
-        "task": name,
-        "id": task_id,
-        "shadow": None,
-        "eta": eta.isoformat() if eta is not None else None,
-        "expires": None,
-        "group": None,
-        "group_index": None,
-        "retries": 0,
-        "timelimit": timelimit,
-        "root_id": root_id,
-        "parent_id": parent_id,
-        "argsrepr": _argsrepr(args, argsrepr_maxsize),
-        "kwargsrepr": "{}",
-        "origin": origin,
-        "ignore_result": ignore_result,
-        "replaced_task_nesting": 0,
-        "stamped_headers": None,
-        "stamps": {},
+    values = {  # JSON: the ids, base64 and ISO 8601 need no escaping
+        "body": f'"{base64.b64encode(body.encode()).decode()}"',
+        "id": f'"{task_id}"',
+        "eta": f'"{eta.isoformat()}"' if eta is not None else "null",
+        "root_id": f'"{root_id}"',
+        "parent_id": f'"{parent_id}"' if parent_id is not None else "null",
+        "argsrepr": json.dumps(_argsrepr(args, statics[6])),
+        "delivery_tag": f'"{delivery_tag}"',
     }
-    return json.dumps(
-        {
-            "body": base64.b64encode(body.encode()).decode(),
-            "content-encoding": "utf-8",
-            "content-type": "application/json",
-            "headers": headers,
-            "properties": {
-                "correlation_id": task_id,
-                "reply_to": app.thread_oid,
-                "delivery_mode": 2,
-                "delivery_info": {"exchange": "", "routing_key": queue},
-                "priority": 0,
-                "body_encoding": "base64",
-                "delivery_tag": str(uuid.uuid4()),
-            },
-        }
-    )
+    pieces = [parts[0]]
+    for name, text in parts[1:]:
+        pieces.append(values[name])
+        pieces.append(text)
+    return "".join(pieces)
+
+
+def _uuid4s() -> tuple[str, str]:
+    """Two random UUIDs (version 4), as str(uuid.uuid4()) writes them, from one read of random
+    bytes."""
+    raw = bytearray(os.urandom(32))
+    texts = []
+    for at in (0, 16):
+        raw[at + 6] = raw[at + 6] & 0x0F | 0x40  # version 4
+        raw[at + 8] = raw[at + 8] & 0x3F | 0x80  # RFC 4122 variant
+        h = raw[at : at + 16].hex()
+        texts.append(f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}")
+    return texts[0], texts[1]
+
+
+# Per task, process, queue and thread: the message with its variable values left out, as
+# [text, (name, text), (name, text), …] (each name's JSON value goes before its text).
+_templates: dict[tuple, list] = {}
+_MARK = "\u0001"  # marks where a value goes; JSON writes it as an escape no value contains
+
+
+def _template(statics: tuple, queue: str, reply_to: str) -> list:
+    _task, _app, name, timelimit, ignore_result, origin, _maxsize = statics
+
+    def slot(field: str) -> str:
+        return f"{_MARK}{field}{_MARK}"
+
+    envelope = {
+        "body": slot("body"),
+        "content-encoding": "utf-8",
+        "content-type": "application/json",
+        "headers": {
+            "lang": "py",
+            "task": name,
+            "id": slot("id"),
+            "shadow": None,
+            "eta": slot("eta"),
+            "expires": None,
+            "group": None,
+            "group_index": None,
+            "retries": 0,
+            "timelimit": timelimit,
+            "root_id": slot("root_id"),
+            "parent_id": slot("parent_id"),
+            "argsrepr": slot("argsrepr"),
+            "kwargsrepr": "{}",
+            "origin": origin,
+            "ignore_result": ignore_result,
+            "replaced_task_nesting": 0,
+            "stamped_headers": None,
+            "stamps": {},
+        },
+        "properties": {
+            "correlation_id": slot("id"),
+            "reply_to": reply_to,
+            "delivery_mode": 2,
+            "delivery_info": {"exchange": "", "routing_key": queue},
+            "priority": 0,
+            "body_encoding": "base64",
+            "delivery_tag": slot("delivery_tag"),
+        },
+    }
+    mark = json.dumps(_MARK)[1:-1]  # how JSON writes the mark
+    pieces = json.dumps(envelope).split(f'"{mark}')
+    parts = [pieces[0]]
+    for piece in pieces[1:]:
+        field, _, text = piece.partition(f'{mark}"')
+        parts.append((field, text))
+    return parts
 
 
 def _argsrepr(args: tuple, maxsize: int) -> str:

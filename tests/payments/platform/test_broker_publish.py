@@ -4,6 +4,7 @@ field, only the fresh ids apart. A Celery upgrade that changes its message fails
 
 import base64
 import json
+import uuid
 from datetime import timedelta
 from urllib.parse import urlsplit, urlunsplit
 
@@ -56,7 +57,7 @@ def _pushed(client, queue: str) -> dict:
     ids = {}
     for part, name in FRESH_IDS:
         ids[name] = message[part].pop(name)
-    message["properties"].pop("delivery_tag")
+    ids["delivery_tag"] = message["properties"].pop("delivery_tag")
     return message, ids
 
 
@@ -83,6 +84,9 @@ def test_publish_writes_the_message_celery_sends(broker_db, task, args, queue, e
     assert own_message == celery_message
     assert own_ids["id"] == own_ids["root_id"] == own_ids["correlation_id"]
     assert own_ids["id"] != celery_ids["id"]
+    for fresh in (own_ids["id"], own_ids["delivery_tag"]):  # written as str(uuid.uuid4()) is
+        parsed = uuid.UUID(fresh)
+        assert (str(parsed), parsed.version, parsed.variant) == (fresh, 4, uuid.RFC_4122)
     body = json.loads(base64.b64decode(own_message["body"]))
     assert body[0] == list(args)
 
