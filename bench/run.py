@@ -25,6 +25,7 @@ before the drain), so the rows measure what the web processes pay.
 
 import json
 import os
+import resource
 import secrets
 import shutil
 import signal
@@ -228,9 +229,55 @@ end
 """
 
 
+# --- CPU per request -------------------------------------------------------------------------------
+
+TICK = os.sysconf("SC_CLK_TCK")
+CPU_GROUPS = ("web", "PostgreSQL", "Redis", "wrk")
+
+
+def cpu_seconds(server_pid: int) -> dict[str, float]:
+    """CPU (user + system) spent so far by the web server (gunicorn's master and workers), the
+    database's processes, Redis and the load generators this process ran (/proc, and the rusage
+    of waited-for children). A database process that ended meanwhile (a backend, an autovacuum
+    worker) is counted in its postmaster's time of reaped children."""
+    ticks = dict.fromkeys(CPU_GROUPS[:3], 0)
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                text = stat.read()
+        except OSError:
+            continue
+        name = text[text.index("(") + 1 : text.rindex(")")]
+        fields = text[text.rindex(")") + 2 :].split()
+        used = int(fields[11]) + int(fields[12])
+        if int(entry) == server_pid or int(fields[1]) == server_pid:
+            ticks["web"] += used
+        elif name == "postgres":
+            ticks["PostgreSQL"] += used
+            if int(fields[1]) == 1 or _name(int(fields[1])) != "postgres":  # the postmaster
+                ticks["PostgreSQL"] += int(fields[13]) + int(fields[14])
+        elif name.startswith("redis-server"):
+            ticks["Redis"] += used
+    seconds = {group: used / TICK for group, used in ticks.items()}
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    seconds["wrk"] = children.ru_utime + children.ru_stime
+    return seconds
+
+
+def _name(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm") as comm:
+            return comm.read().strip()
+    except OSError:
+        return ""
+
+
 class Wrk:
-    def __init__(self, binary: str, base: str, key: str, folder: Path) -> None:
+    def __init__(self, binary: str, base: str, key: str, folder: Path, server_pid: int) -> None:
         self.binary, self.base, self.key, self.folder = binary, base, key, folder
+        self.server_pid = server_pid
 
     def run(self, path: str, *, method="GET", body=None, headers=None, fresh_keys=False, key=None):
         script = self.folder / f"{uuid.uuid4().hex}.lua"
@@ -250,7 +297,9 @@ class Wrk:
                self.base + path]  # fmt: skip
         if fresh_keys:
             cmd += ["--", uuid.uuid4().hex[:12]]
+        before = cpu_seconds(self.server_pid)
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=SECONDS + 30).stdout
+        after = cpu_seconds(self.server_pid)
         line = next((x for x in out.splitlines() if x.startswith("BENCH ")), None)
         if line is None:
             raise SystemExit(f"wrk printed no result:\n{out}")
@@ -263,6 +312,7 @@ class Wrk:
             "non2xx": r["status"],
             "socket": r["socket"],
             "requests": r["requests"],
+            "cpu": {group: after[group] - before[group] for group in CPU_GROUPS},
         }
 
 
@@ -404,6 +454,10 @@ def combine(runs: list[dict], bare_runs: list[dict]) -> dict:
             r["rps"] / b["rps"] for r, b in zip(runs, bare_runs, strict=True)
         ),
         "rounds": runs,
+        "cpu_ms": {  # per request, over all rounds
+            group: 1000 * sum(r["cpu"][group] for r in runs) / sum(r["requests"] for r in runs)
+            for group in CPU_GROUPS
+        },
     }
 
 
@@ -437,10 +491,10 @@ def main() -> None:
     try:
         port = free_port()
         base = f"http://127.0.0.1:{port}"
-        procs.start(sys.executable, "-m", "gunicorn", "config.wsgi", "-c",
-                    str(ROOT / "config" / "gunicorn.py"), "--bind", f"127.0.0.1:{port}")  # fmt: skip
+        server = procs.start(sys.executable, "-m", "gunicorn", "config.wsgi", "-c",
+                             str(ROOT / "config" / "gunicorn.py"), "--bind", f"127.0.0.1:{port}")  # fmt: skip
         wait_for(lambda: _up(base), "gunicorn")
-        wrk = Wrk(wrk_binary, base, key, folder)
+        wrk = Wrk(wrk_binary, base, key, folder, server.pid)
 
         status, charge = post_json(base, key, "/v1/charges", BODY)
         assert status == 201, charge
@@ -515,6 +569,20 @@ def main() -> None:
         p99 = "" if r["p99"] is None else f"{r['p99']:.1f}"
         non2xx = f"{r['non2xx']:,}" + (f" (+{r['socket']} socket errors)" if r["socket"] else "")
         print(f"| {label} | {r['rps']:,.0f} | {p50} | {p99} | {non2xx} | {r['ratio']:.2f} |")
+    print()
+    http_rows = [label for label in order if "cpu_ms" in rows[label]]
+    bare_cpu = sum(rows[BARE]["cpu_ms"].values())
+    print("CPU per request, ms, over all rounds: the web server (gunicorn's master and workers), "
+          "the database, Redis and the load generator. ÷ bare: the bare route's total over the "
+          "row's, which the req/s ratio comes to while the two cores are busy.")  # fmt: skip
+    print()
+    print("| path | " + " | ".join(CPU_GROUPS) + " | total | ÷ bare |")
+    print("|---|" + "---:|" * (len(CPU_GROUPS) + 2))
+    for label in http_rows:
+        cpu = rows[label]["cpu_ms"]
+        total = sum(cpu.values())
+        figures = " | ".join(f"{cpu[group]:.3f}" for group in CPU_GROUPS)
+        print(f"| {label} | {figures} | {total:.3f} | {bare_cpu / total:.2f} |")
     print()
     replay = rows[REPLAY]
     replay_vs_first = statistics.median(
