@@ -234,9 +234,12 @@ class WholeRequestWorker(ThreadWorker):
         self.loads = _loads if slot is not None and not self.cfg.reuse_port else None
         self.yielding_until = 0.0  # letting new connections go to less loaded workers until then
         self.yielded = False  # the next connection is taken, whatever the table says
-        if self.loads is not None:
-            self.loads[2 * slot] = os.getpid()
-        super().init_process()
+        super().init_process()  # loads the application, then runs the event loop
+
+    def run(self) -> None:
+        if self.loads is not None:  # in the table once it accepts: the application is loaded
+            self.loads[2 * self.load_slot] = os.getpid()
+        super().run()
 
     # --- Sharing new connections (see the module's section) --------------------------------------
 

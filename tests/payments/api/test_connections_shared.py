@@ -22,8 +22,9 @@ def server_workers() -> int:
 
 
 def worker_pids(master: int, count: int) -> list[int]:
-    """The master's worker processes, once `count` of them are up."""
-    deadline = time.monotonic() + 30
+    """The master's `count` worker processes, once each listens: its event loop watches the
+    listening socket (a worker loads the application first, and a slow machine may take seconds)."""
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         children = []
         for entry in os.listdir("/proc"):
@@ -35,22 +36,49 @@ def worker_pids(master: int, count: int) -> list[int]:
                     continue
                 if int(fields[1]) == master:
                     children.append(int(entry))
-        if len(children) >= count:
+        if len(children) >= count and all(map(_listening, children)):
             return children
         time.sleep(0.2)
-    raise AssertionError(f"{count} workers did not start")
+    raise AssertionError(f"{count} workers did not start listening")
 
 
-def established_by_pid(port: int, pids: list[int]) -> dict[int, int]:
-    """How many established TCP connections on local `port` each of `pids` holds (/proc)."""
-    inodes = set()
+def _listening(pid: int) -> bool:
+    """Whether one of the process's epoll instances watches a listening TCP socket it holds."""
+    listeners = _inodes(state="0A")  # LISTEN
+    held, polls = set(), []
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            if target.startswith("socket:[") and target[8:-1] in listeners:
+                held.add(fd)
+            elif target == "anon_inode:[eventpoll]":
+                polls.append(fd)
+        for fd in polls:
+            with open(f"/proc/{pid}/fdinfo/{fd}") as info:
+                watched = {line.split()[1] for line in info if line.startswith("tfd:")}
+            if watched & held:
+                return True
+    except OSError:
+        pass
+    return False
+
+
+def _inodes(*, state: str, port: int | None = None) -> set[str]:
+    """Inodes of the TCP sockets in `state` (/proc/net/tcp's hex code), on local `port` if given."""
+    found = set()
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         with open(table) as rows:
             for row in list(rows)[1:]:
                 fields = row.split()
                 local_port = int(fields[1].rsplit(":", 1)[1], 16)
-                if local_port == port and fields[3] == "01":  # ESTABLISHED
-                    inodes.add(fields[9])
+                if fields[3] == state and (port is None or local_port == port):
+                    found.add(fields[9])
+    return found
+
+
+def established_by_pid(port: int, pids: list[int]) -> dict[int, int]:
+    """How many established TCP connections on local `port` each of `pids` holds (/proc)."""
+    inodes = _inodes(state="01", port=port)  # ESTABLISHED
     held = {}
     for pid in pids:
         count = 0
@@ -68,7 +96,6 @@ def established_by_pid(port: int, pids: list[int]) -> dict[int, int]:
 def test_a_burst_of_kept_alive_connections_is_shared_among_the_workers(server):
     address = urlsplit(server.base)
     pids = worker_pids(server.pid, WORKERS)
-    time.sleep(1)  # every worker listening
     request = (
         f"GET /v1/nothing-here HTTP/1.1\r\nHost: {address.hostname}\r\n\r\n"
     ).encode()  # fmt: skip
