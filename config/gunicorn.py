@@ -33,6 +33,13 @@ workers = int(os.environ.get("GUNICORN_WORKERS", "4"))
 threads = int(os.environ.get("GUNICORN_THREADS", "2"))
 # gthread, whose threads take a request only once it has arrived whole (config/gunicorn_worker.py)
 worker_class = "config.gunicorn_worker.WholeRequestWorker"
+# gunicorn's control socket (`gunicornc`: change the number of workers, reload, shut down) only at a
+# path the deployment names. gunicorn's default is one path per user on the machine
+# ($XDG_RUNTIME_DIR/gunicorn.ctl or ~/.gunicorn/gunicorn.ctl), taken over by whichever of the
+# user's gunicorns started last and removed by whichever stops first: a command could reach
+# another server than the one meant, or none.
+control_socket = os.environ.get("GUNICORN_CONTROL_SOCKET", "")
+control_socket_disable = not control_socket
 
 
 def _idle_timeout(listeners) -> None:
