@@ -182,11 +182,11 @@ def task_message(task, args: tuple, *, queue: str, eta: datetime | None = None) 
     statics = _statics(task)
     app = statics[1]
     task_id, delivery_tag = _uuid4s()
-    root_id, parent_id = task_id, None
+    root_id, parent_id = f'"{task_id}"', "null"  # JSON
     parent = app.current_worker_task  # a task enqueued by a running task is its child
-    if parent is not None:
-        root_id = parent.request.root_id or parent.request.id
-        parent_id = parent.request.id
+    if parent is not None:  # ids of Celery's, or given by whoever sent the parent: escaped
+        root_id = json.dumps(parent.request.root_id or parent.request.id)
+        parent_id = json.dumps(parent.request.id)
     key = (id(task), os.getpid(), queue, app.thread_oid)
     parts = _templates.get(key)
     if parts is None:
@@ -194,12 +194,12 @@ def task_message(task, args: tuple, *, queue: str, eta: datetime | None = None) 
     body = json.dumps(
         [list(args), {}, {"callbacks": None, "errbacks": None, "chain": None, "chord": None}]
     )
-    values = {  # JSON: the ids, base64 and ISO 8601 need no escaping
+    values = {  # JSON: our own ids, base64 and ISO 8601 need no escaping
         "body": f'"{base64.b64encode(body.encode()).decode()}"',
         "id": f'"{task_id}"',
         "eta": f'"{eta.isoformat()}"' if eta is not None else "null",
-        "root_id": f'"{root_id}"',
-        "parent_id": f'"{parent_id}"' if parent_id is not None else "null",
+        "root_id": root_id,
+        "parent_id": parent_id,
         "argsrepr": json.dumps(_argsrepr(args, statics[6])),
         "delivery_tag": f'"{delivery_tag}"',
     }

@@ -146,11 +146,16 @@ def test_a_change_of_celerys_settings_while_running_is_followed(broker_db):
         app.conf.broker_url = url
 
 
-def test_a_task_enqueued_by_a_running_task_is_its_child(broker_db):
+@pytest.mark.parametrize(
+    ("parent_id", "root_id"),
+    [("sweep-task-id", "beat-root-id"), ('sweep "task" \\ id', "beat\nroot")],
+    ids=["celery-ids", "ids-json-must-escape"],
+)
+def test_a_task_enqueued_by_a_running_task_is_its_child(broker_db, parent_id, root_id):
     from celery._state import _task_stack
 
     sweep = tasks.charges_poll_due
-    sweep.push_request(id="sweep-task-id", root_id="beat-root-id", called_directly=False)
+    sweep.push_request(id=parent_id, root_id=root_id, called_directly=False)
     _task_stack.push(sweep)
     try:
         tasks.charge_refresh.apply_async(("ch_child",))
@@ -163,7 +168,7 @@ def test_a_task_enqueued_by_a_running_task_is_its_child(broker_db):
         sweep.pop_request()
     assert own_message == celery_message
     headers = json.loads(raw[0])["headers"]
-    assert (headers["root_id"], headers["parent_id"]) == ("beat-root-id", "sweep-task-id")
+    assert (headers["root_id"], headers["parent_id"]) == (root_id, parent_id)
 
 
 @pytest.mark.parametrize(
