@@ -210,8 +210,8 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
-        return True
+    except PermissionError:  # alive, another user's
+        pass
     return True
 
 
@@ -244,17 +244,15 @@ class WholeRequestWorker(ThreadWorker):
     # --- Sharing new connections (see the module's section) --------------------------------------
 
     def accept(self, listener) -> None:
-        if (
-            self.loads is not None
-            and not self.yielded
-            and more_loaded_than_another(self.loads[:], self.load_slot, self.nr_conns, _alive)
+        if self.loads is None:
+            return super().accept(listener)
+        if not self.yielded and more_loaded_than_another(
+            self.loads[:], self.load_slot, self.nr_conns, _alive
         ):
             self.yielding_until = time.monotonic() + ACCEPT_YIELD
             super().set_accept_enabled(False)
             return
         self.yielded = False
-        if self.loads is None:
-            return super().accept(listener)
         count = 2 * self.load_slot + 1
         # Said before it is taken, so that the workers woken with this one see it.
         self.loads[count] = self.nr_conns + 1

@@ -187,10 +187,11 @@ def task_message(task, args: tuple, *, queue: str, eta: datetime | None = None) 
     if parent is not None:  # ids of Celery's, or given by whoever sent the parent: escaped
         root_id = json.dumps(parent.request.root_id or parent.request.id)
         parent_id = json.dumps(parent.request.id)
-    key = (id(task), os.getpid(), queue, app.thread_oid)
+    reply_to = app.thread_oid
+    key = (id(task), os.getpid(), queue, reply_to)
     parts = _templates.get(key)
     if parts is None:
-        parts = _templates[key] = _template(statics, queue, app.thread_oid)
+        parts = _templates[key] = _template(statics, queue, reply_to)
     body = json.dumps(
         [list(args), {}, {"callbacks": None, "errbacks": None, "chain": None, "chord": None}]
     )
