@@ -1,5 +1,5 @@
 """Statements written out once, for the reads and writes every API request of a kind makes (GET
-of a charge, a new charge, whether a network is closed): no request pays for the ORM compiling
+of a charge, a page of charges, a new charge, whether a network is closed): no request pays for the ORM compiling
 them, and on PostgreSQL each is prepared once per connection. Values are converted as the ORM
 converts them, so a row read or written here is the row the ORM would read or write."""
 
@@ -94,7 +94,7 @@ def exists(model, where: str, params: list) -> bool:
     return _run(db, sql, params, answer=_first_row) is not None
 
 
-# How a model's rows are read by read_one, worked out once per model, database and columns.
+# How a model's rows are read by read_one and read_many, worked out once per model, database and columns.
 _read_plans: dict[tuple, tuple[str, list[str], list]] = {}
 
 
@@ -105,14 +105,46 @@ def read_one(model, where: str, params: list, *, fields: tuple[str, ...] | None 
     each column is read, and converted, as the ORM would. `fields` (attribute names): only
     those columns are read, the others are deferred as `.only()` defers them."""
     db = connections[DEFAULT_DB_ALIAS]
+    plan = _plan_of(db, model, fields)
+    row = _run(db, plan[0] + where, params, answer=_first_row)
+    return None if row is None else _instance(db, model, plan, row)
+
+
+def read_many(
+    model,
+    where: str,
+    params: list,
+    *,
+    order_by: str,
+    limit: int,
+    offset: int = 0,
+    fields: tuple[str, ...] | None = None,
+) -> list:
+    """The rows of `model` matching `where`, in the order `order_by` (SQL on its own columns),
+    the first `offset` skipped and at most `limit`: a page of a list, read as read_one reads a
+    row. The page's size and offset are parameters, so that one statement serves every page."""
+    db = connections[DEFAULT_DB_ALIAS]
+    plan = _plan_of(db, model, fields)
+    sql = f"{plan[0]}{where} ORDER BY {order_by} LIMIT %s OFFSET %s"
+    found = _run(db, sql, [*params, limit, offset], answer=_all_rows)
+    return [_instance(db, model, plan, row) for row in found]
+
+
+def _all_rows(cursor) -> list:
+    return cursor.fetchall()
+
+
+def _plan_of(db, model, fields: tuple[str, ...] | None) -> tuple[str, list[str], list]:
     key = (model, db.vendor, fields)
     plan = _read_plans.get(key)
     if plan is None:
         plan = _read_plans[key] = _read_plan(db, model, fields)
-    select, names, converters = plan
-    row = _run(db, select + where, params, answer=_first_row)
-    if row is None:
-        return None
+    return plan
+
+
+def _instance(db, model, plan, row):
+    """The model instance of a row read by a plan: each column converted as the ORM would."""
+    _select, names, converters = plan
     values = list(row)
     for index, column, functions in converters:
         for function in functions:

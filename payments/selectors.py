@@ -75,27 +75,82 @@ def _out_of_range(param: str) -> InvalidRequest:
     )
 
 
-def _date_filtered(qs: QuerySet, date_from: str | None, date_to: str | None) -> QuerySet:
+def _date_bounds(date_from: str | None, date_to: str | None) -> tuple[datetime | None, ...]:
+    """(lower, upper): a list's created_at >= lower and < upper, each None when not given."""
+    lower = upper = None
     if date_from:
-        moment, _ = parse_date_bound(date_from, param="date_from", upper=False)
-        qs = qs.filter(created_at__gte=moment)
+        lower, _ = parse_date_bound(date_from, param="date_from", upper=False)
     if date_to:
-        moment, _ = parse_date_bound(date_to, param="date_to", upper=True)
-        qs = qs.filter(created_at__lt=moment)
+        upper, _ = parse_date_bound(date_to, param="date_to", upper=True)
+    return lower, upper
+
+
+def _date_filtered(qs: QuerySet, date_from: str | None, date_to: str | None) -> QuerySet:
+    lower, upper = _date_bounds(date_from, date_to)
+    if lower is not None:
+        qs = qs.filter(created_at__gte=lower)
+    if upper is not None:
+        qs = qs.filter(created_at__lt=upper)
     return qs
 
 
-def charges_of(*, merchant: Merchant, livemode: bool) -> QuerySet:
-    """Every charge the caller may see, unfiltered."""
-    return Charge.objects.filter(merchant=merchant, livemode=livemode)
+# A page of charges, as the list indexes hold them: merchant_id, livemode, [status | network,]
+# created_at DESC, id DESC.
+CHARGE_FILTERS = ("status", "network", "payment_method")
+_CHARGE_OWNER = "merchant_id = %s AND livemode = %s"
 
 
-def charge_list(*, merchant: Merchant, livemode: bool, filters: dict) -> QuerySet:
-    qs = charges_of(merchant=merchant, livemode=livemode)
-    for name in ("status", "network", "payment_method"):
+def charge_cursor(*, merchant: Merchant, livemode: bool, charge_id: str) -> tuple | None:
+    """Where the caller's charge `charge_id` stands in its lists, (created_at, id), whatever the
+    list's filters (a charge that left `pending` is still a cursor); None if there is none."""
+    charge = rows.read_one(
+        Charge, f"id = %s AND {_CHARGE_OWNER}", [charge_id, merchant.pk, livemode],
+        fields=("created_at",),
+    )  # fmt: skip
+    return None if charge is None else (charge.created_at, charge.id)
+
+
+def charge_page(
+    *,
+    merchant: Merchant,
+    livemode: bool,
+    filters: dict,
+    after: tuple | None,
+    offset: int,
+    count: int,
+    fields: tuple[str, ...] | None = None,
+) -> list[Charge]:
+    """The caller's charges matching `filters` (ChargeListQuery's), newest first: those at or
+    before the cursor `after` (charge_cursor) left out, `offset` skipped, at most `count`. The
+    statements polled most after GET of a charge, so they are written out (rows.read_many): one
+    per combination of filters, prepared once per connection on PostgreSQL."""
+    where = [_CHARGE_OWNER]
+    params: list = [merchant.pk, livemode]
+    for name in CHARGE_FILTERS:
         if filters.get(name):
-            qs = qs.filter(**{name: filters[name]})
-    return _date_filtered(qs, filters.get("date_from"), filters.get("date_to"))
+            where.append(f"{name} = %s")
+            params.append(filters[name])
+    adapt = connection.ops.adapt_datetimefield_value  # a datetime sent as the ORM sends it
+    lower, upper = _date_bounds(filters.get("date_from"), filters.get("date_to"))
+    if lower is not None:
+        where.append("created_at >= %s")
+        params.append(adapt(lower))
+    if upper is not None:
+        where.append("created_at < %s")
+        params.append(adapt(upper))
+    if after is not None:
+        # (created_at, id) < the cursor's; the first term bounds the index range scan.
+        where.append("created_at <= %s AND (created_at < %s OR id < %s)")
+        params += [adapt(after[0]), adapt(after[0]), after[1]]
+    return rows.read_many(
+        Charge,
+        " AND ".join(where),
+        params,
+        order_by="created_at DESC, id DESC",
+        limit=count,
+        offset=offset,
+        fields=fields,
+    )
 
 
 def charge_get(

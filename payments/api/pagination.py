@@ -52,27 +52,51 @@ def paginate(
     where a `starting_after` id is looked up: the caller's objects before any filter, so that an
     object which no longer matches a filter (a charge that left `pending`) still works as cursor.
     """
+    queryset = queryset.order_by("-created_at", "-id")
+    scope = queryset if cursor_scope is None else cursor_scope
+
+    def cursor(pk: str) -> tuple | None:
+        return scope.filter(pk=pk).values_list("created_at", "id").first()
+
+    def page(after: tuple | None, offset: int, count: int) -> list:
+        rows = queryset
+        if after is not None:
+            # (created_at, id) < cursor; the first term bounds the index range scan.
+            rows = rows.filter(created_at__lte=after[0]).filter(
+                Q(created_at__lt=after[0]) | Q(id__lt=after[1])
+            )
+        return list(rows[offset : offset + count])
+
+    return paginate_with(request, page=page, cursor=cursor, represent=represent)
+
+
+def paginate_with(
+    request: Request,
+    *,
+    page: Callable[[tuple | None, int, int], list],
+    cursor: Callable[[str], tuple | None],
+    represent: Callable[[Iterable], list[dict]],
+) -> dict:
+    """The list envelope of a list read by its own statements: `cursor(id)` is where the
+    caller's object `id` stands, (created_at, id), or None when the caller has no such object
+    (whatever the filters); `page(after, offset, count)` the objects newest first, those at or
+    before `after` (a cursor) left out, `offset` skipped, at most `count`."""
     limit = _int_param(request, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
     offset = _int_param(request, "offset", 0, 0, MAX_OFFSET)
-    queryset = queryset.order_by("-created_at", "-id")
     starting_after = request.query_params.get("starting_after")
+    after = None
     if starting_after:
         if offset:
             raise InvalidRequest(
                 _("offset must be 0 when starting_after is given."), param="offset"
             )
-        scope = queryset if cursor_scope is None else cursor_scope
-        cursor = scope.filter(pk=starting_after).values("created_at", "id").first()
-        if cursor is None:
+        after = cursor(starting_after)
+        if after is None:
             raise InvalidRequest(
                 _("Invalid starting_after: no such object '%(id)s'.") % {"id": starting_after},
                 param="starting_after",
             )
-        # (created_at, id) < cursor; the first term bounds the index range scan.
-        queryset = queryset.filter(created_at__lte=cursor["created_at"]).filter(
-            Q(created_at__lt=cursor["created_at"]) | Q(id__lt=cursor["id"])
-        )
-    rows = list(queryset[offset : offset + limit + 1])
+    rows = page(after, offset, limit + 1)
     return {
         "object": "list",
         "url": request.path,

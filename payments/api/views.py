@@ -12,7 +12,7 @@ from payments import selectors
 from payments.api import examples, objects
 from payments.api.base import ApiView
 from payments.api.openapi import errors
-from payments.api.pagination import paginate
+from payments.api.pagination import paginate, paginate_with
 from payments.api.serializers import (
     ChargeCreateIn,
     ChargeListQuery,
@@ -78,11 +78,18 @@ class ChargeListCreateView(ApiView):
     )
     def get(self, request):
         filters = self.validated(ChargeListQuery, data=self.query())
-        queryset = selectors.charge_list(
-            merchant=self.merchant, livemode=self.livemode, filters=filters
-        )
-        scope = selectors.charges_of(merchant=self.merchant, livemode=self.livemode)
-        return Response(paginate(request, queryset, _charges, cursor_scope=scope))
+        owner = {"merchant": self.merchant, "livemode": self.livemode}
+        return Response(
+            paginate_with(
+                request,
+                page=lambda after, offset, count: selectors.charge_page(
+                    **owner, filters=filters, after=after, offset=offset, count=count,
+                    fields=CHARGE_REPR_FIELDS,  # not the operator's answers, only what is shown
+                ),
+                cursor=lambda charge_id: selectors.charge_cursor(**owner, charge_id=charge_id),
+                represent=_charges,
+            )
+        )  # fmt: skip
 
 
 class ChargeDetailView(ApiView):

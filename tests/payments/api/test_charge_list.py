@@ -337,7 +337,7 @@ def test_one_query_per_page_whatever_its_size(api, merchant, django_assert_num_q
 @pytest.mark.books_unchecked  # thousands of charges written straight into the table, for the planner
 def test_first_page_is_read_from_an_index_in_order(merchant, filters, index):
     """On a table shaped like production (many merchants, mostly settled charges), the planner
-    reads a filtered first page from the matching list index, already in (created_at desc, id
+    reads a filtered page (the first, or one after a cursor) from the matching list index, already in (created_at desc, id
     desc) order: no Sort node, so the cost does not grow with the table. Sequential and bitmap
     scans are priced out because a test table is still small enough to favour them."""
     other = merchant_with_keys(name="Autre").merchant
@@ -355,17 +355,28 @@ def test_first_page_is_read_from_an_index_in_order(merchant, filters, index):
         )
         for i in range(3000)
     )
-    queryset = selectors.charge_list(merchant=merchant, livemode=False, filters=filters)
-    page = queryset.order_by("-created_at", "-id")[:11]
+    statements = []
+
+    def seen(execute, sql, params, many, context):
+        statements.append((sql, params))
+        return execute(sql, params, many, context)
+
+    middle = Charge.objects.filter(merchant=merchant, livemode=False).order_by("id")[40]
+    with connection.execute_wrapper(seen):  # the page's own statements, as the list runs them
+        for after in (None, (middle.created_at, middle.id)):  # the first page, and a next one
+            selectors.charge_page(
+                merchant=merchant, livemode=False, filters=filters, after=after, offset=0, count=11
+            )
+    assert len(statements) == 2
     with connection.cursor() as cursor:
         for method in ("seqscan", "bitmapscan"):
             cursor.execute(f"SET LOCAL enable_{method} = off")
         cursor.execute("ANALYZE payments_charge")
-        sql, params = page.query.sql_with_params()
-        cursor.execute(f"EXPLAIN {sql}", params)
-        plan = "\n".join(row[0] for row in cursor.fetchall())
-    assert index in plan, plan
-    assert "Sort" not in plan, plan
+        for sql, params in statements:
+            cursor.execute(f"EXPLAIN {sql}", params)
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+            assert index in plan, plan
+            assert "Sort" not in plan, plan
 
 
 @pytest.mark.postgres

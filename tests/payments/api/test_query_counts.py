@@ -68,6 +68,27 @@ def test_get_charge_reads_only_what_it_shows(warm, merchant, django_assert_num_q
         assert response.json() == whole
 
 
+def test_a_list_reads_only_what_it_shows(warm, merchant, django_assert_num_queries):
+    """A page of charges shows each charge as the whole row shows it (every shape of charge, in
+    the list's order), in one query, and showing them asks for no deferred column."""
+    from payments.models import Charge
+    from payments.representations import charge_repr
+
+    charges = _charges_of_every_shape(merchant)
+    whole = [
+        charge_repr(charge)
+        for charge in Charge.objects.filter(pk__in=[c.pk for c in charges]).order_by(
+            "-created_at", "-id"
+        )
+    ]
+    with django_assert_num_queries(1):
+        page = warm.get("/v1/charges?limit=100").json()
+    assert page["data"] == whole
+    with django_assert_num_queries(2):  # + the cursor
+        after = warm.get(f"/v1/charges?limit=100&starting_after={whole[0]['id']}").json()
+    assert after["data"] == whole[1:]
+
+
 @pytest.mark.parametrize("rows", [1, 40])
 def test_a_list_is_one_query_plus_one_for_its_cursor(
     warm, merchant, django_assert_num_queries, rows
@@ -147,6 +168,39 @@ def test_get_charge_reuses_one_prepared_statement(warm, merchant):
     for charge in charges:
         assert warm.get(f"/v1/charges/{charge.id}").json()["id"] == charge.id
     assert prepared_runs(READ_CHARGE) == [before + 3]
+
+
+LIST_CHARGES = '%FROM "payments_charge" WHERE merchant_id = $1 AND livemode = $2%LIMIT%'
+
+
+@pytest.mark.postgres
+def test_a_list_reuses_one_prepared_statement_per_set_of_filters(warm, merchant):
+    from django.db import connection
+
+    prepared_runs(LIST_CHARGES)  # skips without prepared statements
+
+    def runs() -> dict[str, int]:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT statement, generic_plans + custom_plans FROM pg_prepared_statements"
+                " WHERE statement LIKE %s",
+                [LIST_CHARGES],
+            )
+            return dict(cursor.fetchall())
+
+    charges = [make_charge(merchant) for _ in range(3)]
+    queries = ["limit=2", "limit=2&status=pending", f"limit=2&starting_after={charges[-1].id}"]
+    for query in queries:
+        assert warm.get(f"/v1/charges?{query}").status_code == 200
+    before = runs()
+    assert len(before) == 3  # one statement for each set of filters
+    pages = ["limit=1", "limit=100", "limit=1&offset=1", "limit=2&offset=0"]
+    for query in queries:
+        for page in pages[: 2 if "starting_after" in query else 4]:
+            assert warm.get(f"/v1/charges?{query.replace('limit=2', page)}").status_code == 200
+    after = runs()  # whatever the page's size and offset
+    assert sorted(after) == sorted(before)
+    assert sorted(after[text] - before[text] for text in after) == [2, 4, 4]
 
 
 @pytest.mark.postgres
