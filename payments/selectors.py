@@ -94,63 +94,88 @@ def _date_filtered(qs: QuerySet, date_from: str | None, date_to: str | None) -> 
     return qs
 
 
-# A page of charges, as the list indexes hold them: merchant_id, livemode, [status | network,]
-# created_at DESC, id DESC.
-CHARGE_FILTERS = ("status", "network", "payment_method")
-_CHARGE_OWNER = "merchant_id = %s AND livemode = %s"
+@dataclass(frozen=True)
+class Listing:
+    """One of the API's lists: the objects of `model` whose `owner` columns hold these values,
+    newest first (created_at DESC, id DESC, as their list indexes hold them), narrowed by the
+    `filters` named here (equal to the value the request gives) and by date_from/date_to. Its
+    pages are statements written out (rows.read_many), one per set of filters, prepared once per
+    connection on PostgreSQL: no request pays for the ORM compiling its queries."""
+
+    model: type
+    owner: tuple[tuple[str, object], ...]
+    filters: tuple[str, ...] = ()
+
+    def _owned(self) -> tuple[list[str], list]:
+        return [f"{column} = %s" for column, _ in self.owner], [v for _, v in self.owner]
+
+    def cursor(self, object_id: str) -> tuple | None:
+        """Where the owner's object `object_id` stands in the list, (created_at, id), whatever
+        the filters (a charge that left `pending` is still a cursor); None if there is none."""
+        where, params = self._owned()
+        found = rows.read_one(
+            self.model, " AND ".join(["id = %s", *where]), [object_id, *params],
+            fields=("created_at",),
+        )  # fmt: skip
+        return None if found is None else (found.created_at, found.id)
+
+    def page(
+        self,
+        query: dict,
+        *,
+        after: tuple | None,
+        offset: int,
+        count: int,
+        fields: tuple[str, ...] | None = None,
+    ) -> list:
+        """The objects matching `query` (the list's validated query string), newest first:
+        those at or before the cursor `after` left out, `offset` skipped, at most `count`."""
+        where, params = self._owned()
+        for name in self.filters:  # column names of the model's own
+            if query.get(name):
+                where.append(f"{name} = %s")
+                params.append(query[name])
+        adapt = connection.ops.adapt_datetimefield_value  # a datetime sent as the ORM sends it
+        lower, upper = _date_bounds(query.get("date_from"), query.get("date_to"))
+        if lower is not None:
+            where.append("created_at >= %s")
+            params.append(adapt(lower))
+        if upper is not None:
+            where.append("created_at < %s")
+            params.append(adapt(upper))
+        if after is not None:
+            # (created_at, id) < the cursor's; the first term bounds the index range scan.
+            where.append("created_at <= %s AND (created_at < %s OR id < %s)")
+            params += [adapt(after[0]), adapt(after[0]), after[1]]
+        return rows.read_many(
+            self.model,
+            " AND ".join(where),
+            params,
+            order_by="created_at DESC, id DESC",
+            limit=count,
+            offset=offset,
+            fields=fields,
+        )
 
 
-def charge_cursor(*, merchant: Merchant, livemode: bool, charge_id: str) -> tuple | None:
-    """Where the caller's charge `charge_id` stands in its lists, (created_at, id), whatever the
-    list's filters (a charge that left `pending` is still a cursor); None if there is none."""
-    charge = rows.read_one(
-        Charge, f"id = %s AND {_CHARGE_OWNER}", [charge_id, merchant.pk, livemode],
-        fields=("created_at",),
-    )  # fmt: skip
-    return None if charge is None else (charge.created_at, charge.id)
+def _of(merchant: Merchant, livemode: bool) -> tuple[tuple[str, object], ...]:
+    return (("merchant_id", merchant.pk), ("livemode", livemode))
 
 
-def charge_page(
-    *,
-    merchant: Merchant,
-    livemode: bool,
-    filters: dict,
-    after: tuple | None,
-    offset: int,
-    count: int,
-    fields: tuple[str, ...] | None = None,
-) -> list[Charge]:
-    """The caller's charges matching `filters` (ChargeListQuery's), newest first: those at or
-    before the cursor `after` (charge_cursor) left out, `offset` skipped, at most `count`. The
-    statements polled most after GET of a charge, so they are written out (rows.read_many): one
-    per combination of filters, prepared once per connection on PostgreSQL."""
-    where = [_CHARGE_OWNER]
-    params: list = [merchant.pk, livemode]
-    for name in CHARGE_FILTERS:
-        if filters.get(name):
-            where.append(f"{name} = %s")
-            params.append(filters[name])
-    adapt = connection.ops.adapt_datetimefield_value  # a datetime sent as the ORM sends it
-    lower, upper = _date_bounds(filters.get("date_from"), filters.get("date_to"))
-    if lower is not None:
-        where.append("created_at >= %s")
-        params.append(adapt(lower))
-    if upper is not None:
-        where.append("created_at < %s")
-        params.append(adapt(upper))
-    if after is not None:
-        # (created_at, id) < the cursor's; the first term bounds the index range scan.
-        where.append("created_at <= %s AND (created_at < %s OR id < %s)")
-        params += [adapt(after[0]), adapt(after[0]), after[1]]
-    return rows.read_many(
-        Charge,
-        " AND ".join(where),
-        params,
-        order_by="created_at DESC, id DESC",
-        limit=count,
-        offset=offset,
-        fields=fields,
-    )
+def charge_listing(*, merchant: Merchant, livemode: bool) -> Listing:
+    return Listing(Charge, _of(merchant, livemode), ("status", "network", "payment_method"))
+
+
+def refund_listing(*, charge: Charge) -> Listing:
+    return Listing(Refund, (("charge_id", charge.pk),))
+
+
+def refund_listing_for_merchant(*, merchant: Merchant, livemode: bool) -> Listing:
+    return Listing(Refund, _of(merchant, livemode))
+
+
+def payout_listing(*, merchant: Merchant, livemode: bool) -> Listing:
+    return Listing(Payout, _of(merchant, livemode), ("status", "network"))
 
 
 def charge_get(
@@ -168,14 +193,6 @@ def charge_get(
     return charge
 
 
-def refund_list(*, charge: Charge) -> QuerySet:
-    return Refund.objects.filter(charge=charge)
-
-
-def refund_list_for_merchant(*, merchant: Merchant, livemode: bool) -> QuerySet:
-    return Refund.objects.filter(merchant=merchant, livemode=livemode)
-
-
 def refund_get(*, merchant: Merchant, livemode: bool, refund_id: str) -> Refund:
     refund = Refund.objects.filter(merchant=merchant, livemode=livemode, pk=refund_id).first()
     if refund is None:
@@ -185,14 +202,6 @@ def refund_get(*, merchant: Merchant, livemode: bool, refund_id: str) -> Refund:
 
 def payouts_of(*, merchant: Merchant, livemode: bool) -> QuerySet:
     return Payout.objects.filter(merchant=merchant, livemode=livemode)
-
-
-def payout_list(*, merchant: Merchant, livemode: bool, filters: dict) -> QuerySet:
-    qs = payouts_of(merchant=merchant, livemode=livemode)
-    for name in ("status", "network"):
-        if filters.get(name):
-            qs = qs.filter(**{name: filters[name]})
-    return _date_filtered(qs, filters.get("date_from"), filters.get("date_to"))
 
 
 def payout_get(*, merchant: Merchant, livemode: bool, payout_id: str) -> Payout:

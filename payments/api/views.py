@@ -40,6 +40,18 @@ from payments.services import charges, ledger, payouts, refunds
 from payments.statement import statement_lines
 
 
+def _listed(request, listing: selectors.Listing, query: dict, represent, fields=None) -> dict:
+    """A page of one of the lists read through their own statements (selectors.Listing)."""
+    return paginate_with(
+        request,
+        page=lambda after, offset, count: listing.page(
+            query, after=after, offset=offset, count=count, fields=fields
+        ),
+        cursor=listing.cursor,
+        represent=represent,
+    )
+
+
 def _charges(rows) -> list[dict]:
     return [charge_repr(charge) for charge in rows]
 
@@ -77,19 +89,10 @@ class ChargeListCreateView(ApiView):
         examples=examples.CHARGE_LIST,
     )
     def get(self, request):
-        filters = self.validated(ChargeListQuery, data=self.query())
-        owner = {"merchant": self.merchant, "livemode": self.livemode}
-        return Response(
-            paginate_with(
-                request,
-                page=lambda after, offset, count: selectors.charge_page(
-                    **owner, filters=filters, after=after, offset=offset, count=count,
-                    fields=CHARGE_REPR_FIELDS,  # not the operator's answers, only what is shown
-                ),
-                cursor=lambda charge_id: selectors.charge_cursor(**owner, charge_id=charge_id),
-                represent=_charges,
-            )
-        )  # fmt: skip
+        query = self.validated(ChargeListQuery, data=self.query())
+        listing = selectors.charge_listing(merchant=self.merchant, livemode=self.livemode)
+        # only the columns a charge shows, not the operator's answers
+        return Response(_listed(request, listing, query, _charges, fields=CHARGE_REPR_FIELDS))
 
 
 class ChargeDetailView(ApiView):
@@ -168,8 +171,8 @@ class ChargeRefundListCreateView(ApiView):
     )
     def get(self, request, charge_id: str):
         charge = self._charge(charge_id)
-        self.validated(PageQuery, data=self.query())
-        return Response(paginate(request, selectors.refund_list(charge=charge), _refunds))
+        query = self.validated(PageQuery, data=self.query())
+        return Response(_listed(request, selectors.refund_listing(charge=charge), query, _refunds))
 
 
 class RefundListView(ApiView):
@@ -183,11 +186,11 @@ class RefundListView(ApiView):
         examples=examples.REFUND_LIST,
     )
     def get(self, request):
-        self.validated(PageQuery, data=self.query())
-        queryset = selectors.refund_list_for_merchant(
+        query = self.validated(PageQuery, data=self.query())
+        listing = selectors.refund_listing_for_merchant(
             merchant=self.merchant, livemode=self.livemode
         )
-        return Response(paginate(request, queryset, _refunds))
+        return Response(_listed(request, listing, query, _refunds))
 
 
 class RefundDetailView(ApiView):
@@ -242,12 +245,9 @@ class PayoutListCreateView(ApiView):
         examples=examples.PAYOUT_LIST,
     )
     def get(self, request):
-        filters = self.validated(PayoutListQuery, data=self.query())
-        queryset = selectors.payout_list(
-            merchant=self.merchant, livemode=self.livemode, filters=filters
-        )
-        scope = selectors.payouts_of(merchant=self.merchant, livemode=self.livemode)
-        return Response(paginate(request, queryset, _payouts, cursor_scope=scope))
+        query = self.validated(PayoutListQuery, data=self.query())
+        listing = selectors.payout_listing(merchant=self.merchant, livemode=self.livemode)
+        return Response(_listed(request, listing, query, _payouts))
 
 
 class PayoutDetailView(ApiView):

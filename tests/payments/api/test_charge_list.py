@@ -366,8 +366,8 @@ def test_first_page_is_read_from_an_index_in_order(merchant, filters, index):
     middle = Charge.objects.filter(merchant=merchant, livemode=False).order_by("id")[40]
     with connection.execute_wrapper(seen):  # the page's own statements, as the list runs them
         for after in (None, (middle.created_at, middle.id)):  # the first page, and a next one
-            selectors.charge_page(
-                merchant=merchant, livemode=False, filters=filters, after=after, offset=0, count=11
+            selectors.charge_listing(merchant=merchant, livemode=False).page(
+                filters, after=after, offset=0, count=11
             )
     assert len(statements) == 2
     with connection.cursor() as cursor:

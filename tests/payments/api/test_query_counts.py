@@ -89,6 +89,44 @@ def test_a_list_reads_only_what_it_shows(warm, merchant, django_assert_num_queri
     assert after["data"] == whole[1:]
 
 
+def test_refund_and_payout_lists_are_one_query_plus_one_for_their_cursor(
+    warm, merchant, django_assert_num_queries
+):
+    """The lists of refunds (of a charge, of the merchant) and of payouts are read through their
+    own statements too: one query a page (+1 for starting_after, +1 for a charge's own row),
+    each object shown as the ORM
+    reads it, newest first, the cursor's rules as for charges."""
+    from payments.models import Payout, Refund
+    from payments.representations import payout_repr, refund_repr
+    from payments.services import refunds
+    from tests.factories import sent_payout
+
+    charge = succeeded_mobile_money_charge(merchant, amount=90000)
+    for amount in (10000, 20000, 30000):
+        refunds.refund_create(charge=charge, amount=amount)
+        sent_payout(merchant, amount=1000 + amount // 10)
+    newest = ("-created_at", "-id")
+    lists = [
+        # + the charge itself
+        (f"/v1/charges/{charge.id}/refunds", Refund.objects.filter(charge=charge), refund_repr, 1),
+        ("/v1/refunds", Refund.objects.filter(merchant=merchant), refund_repr, 0),
+        ("/v1/payouts", Payout.objects.filter(merchant=merchant), payout_repr, 0),
+        ("/v1/payouts?status=pending&network=VODACOM_MPESA", Payout.objects.all(), payout_repr, 0),
+    ]
+    for path, objects, represent, more in lists:
+        whole = [represent(obj) for obj in objects.order_by(*newest)]
+        joint = "&" if "?" in path else "?"
+        with django_assert_num_queries(1 + more):
+            page = warm.get(f"{path}{joint}limit=2").json()
+        assert page["data"] == whole[:2] and page["has_more"]
+        with django_assert_num_queries(2 + more):
+            after = warm.get(f"{path}{joint}limit=2&starting_after={whole[0]['id']}").json()
+        assert after["data"] == whole[1:3] and not after["has_more"]
+        missing = warm.get(f"{path}{joint}starting_after=po_nothing")
+        assert missing.status_code == 400
+        assert missing.json()["error"]["param"] == "starting_after"
+
+
 @pytest.mark.parametrize("rows", [1, 40])
 def test_a_list_is_one_query_plus_one_for_its_cursor(
     warm, merchant, django_assert_num_queries, rows
