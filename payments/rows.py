@@ -1,7 +1,8 @@
 """Statements written out once, for the reads and writes every API request of a kind makes (GET
-of a charge, a page of charges, a new charge, whether a network is closed): no request pays for
-the ORM compiling them, and on PostgreSQL each is prepared once per connection. Values are converted as the ORM
-converts them, so a row read or written here is the row the ORM would read or write."""
+of a charge, a page of a list, a new charge, whether a network is closed): no request pays for
+the ORM compiling them, and on PostgreSQL each is prepared once per connection. Values are
+converted as the ORM converts them, so a row read or written here is the row the ORM would read
+or write."""
 
 import inspect
 from collections.abc import Callable
@@ -99,7 +100,8 @@ def exists(model, where: str, params: list) -> bool:
     return _run(db, sql, params, answer=_first_row) is not None
 
 
-# How a model's rows are read by read_one and read_many, worked out once per model, database and columns.
+# How a model's rows are read by read_one and read_many, worked out once per model, database and
+# columns.
 _read_plans: dict[tuple, tuple[str, list[str], list]] = {}
 
 
@@ -181,8 +183,7 @@ def _plainly_built(model) -> bool:
             model.from_db.__func__ is Model.from_db.__func__
             and model.__init__ is Model.__init__
             and all(
-                not hasattr(type(inspect.getattr_static(model, field.attname)), "__set__")
-                or type(inspect.getattr_static(model, field.attname)) is ForeignKeyDeferredAttribute
+                _stores_plainly(type(inspect.getattr_static(model, field.attname)))
                 for field in model._meta.concrete_fields
             )
         )
@@ -191,6 +192,11 @@ def _plainly_built(model) -> bool:
         and not signals.pre_init.has_listeners(model)
         and not signals.post_init.has_listeners(model)
     )
+
+
+def _stores_plainly(kind: type) -> bool:
+    """Whether setting an attribute described by `kind` on a new instance only stores it."""
+    return not hasattr(kind, "__set__") or kind is ForeignKeyDeferredAttribute
 
 
 def _read_plan(db, model, fields: tuple[str, ...] | None) -> tuple[str, list[str], list]:

@@ -94,8 +94,7 @@ def test_refund_and_payout_lists_are_one_query_plus_one_for_their_cursor(
 ):
     """The lists of refunds (of a charge, of the merchant) and of payouts are read through their
     own statements too: one query a page (+1 for starting_after, +1 for a charge's own row),
-    each object shown as the ORM
-    reads it, newest first, the cursor's rules as for charges."""
+    each object shown as the ORM reads it, newest first, the cursor's rules as for charges."""
     from payments.models import Payout, Refund
     from payments.representations import payout_repr, refund_repr
     from payments.services import refunds
@@ -179,19 +178,20 @@ def test_post_payout_reads_the_balance_under_the_merchant_lock(
         assert warm.post("/v1/payouts", PAYOUT, format="json").status_code == 201
 
 
-def prepared_runs(like: str) -> list[int]:
-    """How often each statement prepared on this connection whose text is LIKE `like` has run."""
+def prepared_runs(like: str) -> dict[str, int]:
+    """How often each statement prepared on this connection whose text is LIKE `like` has run,
+    by its text."""
     from django.db import connection
 
     if connection.settings_dict["OPTIONS"].get("prepare_threshold") is None:
         pytest.skip("DB_PREPARED_STATEMENTS=false")
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT generic_plans + custom_plans FROM pg_prepared_statements"
+            "SELECT statement, generic_plans + custom_plans FROM pg_prepared_statements"
             " WHERE statement LIKE %s",
             [like],
         )
-        return [count for (count,) in cursor.fetchall()]
+        return dict(cursor.fetchall())
 
 
 READ_CHARGE = '%FROM "payments_charge" WHERE id = $1 AND merchant_id = $2 AND livemode = $3'
@@ -202,10 +202,10 @@ INSERT_CHARGE = 'INSERT INTO "payments_charge" %WHERE NOT EXISTS (SELECT 1 FROM 
 def test_get_charge_reuses_one_prepared_statement(warm, merchant):
     charges = [make_charge(merchant) for _ in range(3)]
     assert warm.get(f"/v1/charges/{charges[0].id}").json()["id"] == charges[0].id
-    (before,) = prepared_runs(READ_CHARGE)  # one statement
+    (before,) = prepared_runs(READ_CHARGE).values()  # one statement
     for charge in charges:
         assert warm.get(f"/v1/charges/{charge.id}").json()["id"] == charge.id
-    assert prepared_runs(READ_CHARGE) == [before + 3]
+    assert list(prepared_runs(READ_CHARGE).values()) == [before + 3]
 
 
 LIST_CHARGES = '%FROM "payments_charge" WHERE merchant_id = $1 AND livemode = $2%LIMIT%'
@@ -213,30 +213,17 @@ LIST_CHARGES = '%FROM "payments_charge" WHERE merchant_id = $1 AND livemode = $2
 
 @pytest.mark.postgres
 def test_a_list_reuses_one_prepared_statement_per_set_of_filters(warm, merchant):
-    from django.db import connection
-
-    prepared_runs(LIST_CHARGES)  # skips without prepared statements
-
-    def runs() -> dict[str, int]:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT statement, generic_plans + custom_plans FROM pg_prepared_statements"
-                " WHERE statement LIKE %s",
-                [LIST_CHARGES],
-            )
-            return dict(cursor.fetchall())
-
     charges = [make_charge(merchant) for _ in range(3)]
     queries = ["limit=2", "limit=2&status=pending", f"limit=2&starting_after={charges[-1].id}"]
     for query in queries:
         assert warm.get(f"/v1/charges?{query}").status_code == 200
-    before = runs()
+    before = prepared_runs(LIST_CHARGES)
     assert len(before) == 3  # one statement for each set of filters
     pages = ["limit=1", "limit=100", "limit=1&offset=1", "limit=2&offset=0"]
     for query in queries:
         for page in pages[: 2 if "starting_after" in query else 4]:
             assert warm.get(f"/v1/charges?{query.replace('limit=2', page)}").status_code == 200
-    after = runs()  # whatever the page's size and offset
+    after = prepared_runs(LIST_CHARGES)  # whatever the page's size and offset
     assert sorted(after) == sorted(before)
     assert sorted(after[text] - before[text] for text in after) == [2, 4, 4]
 
@@ -244,10 +231,10 @@ def test_a_list_reuses_one_prepared_statement_per_set_of_filters(warm, merchant)
 @pytest.mark.postgres
 def test_post_charge_reuses_one_prepared_insert(warm):
     assert warm.post("/v1/charges", MOBILE_MONEY, format="json").status_code == 201
-    (before,) = prepared_runs(INSERT_CHARGE)  # one statement
+    (before,) = prepared_runs(INSERT_CHARGE).values()  # one statement
     ids = {warm.post("/v1/charges", MOBILE_MONEY, format="json").json()["id"] for _ in range(3)}
     assert len(ids) == 3
-    assert prepared_runs(INSERT_CHARGE) == [before + 3]
+    assert list(prepared_runs(INSERT_CHARGE).values()) == [before + 3]
 
 
 def test_an_insert_sends_the_values_the_orm_sends(merchant):
