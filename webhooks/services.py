@@ -135,7 +135,6 @@ def status_event_record(obj, *, data: dict, destination_url: str = "") -> Event:
 
 
 @transaction.atomic
-@transaction.atomic
 def event_resend(*, event: Event, url: str) -> Delivery:
     """A new delivery of the same event (same id, so receivers can de-duplicate) to `url`, unless
     one to `url` is still waiting for its first attempt: that one is the answer. A resend asked
