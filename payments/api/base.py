@@ -40,13 +40,14 @@ class ApiView(APIView):
             self.initial(request, *args, **kwargs)
             method = request.method.lower()
             has_query = bool(request._request.META.get("QUERY_STRING"))
-            if has_query and method not in READS:
-                self.unread_query()
             handler = (
                 getattr(self, method, self.http_method_not_allowed)
                 if method in self.http_method_names
                 else self.http_method_not_allowed
             )
+            # A method the endpoint does not take is 405 whatever its query string says.
+            if has_query and method not in READS and handler != self.http_method_not_allowed:
+                self.unread_query()
             scope = None
             if (
                 method == "post"

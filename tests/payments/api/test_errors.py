@@ -85,6 +85,15 @@ def test_method_not_allowed_is_405(api):
     )
 
 
+@pytest.mark.parametrize("method", ["delete", "put", "patch", "trace"])
+def test_method_not_allowed_is_405_whatever_its_query_string(api, method):
+    """The method is the first thing wrong with such a request: the parameters of a request the
+    endpoint would never take are not looked at (they answered 400 parameter_unknown)."""
+    for url in ("/v1/balance_transactions/export?currency=CDF", "/v1/charges?limit=1"):
+        response = api.generic(method.upper(), url)
+        assert_error(response, 405, "invalid_request_error", "method_not_allowed")
+
+
 @pytest.mark.parametrize(
     "body, content_type",
     [
