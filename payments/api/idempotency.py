@@ -41,6 +41,9 @@ from payments.models import IdempotencyRecord, Merchant
 HEADER = "HTTP_IDEMPOTENCY_KEY"
 REPLAYED_HEADER = "Idempotent-Replayed"
 MAX_KEY_LENGTH = 255
+# What key_from_header takes, as it arrives over HTTP (where a header value's leading and trailing
+# spaces are not part of it): printable ASCII, neither beginning nor ending with a space.
+KEY_PATTERN = rf"^[!-~]([ -~]{{0,{MAX_KEY_LENGTH - 2}}}[!-~])?$"
 LIFETIME = timedelta(hours=24)
 
 

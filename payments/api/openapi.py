@@ -9,6 +9,8 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
+from payments.api import idempotency
+
 ERROR_TYPES = [
     "invalid_request_error",
     "authentication_error",
@@ -175,7 +177,12 @@ def errors(*statuses: int) -> dict[int, OpenApiResponse]:
 
 IDEMPOTENCY_KEY = OpenApiParameter(
     "Idempotency-Key",
-    str,
+    {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": idempotency.MAX_KEY_LENGTH,
+        "pattern": idempotency.KEY_PATTERN,
+    },
     OpenApiParameter.HEADER,
     description=(
         "1–255 printable ASCII characters (a UUID v4 is recommended). A retry with the same key "

@@ -3,6 +3,7 @@ errors each operation can answer, the Bearer scheme, readable operation ids, and
 are true. The bodies the API really sends are checked against it, strictly (no field left out)."""
 
 import re
+import uuid
 from datetime import datetime
 
 import pytest
@@ -239,6 +240,32 @@ def test_requests_say_integer_object_and_enum_where_the_api_takes_them(document)
     ]
     post = document["paths"]["/v1/charges"]["post"]
     assert [p["name"] for p in post["parameters"]] == ["Idempotency-Key"]
+
+
+def test_the_documented_idempotency_key_is_the_one_taken(document):
+    """The header's schema says which keys the API takes, so a client (or a generator of
+    requests) that follows it is never refused idempotency_key_invalid, and one it refuses is."""
+    from payments.api.idempotency import key_from_header
+
+    schema = document["paths"]["/v1/charges"]["post"]["parameters"][0]["schema"]
+    assert (schema["type"], schema["minLength"], schema["maxLength"]) == ("string", 1, 255)
+    pattern = re.compile(schema["pattern"])
+
+    def taken(key: str) -> bool:
+        try:
+            return key_from_header(key) == key
+        except Exception:
+            return False
+
+    keys = [
+        "a", "~", "order 42 / retry", str(uuid.uuid4()), "x" * 255, "!" + " " * 253 + "!",
+        "", " ", " a", "a ", "x" * 256, "é", "a\tb", "a\x7fb", "a\nb", "a\x00",
+    ]  # fmt: skip
+    for key in keys:
+        documented = bool(pattern.fullmatch(key)) and 1 <= len(key) <= 255
+        # A value's leading and trailing spaces never reach the API over HTTP (they are not part
+        # of a header's value), so the schema leaves them out; otherwise the two agree.
+        assert documented == (taken(key) and key == key.strip(" ")), repr(key)
 
 
 def test_descriptions_speak_to_merchants(document):
