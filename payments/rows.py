@@ -10,6 +10,7 @@ from datetime import datetime
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import (
+    DEFERRED,
     BooleanField,
     CharField,
     DateTimeField,
@@ -192,6 +193,78 @@ def _plainly_built(model) -> bool:
         and not signals.pre_init.has_listeners(model)
         and not signals.post_init.has_listeners(model)
     )
+
+
+# How a new instance of a model is made, per field: (name, attname, default, make_default,
+# is_relation).
+_new_plans: dict[type, list[tuple] | None] = {}
+
+
+def new(model, **values):
+    """`model(**values)`: a new, unsaved instance. Where Django's Model.__init__ comes to the same
+    (_plainly_built, every field a column of its own, `values` naming fields only), the instance
+    is made directly: each field given its value or its default (a callable one called afresh,
+    as __init__ does), a related object set through the model's own descriptor, so that the key, the cached
+    object and the instance's database come out as they do there. Model.__init__'s walk through
+    every field costs a new charge more than its values' conversion for the insert."""
+    plan = _new_plans.get(model, False)
+    if plan is False:
+        plan = _new_plans[model] = _new_plan(model)
+    if (
+        plan is None
+        or not _plainly_built(model)
+        or any(value is DEFERRED for value in values.values())
+    ):
+        return model(**values)
+    if not all(map(_fields_of(model).__contains__, values)):
+        return model(**values)  # a name that is no field (a property, a typo): as Django has it
+    instance = model.__new__(model)
+    instance._state = ModelState()
+    attributes = instance.__dict__
+    for name, attname, default, make_default, is_relation in plan:
+        if is_relation and name in values:
+            if attname in values:  # both the object and its key, which Django takes its way
+                return model(**values)
+            setattr(instance, name, values[name])
+        elif attname in values:
+            attributes[attname] = values[attname]
+        else:
+            attributes[attname] = default if make_default is None else make_default()
+    return instance
+
+
+_field_names: dict[type, frozenset[str]] = {}
+
+
+def _fields_of(model) -> frozenset[str]:
+    """The names and attribute names of a model's fields."""
+    names = _field_names.get(model)
+    if names is None:
+        fields = model._meta.fields
+        names = _field_names[model] = frozenset(
+            [f.name for f in fields] + [f.attname for f in fields]
+        )
+    return names
+
+
+def _new_plan(model) -> list[tuple] | None:
+    meta = model._meta
+    if meta.abstract or list(meta.fields) != list(meta.concrete_fields):
+        return None
+    if any(field.column is None or getattr(field, "generated", False) for field in meta.fields):
+        return None
+    return [
+        (field.name, field.attname, *_default_of(field), field.is_relation) for field in meta.fields
+    ]
+
+
+def _default_of(field) -> tuple:
+    """(the value, None) when field.get_default() gives the same value every time (a default that
+    is not callable, which Django hands out as it is, or the None or "" of a field without one),
+    else (None, field.get_default): a callable default is called for each instance."""
+    if field.has_default() and callable(field.default):
+        return None, field.get_default
+    return field.get_default(), None
 
 
 def _stores_plainly(kind: type) -> bool:

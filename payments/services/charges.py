@@ -80,7 +80,8 @@ def charge_create(
     of its own: inside a caller's (idempotency, checkout) it commits with it."""
     _check_access(merchant=merchant, livemode=livemode, payment_method=payment_method)
     now = timezone.now()
-    charge = Charge(
+    charge = rows.new(
+        Charge,
         merchant=merchant,
         livemode=livemode,
         amount=amount,
