@@ -59,6 +59,11 @@ class PublicIdAdmin:
         if exact and ids.looks_like_id(term):
             condition = Q()
             for name in exact:
-                condition |= Q(**{name: term})
+                condition |= self.exactly(name, term)
             return queryset.filter(condition), False
         return super().get_search_results(request, queryset, search_term)
+
+    def exactly(self, name: str, term: str) -> Q:
+        """The condition an id search puts on one of the fields searched by id: `name = term`.
+        A page whose index begins with another column says so here."""
+        return Q(**{name: term})

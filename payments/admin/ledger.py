@@ -4,6 +4,7 @@ deleted here (on PostgreSQL a trigger refuses it whoever asks)."""
 
 from django.contrib import admin
 from django.contrib.admin.utils import quote
+from django.db.models import Q
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
@@ -12,7 +13,7 @@ from payments.admin.addresses import PublicIdAdmin
 from payments.admin.display import nowrap
 from payments.admin.merchants import MerchantFilter, MerchantRowsMixin
 from payments.admin.refunds import ReadOnlyMixin
-from payments.models import LedgerEntry
+from payments.models import LedgerEntry, LedgerType
 from payments.money import format_amount
 
 # The row's link to what moved the money, and that object's admin page. A refund's row also
@@ -38,6 +39,15 @@ class LedgerEntryAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.Mo
     list_filter = (MerchantFilter, "livemode", "currency", "type")
     search_fields = ("=id", "=source", "=merchant__id")
     search_help_text = _("Row id, charge / refund / payout id, or merchant id (exact).")
+
+    def exactly(self, name, term):
+        """A source is found through the index of the one-row-per-source rule, which begins with
+        the row's type: naming every type lets PostgreSQL look the source up under each of them
+        instead of reading the whole index (or the table)."""
+        if name == "source":
+            return Q(type__in=LedgerType.values, source=term)
+        return super().exactly(name, term)
+
     list_select_related = ("merchant",)
     date_hierarchy = "created_at"
     ordering = ("-created_at", "-id")

@@ -148,3 +148,44 @@ def test_a_new_merchant_has_no_balance_yet(staff):
     page = staff.get("/admin/payments/merchant/add/")
     assert page.status_code == 200
     assert "ledger rows" not in page.content.decode()
+
+
+@pytest.mark.postgres
+def test_a_source_is_searched_through_its_index(staff, moves):
+    """The one-row-per-source index begins with the row's type: the search names every type, so
+    PostgreSQL looks the source up in it under each, instead of reading all of it or the table."""
+    from django.db import connection, transaction
+    from django.test.utils import CaptureQueriesContext
+
+    payout = moves["payout"]
+    # Rows of no charge, taken back at the end (the ledger's own check would find them).
+    with transaction.atomic():
+        # A ledger of some size, so that the plans are the ones a real ledger gets.
+        with connection.cursor() as cursor:
+            cursor.execute(
+                """INSERT INTO payments_ledgerentry
+                       (id, merchant_id, livemode, currency, type, amount, source, created_at, epoch)
+                   SELECT 'le_fill' || i, %s, false, 'CDF', 'charge', 100, 'ch_fill' || i,
+                          now() - make_interval(secs => i), 0
+                   FROM generate_series(1, 20000) AS i""",
+                [payout.merchant_id],
+            )
+            cursor.execute("ANALYZE payments_ledgerentry")
+        with CaptureQueriesContext(connection) as captured:
+            assert len(rows(page_of(staff, q=payout.id))) == 2
+        searched = [
+            q["sql"]
+            for q in captured
+            if "payments_ledgerentry" in q["sql"] and payout.id in q["sql"]
+        ]
+        assert searched
+        for sql in searched:  # the page, and the dates it spans
+            with connection.cursor() as cursor:
+                cursor.execute("EXPLAIN " + sql)
+                lines = [row[0] for row in cursor.fetchall()]
+            plan = "\n".join(lines)
+            on_index = [n for n, line in enumerate(lines) if "on ledger_once_per_source" in line]
+            assert on_index, plan
+            condition = lines[on_index[0] + 1]
+            assert "Index Cond" in condition and "type" in condition and "source" in condition, plan
+        transaction.set_rollback(True)
