@@ -11,6 +11,7 @@ from payments.api.fields import (
     CurrencyField,
     DateBoundParam,
     DescriptionField,
+    DrcPhoneField,
     HttpUrlField,
     MetadataField,
     PageQuery,
@@ -79,10 +80,9 @@ class ChargeCreateIn(StrictSerializer):
 
     amount = AmountField()
     currency = CurrencyField()
-    phone = serializers.CharField(
+    phone = DrcPhoneField(
         required=False,
         allow_blank=True,
-        trim_whitespace=False,
         help_text=f"Mobile money, required: {PHONE_HELP[0].lower()}{PHONE_HELP[1:]}",
     )
     network = serializers.ChoiceField(
@@ -147,7 +147,7 @@ class PayoutCreateIn(StrictSerializer):
 
     amount = AmountField()
     currency = CurrencyField()
-    phone = serializers.CharField(trim_whitespace=False, help_text=PHONE_HELP)
+    phone = DrcPhoneField(help_text=PHONE_HELP)
     network = serializers.ChoiceField(choices=Network.values, help_text=NETWORK_HELP)
     description = DescriptionField(required=False, help_text="Free text, for you.")
     metadata = MetadataField(required=False)

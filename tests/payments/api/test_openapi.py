@@ -386,3 +386,22 @@ def test_every_object_the_api_sends_is_as_described(document, api, merchant, rec
     # Errors too.
     check("get", "/v1/charges/{charge_id}", "/v1/charges/ch_nothing", status=404)
     check("post", "/v1/charges", "/v1/charges", {"amount": "10"}, 400)
+
+
+def test_the_documented_phone_is_the_one_taken(document):
+    """A new charge's and a new payout's phone carry the pattern the API checks numbers with (a
+    charge's may be blank: a card charge has none)."""
+    from payments import phones
+
+    schemas = document["components"]["schemas"]
+    payout = schemas["PayoutCreateRequest"]["properties"]["phone"]
+    charge = schemas["ChargeCreateRequest"]["properties"]["phone"]
+    assert {"type": "string", "maxLength": 0} in charge["oneOf"]
+    (documented,) = [s for s in charge["oneOf"] if "pattern" in s]
+    assert documented["pattern"] == payout["pattern"]
+    assert payout["pattern"].endswith("$")
+    pattern = re.compile(payout["pattern"][:-1] + r"\Z")  # $ as JSON Schema (ECMA) reads it
+    numbers = ["+243812345678", "+243971234567", "+243712345678", "0812345678", "+24381234567"]
+    numbers += ["+2438123456789", "243812345678", "+243 812345678", "+243812345678\n", ""]
+    for number in numbers:
+        assert bool(pattern.search(number)) == phones.is_valid_drc_mobile(number), repr(number)
