@@ -10,6 +10,7 @@ from payments.api.fields import (
     AmountField,
     CurrencyField,
     DateBoundParam,
+    DrcPhoneField,
     HttpUrlField,
     MetadataField,
     PageQuery,
@@ -56,9 +57,8 @@ class SessionCreateIn(StrictSerializer):
     )
     cancel_url = HttpUrlField(help_text="Where the customer goes to give up.")
     metadata = MetadataField(required=False)
-    customer_phone = serializers.CharField(
+    customer_phone = DrcPhoneField(
         required=False,
-        trim_whitespace=False,
         help_text="Pre-fills the page: +243 then 9 digits starting with 8 or 9.",
     )
     customer_email = serializers.EmailField(required=False, max_length=254)

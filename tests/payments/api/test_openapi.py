@@ -389,8 +389,8 @@ def test_every_object_the_api_sends_is_as_described(document, api, merchant, rec
 
 
 def test_the_documented_phone_is_the_one_taken(document):
-    """A new charge's and a new payout's phone carry the pattern the API checks numbers with (a
-    charge's may be blank: a card charge has none)."""
+    """A new charge's, a new payout's and a checkout session's phone carry the pattern the API
+    checks numbers with (a charge's may be blank: a card charge has none)."""
     from payments import phones
 
     schemas = document["components"]["schemas"]
@@ -399,6 +399,8 @@ def test_the_documented_phone_is_the_one_taken(document):
     assert {"type": "string", "maxLength": 0} in charge["oneOf"]
     (documented,) = [s for s in charge["oneOf"] if "pattern" in s]
     assert documented["pattern"] == payout["pattern"]
+    session = schemas["CheckoutSessionCreateRequest"]["properties"]["customer_phone"]
+    assert session["pattern"] == payout["pattern"]  # not blank: omitted when unknown
     assert payout["pattern"].endswith("$")
     pattern = re.compile(payout["pattern"][:-1] + r"\Z")  # $ as JSON Schema (ECMA) reads it
     numbers = ["+243812345678", "+243971234567", "+243712345678", "0812345678", "+24381234567"]
