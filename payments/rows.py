@@ -195,36 +195,30 @@ def _plainly_built(model) -> bool:
     )
 
 
-# How a new instance of a model is made, per field: (name, attname, default, make_default,
-# is_relation).
-_new_plans: dict[type, list[tuple] | None] = {}
+# How a new instance of a model is made, worked out once per model (None: only by the model):
+# the names its fields may be given by, its relations' (name, attname), and per field (name,
+# attname, default, make_default, is_relation).
+_new_plans: dict[type, tuple[frozenset[str], list[tuple], list[tuple]] | None] = {}
 
 
 def new(model, **values):
     """`model(**values)`: a new, unsaved instance. Where Django's Model.__init__ comes to the same
     (_plainly_built, every field a column of its own, `values` naming fields only), the instance
     is made directly: each field given its value or its default (a callable one called afresh,
-    as __init__ does), a related object set through the model's own descriptor, so that the key, the cached
-    object and the instance's database come out as they do there. Model.__init__'s walk through
-    every field costs a new charge more than its values' conversion for the insert."""
+    as __init__ does), a related object set through the model's own descriptor, so that the key,
+    the cached object and the instance's database come out as they do there. Model.__init__'s
+    walk through every field costs a new charge more than its values' conversion for the
+    insert."""
     plan = _new_plans.get(model, False)
     if plan is False:
         plan = _new_plans[model] = _new_plan(model)
-    if (
-        plan is None
-        or not _plainly_built(model)
-        or any(value is DEFERRED for value in values.values())
-    ):
+    if plan is None or not _plainly_built(model) or not _plainly_given(plan, values):
         return model(**values)
-    if not all(map(_fields_of(model).__contains__, values)):
-        return model(**values)  # a name that is no field (a property, a typo): as Django has it
     instance = model.__new__(model)
     instance._state = ModelState()
     attributes = instance.__dict__
-    for name, attname, default, make_default, is_relation in plan:
+    for name, attname, default, make_default, is_relation in plan[2]:
         if is_relation and name in values:
-            if attname in values:  # both the object and its key, which Django takes its way
-                return model(**values)
             setattr(instance, name, values[name])
         elif attname in values:
             attributes[attname] = values[attname]
@@ -233,29 +227,28 @@ def new(model, **values):
     return instance
 
 
-_field_names: dict[type, frozenset[str]] = {}
+def _plainly_given(plan, values: dict) -> bool:
+    """Whether `values` name fields only (not a property, not a typo), a relation by its object
+    or by its key but not both, and none of them DEFERRED: the rest is Django's to say."""
+    names, relations, _fields = plan
+    return (
+        values.keys() <= names
+        and not any(name in values and attname in values for name, attname in relations)
+        and not any(value is DEFERRED for value in values.values())
+    )
 
 
-def _fields_of(model) -> frozenset[str]:
-    """The names and attribute names of a model's fields."""
-    names = _field_names.get(model)
-    if names is None:
-        fields = model._meta.fields
-        names = _field_names[model] = frozenset(
-            [f.name for f in fields] + [f.attname for f in fields]
-        )
-    return names
-
-
-def _new_plan(model) -> list[tuple] | None:
+def _new_plan(model) -> tuple[frozenset[str], list[tuple], list[tuple]] | None:
     meta = model._meta
     if meta.abstract or list(meta.fields) != list(meta.concrete_fields):
         return None
     if any(field.column is None or getattr(field, "generated", False) for field in meta.fields):
         return None
-    return [
-        (field.name, field.attname, *_default_of(field), field.is_relation) for field in meta.fields
-    ]
+    return (
+        frozenset([f.name for f in meta.fields] + [f.attname for f in meta.fields]),
+        [(f.name, f.attname) for f in meta.fields if f.is_relation],
+        [(f.name, f.attname, *_default_of(f), f.is_relation) for f in meta.fields],
+    )
 
 
 def _default_of(field) -> tuple:

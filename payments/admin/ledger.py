@@ -39,15 +39,6 @@ class LedgerEntryAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.Mo
     list_filter = (MerchantFilter, "livemode", "currency", "type")
     search_fields = ("=id", "=source", "=merchant__id")
     search_help_text = _("Row id, charge / refund / payout id, or merchant id (exact).")
-
-    def exactly(self, name, term):
-        """A source is found through the index of the one-row-per-source rule, which begins with
-        the row's type: naming every type lets PostgreSQL look the source up under each of them
-        instead of reading the whole index (or the table)."""
-        if name == "source":
-            return Q(type__in=LedgerType.values, source=term)
-        return super().exactly(name, term)
-
     list_select_related = ("merchant",)
     date_hierarchy = "created_at"
     ordering = ("-created_at", "-id")
@@ -62,6 +53,14 @@ class LedgerEntryAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.Mo
         "source_link",
     )
     readonly_fields = fields
+
+    def exactly(self, name, term):
+        """A source is found through the index of the one-row-per-source rule, which begins with
+        the row's type: naming every type lets PostgreSQL look the source up under each of them
+        instead of reading the whole index (or the table)."""
+        if name == "source":
+            return Q(type__in=LedgerType.values, source=term)
+        return super().exactly(name, term)
 
     @admin.display(description=_("Amount"), ordering="amount")
     def amount_display(self, obj):
