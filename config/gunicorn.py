@@ -8,10 +8,12 @@ threads and back, which costs CPU with every thread more (README "Performance": 
 GET and POST of a charge faster than 4 × 4, with half the p99).
 
 A request reaches a thread only once it has arrived whole (the worker, config/gunicorn_worker.py):
-a client slow or silent in the middle of its request holds no thread, and is answered 408 there.
-What a thread still reads or writes on a client's socket (an answer the client does not read, an
-unread body drained before the connection is kept alive) gives up after CLIENT_IDLE_TIMEOUT
-seconds without progress: without it a thread would wait for such a client for ever. An idle
+a client slow or silent in the middle of its request holds no thread, and is answered 408 there;
+the part of an answer the client's socket does not take at once is sent by the worker's event loop.
+What a thread still reads or writes on a client's socket (the rest of an answer longer than the
+worker keeps waiting, an unread body drained before the connection is kept alive) gives up after
+CLIENT_IDLE_TIMEOUT seconds without progress: without it a thread would wait for such a client
+for ever. An idle
 kept-alive connection waits in gunicorn's poller, not in a thread, and is closed by its
 keep-alive timeout as before.
 

@@ -19,6 +19,14 @@ the client: a body announced larger than MAX_REQUEST_BODY (the application refus
 413), more of a chunked body than the application reads, a request that cannot be framed
 (gunicorn's parser refuses it at once). A head past HEAD_LIMIT is refused here (431). A client
 asking `Expect: 100-continue` is told to continue from here, once.
+The answer goes the same way in reverse: a thread writes what the client's socket takes at once
+(nearly always all of it) and leaves the rest to the event loop, which sends it as the client reads
+(see "Sending an answer" below). A client slow to read its answer, or reading it slowly on
+purpose, costs a buffer, not a thread; without it a client asking for a document larger than
+its socket's buffers (the 350 KB OpenAPI document, a page of 100 objects, several requests
+pipelined on one connection) and reading a few bytes within every CLIENT_IDLE_TIMEOUT held a
+thread for as long as it liked, and as many such clients as the service has threads stopped it
+answering anyone.
 TLS (certfile) and HTTP/2 connections keep gunicorn's own way: the service runs behind a TLS
 proxy and speaks HTTP/1.1.
 
@@ -29,13 +37,18 @@ one process, on one core, served what four were started for.
 """
 
 import ctypes
+import fcntl
 import io
 import multiprocessing
 import os
 import socket
+import struct
+import termios
+import threading
 import time
+from concurrent.futures import Future
 from functools import partial
-from selectors import EVENT_READ
+from selectors import EVENT_READ, EVENT_WRITE
 
 from gunicorn.http2 import negotiation
 from gunicorn.workers.gthread import ThreadWorker
@@ -155,6 +168,127 @@ BAD_CHUNK = "a chunk size line longer than 1024 bytes"
 
 
 RECEIVE = object()  # handle(): the request is not whole yet; the event loop receives the rest
+SEND = object()  # handle(): the answer is not all sent yet; the event loop sends the rest
+
+
+# --- Sending an answer ---------------------------------------------------------------------------
+#
+# A thread writes an answer through Outgoing instead of the socket: what the socket takes at once
+# is sent, the rest is kept (the bytes the application made, not a copy) and the thread moves on;
+# the event loop sends it as the client reads, and closes the connection once the client has read
+# nothing for CLIENT_IDLE_TIMEOUT, as it does with a request that stops arriving. Bounded twice:
+# an answer keeps at most SEND_AHEAD bytes waiting (a longer one, a streamed statement, is written
+# by its thread past that, each write within CLIENT_IDLE_TIMEOUT, as before), and a worker at most
+# SEND_BUDGET bytes in all (beyond it a thread writes as before, so that many slow readers cost
+# memory up to there and never more).
+
+SEND_AHEAD = 1 << 20
+SEND_BUDGET = 64 << 20
+
+
+class Outgoing:
+    """The client's socket as a thread's answer sees it (gunicorn's Response writes to it):
+    `sendall` sends what the socket takes without waiting and keeps the rest, which goes out
+    before anything written after it. Anything else is the socket's own."""
+
+    def __init__(self, sock, budget) -> None:
+        self.sock = sock
+        self.budget = budget  # the worker's Budget
+        self.waiting: list[memoryview] = []  # in order, the first partly sent maybe
+        self.size = 0  # bytes waiting, all held from the budget
+
+    def __getattr__(self, name):
+        return getattr(self.sock, name)
+
+    def sendall(self, data) -> None:
+        if not self.waiting:
+            try:
+                sent = self.sock.send(data, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                sent = 0
+            if sent == len(data):
+                return
+            data = memoryview(data)[sent:]
+        else:
+            data = memoryview(data)
+        if self.size + len(data) <= SEND_AHEAD and self.budget.hold(len(data)):
+            self.waiting.append(data)
+            self.size += len(data)
+            return
+        # Too much to keep: sent by this thread, what waits first (a blocking socket whose writes
+        # give up after CLIENT_IDLE_TIMEOUT without progress, config/gunicorn.py).
+        waiting, self.waiting, size, self.size = self.waiting, [], self.size, 0
+        try:
+            for part in waiting:
+                self.sock.sendall(part)
+        finally:
+            self.budget.release(size)
+        self.sock.sendall(data)
+
+    def sendfile(self, file, offset: int = 0, count: int | None = None) -> None:
+        """socket.sendfile's bytes, through sendall (after what waits; a static file is small)."""
+        file.seek(offset)
+        left = count
+        while left is None or left > 0:
+            block = file.read(RECEIVE_SIZE if left is None else min(RECEIVE_SIZE, left))
+            if not block:
+                return
+            self.sendall(block)
+            if left is not None:
+                left -= len(block)
+
+    def send_some(self) -> bool:
+        """In the event loop, on a non-blocking socket: send what the socket takes; True once
+        nothing waits. Raises OSError when the client is gone."""
+        while self.waiting:
+            part = self.waiting[0]
+            try:
+                sent = self.sock.send(part)
+            except BlockingIOError:
+                return False
+            self.size -= sent
+            self.budget.release(sent)
+            if sent < len(part):
+                self.waiting[0] = part[sent:]
+                return False
+            self.waiting.pop(0)
+        return True
+
+    def drop(self) -> None:
+        """The connection is closed: what waits will never be sent."""
+        self.budget.release(self.size)
+        self.waiting, self.size = [], 0
+
+
+def _queued(sock) -> int | None:
+    """The bytes sent to the client's socket and not yet taken by the client (Linux's SIOCOUTQ),
+    None where that cannot be told. The socket says it is writable again only once a good part
+    of its buffer (megabytes) is free, long after a slow client has begun to read, so that is
+    how a reading client is told from one that has stopped."""
+    try:
+        return struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0" * 4))[0]
+    except (OSError, AttributeError, ValueError):
+        return None
+
+
+class Budget:
+    """The bytes a worker's waiting answers hold, at most `limit`; threads and the event loop
+    share it."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.held = limit, 0
+        self.lock = threading.Lock()
+
+    def hold(self, size: int) -> bool:
+        with self.lock:
+            if self.held + size > self.limit:
+                return False
+            self.held += size
+            return True
+
+    def release(self, size: int) -> None:
+        with self.lock:
+            self.held -= size
 
 
 # --- Sharing new connections among the workers --------------------------------------------------
@@ -226,6 +360,8 @@ class WholeRequestWorker(ThreadWorker):
     def init_process(self) -> None:
         self.receiving: dict = {}  # connection -> Incoming
         self.lingering: dict = {}  # connection -> when it is closed at the latest
+        self.sending: dict = {}  # connection -> [its Outgoing, when the client last read, queued]
+        self.budget = Budget(SEND_BUDGET)
         # Plain HTTP/1.x for everyone (production's settings): no connection to ask about.
         self.all_plain = not self.cfg.is_ssl and self.cfg.http2_cleartext in (None, "", "off")
         # Balanced among the workers when they share a listening socket (with --reuse-port each
@@ -323,12 +459,21 @@ class WholeRequestWorker(ThreadWorker):
             conn.init()
             conn.parser.unreader.unread(received)  # into an empty buffer (taken above)
             conn.data_ready = True  # gunicorn's thread waits for no first byte
-        return super().handle(conn)
+        result = super().handle(conn)
+        outgoing = conn.__dict__.pop("outgoing", None)
+        if outgoing is not None and outgoing.waiting:  # the rest is sent by the event loop
+            conn.outgoing, conn.then = outgoing, result
+            return SEND
+        return result
 
     def finish_request(self, conn, fs) -> None:
         """In the event loop, once a thread is done with a connection: one whose request is not
         whole is received here."""
-        if fs.cancelled() or fs.exception() is not None or fs.result() is not RECEIVE:
+        if fs.cancelled() or fs.exception() is not None:
+            return super().finish_request(conn, fs)
+        if fs.result() is SEND:
+            return self._send(conn, conn.__dict__.pop("outgoing"))
+        if fs.result() is not RECEIVE:
             return super().finish_request(conn, fs)
         incoming = conn.__dict__.pop("incoming")
         self.receiving[conn] = incoming
@@ -417,13 +562,79 @@ class WholeRequestWorker(ThreadWorker):
         if getattr(conn, "continued", False):  # told to continue already: not a second time
             req._expected_100_continue = False
             conn.continued = False
-        return super().handle_request(req, conn)
+        if not self._own_framing(conn):
+            return super().handle_request(req, conn)
+        sock = conn.sock  # the answer is written through Outgoing (see "Sending an answer")
+        conn.sock = conn.outgoing = Outgoing(sock, self.budget)
+        try:
+            return super().handle_request(req, conn)
+        finally:
+            conn.sock = sock
+
+    def _send(self, conn, outgoing: Outgoing) -> None:
+        """In the event loop: send the rest of an answer as the client reads it; then the
+        connection goes on as its thread said (kept alive, or closed)."""
+        try:
+            conn.sock.setblocking(False)
+            done = outgoing.send_some()
+        except (OSError, ValueError):  # the client is gone, or its thread closed the socket
+            outgoing.drop()
+            conn.__dict__.pop("then", None)
+            return self._close(conn)
+        if done:
+            return self._sent(conn)
+        self.sending[conn] = [outgoing, time.monotonic(), _queued(conn.sock)]
+        self.poller.register(conn.sock, EVENT_WRITE, partial(self._writable, conn))
+
+    def _writable(self, conn, sock) -> None:
+        entry = self.sending[conn]
+        try:
+            done = entry[0].send_some()
+        except OSError:
+            done = None
+        if done is False:
+            entry[1], entry[2] = time.monotonic(), _queued(sock)
+            return
+        self.poller.unregister(sock)
+        del self.sending[conn]
+        if done:
+            return self._sent(conn)
+        entry[0].drop()
+        conn.__dict__.pop("then", None)
+        self._close(conn)
+
+    def _sent(self, conn) -> None:
+        """The whole answer is sent: what the thread would have done with the connection."""
+        then = conn.__dict__.pop("then")
+        if not then:
+            return self._linger(conn)  # closed as gunicorn closes, without waiting here
+        done = Future()
+        done.set_result(then)
+        super().finish_request(conn, done)
 
     def murder_pending(self) -> None:
         """Requests that did not arrive in time are answered 408 and their connections closed
-        (a connection that never began a request is closed quietly)."""
+        (a connection that never began a request is closed quietly); so are connections whose
+        client has read nothing of its answer for CLIENT_IDLE_TIMEOUT."""
         super().murder_pending()
         now = time.monotonic()
+        for conn, entry in list(self.sending.items()):
+            if entry[1] + CLIENT_IDLE_TIMEOUT > now:
+                continue
+            queued = _queued(conn.sock)
+            if None not in (queued, entry[2]) and queued < entry[2]:  # read since: time runs again
+                entry[1], entry[2] = now, queued
+                continue
+            outgoing = self.sending.pop(conn)[0]
+            self.poller.unregister(conn.sock)
+            self.log.warning(
+                "answer not read for %g s: connection closed, %d bytes unsent",
+                CLIENT_IDLE_TIMEOUT,
+                outgoing.size,
+            )
+            outgoing.drop()
+            conn.__dict__.pop("then", None)
+            self._close(conn)
         for conn in [c for c, until in self.lingering.items() if until <= now]:
             del self.lingering[conn]
             self.poller.unregister(conn.sock)

@@ -352,3 +352,128 @@ def test_a_request_dripping_behind_a_whole_one_holds_no_thread(server, key):
         for sock, thread in clients:
             thread.join()
             sock.close()
+
+
+class Reader:
+    """Answers read off one connection in order, at the pace the test chooses."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock, self.data = sock, b""
+
+    def read(self, size: int) -> bool:
+        """Up to `size` more bytes; False once the server has closed the connection."""
+        chunk = self.sock.recv(size)
+        self.data += chunk
+        return bool(chunk)
+
+    def answer(self) -> tuple[str, bytes]:
+        """The next whole answer (framed by its Content-Length)."""
+        while b"\r\n\r\n" not in self.data:
+            assert self.read(65536), "closed before the answer's head"
+        head, _, rest = self.data.partition(b"\r\n\r\n")
+        lines = head.split(b"\r\n")
+        fields = dict(line.lower().split(b": ", 1) for line in lines[1:])
+        length = int(fields[b"content-length"])
+        while len(rest) < length:
+            assert self.read(65536), "closed in the middle of an answer"
+            rest = self.data.partition(b"\r\n\r\n")[2]
+        self.data = rest[length:]
+        return lines[0].decode(), rest[:length]
+
+
+def slow_reader(server, requests: bytes) -> Reader:
+    """A client with a small window that sends `requests` at once and reads nothing yet."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    address = urlsplit(server.base)
+    sock.connect((address.hostname, address.port))
+    sock.settimeout(20)
+    sock.sendall(requests)
+    return Reader(sock)
+
+
+DOCUMENT = b"GET /v1/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"  # 350 KB, no key needed
+
+
+def test_clients_reading_their_answers_slowly_hold_no_thread(server, key):
+    """Four clients, twice the worker's threads, each ask for the OpenAPI document eight times in
+    one go (pipelined: 2.8 MB, more than their sockets hold) and read it a little at a time,
+    each read within CLIENT_IDLE_TIMEOUT: anyone else is answered at once meanwhile (a thread
+    used to wait on each of them for as long as they kept reading), and each of them gets its
+    eight documents whole and in order, on the one kept-alive connection."""
+    readers = [slow_reader(server, DOCUMENT * 8) for _ in range(4)]
+    stop = threading.Event()
+
+    def trickle(reader: Reader) -> None:
+        while not stop.wait(0.2) and reader.read(2048):
+            pass
+
+    trickles = [threading.Thread(target=trickle, args=(reader,)) for reader in readers]
+    for thread in trickles:
+        thread.start()
+    time.sleep(1.5)  # every answer has filled its socket's buffers, and the readers read on
+    for _ in range(3):
+        started = time.monotonic()
+        status, body = server(key, "POST", "/v1/charges", CHARGE)
+        assert status == 201, body
+        assert time.monotonic() - started < 1
+    stop.set()
+    for thread in trickles:
+        thread.join()
+    reference = urllib_get(server.base + "/v1/openapi.json")
+    assert len(reference) > 300_000
+    for reader in readers:
+        answers = [reader.answer() for _ in range(8)]
+        assert answers == [("HTTP/1.1 200 OK", reference)] * 8
+        reader.sock.sendall(DOCUMENT)  # still kept alive
+        assert reader.answer() == ("HTTP/1.1 200 OK", reference)
+        reader.sock.close()
+    time.sleep(0.3)
+    assert "Traceback" not in server.log.read_text()
+
+
+def test_an_answer_left_unread_is_dropped_after_the_idle_timeout(server, key):
+    """A client that stops reading its answers part way holds no thread and, once it has read
+    nothing for CLIENT_IDLE_TIMEOUT (1 s here), its connection is closed and the rest dropped;
+    one reading slowly that asked to close after its answer gets all of it, then the end of
+    the connection."""
+    stalled = slow_reader(server, DOCUMENT * 16)  # 5.7 MB, more than its sockets hold
+    closing = slow_reader(
+        server, b"GET /v1/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )
+    done = threading.Event()
+
+    def trickle() -> None:  # within the idle timeout, until the server closes
+        while closing.read(8192):
+            time.sleep(0.1)
+        done.set()
+
+    thread = threading.Thread(target=trickle)
+    thread.start()
+    time.sleep(0.5)
+    status, body = server(key, "GET", "/v1/webhook_endpoint")
+    assert status == 200, body
+    time.sleep(2.5)  # past the idle timeout
+    try:
+        while stalled.read(1 << 20):
+            pass
+    except ConnectionResetError:
+        pass
+    assert 0 < len(stalled.data) < 16 * 300_000  # closed part way
+    assert done.wait(30)
+    thread.join()
+    status, body = closing.answer()
+    assert status == "HTTP/1.1 200 OK"
+    assert json.loads(body)["openapi"].startswith("3.")
+    assert closing.data == b""  # nothing after it: the connection ended there
+    time.sleep(0.3)
+    log = server.log.read_text()
+    assert log.count("answer not read for 1 s: connection closed") == 1
+    assert "Traceback" not in log
+
+
+def urllib_get(url: str) -> bytes:
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.read()
