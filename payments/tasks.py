@@ -13,7 +13,7 @@ def charge_request_payment(charge_id: str) -> None:
 
 @shared_task(acks_late=True)
 def charge_refresh(charge_id: str) -> None:
-    charges.charge_refresh(charge_id=charge_id)
+    charges.charge_refresh(charge_id=charge_id, unavailable_pending=True)
 
 
 @shared_task
@@ -38,7 +38,7 @@ def refund_send(refund_id: str) -> None:
 
 @shared_task(acks_late=True)
 def refund_refresh(refund_id: str) -> None:
-    refunds.refund_refresh(refund_id=refund_id)
+    refunds.refund_refresh(refund_id=refund_id, unavailable_pending=True)
 
 
 @shared_task

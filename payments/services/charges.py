@@ -172,9 +172,18 @@ def _backoff(check_count: int) -> float:
 def charge_request_payment(*, charge_id: str) -> None:
     """Hand a mobile money charge to its operator (sends the prompt), at most once, and only
     before its deadline (counted from creation while unsent): the claim itself
-    requires it, so a prompt that comes too late is never sent and the charge fails `timeout`."""
+    requires it, so a prompt that comes too late is never sent and the charge fails `timeout`.
+    A network whose operator is not connected (its adapter removed from the settings) takes
+    nothing: the charge is not claimed, so it stays unsent and the unsent-charge sweep tries
+    again until its deadline (then `timeout`, never sent)."""
+    charge = Charge.objects.get(pk=charge_id)
+    try:
+        provider = provider_for(charge)
+    except ProviderUnavailable as exc:
+        provider = None
+        _unsent_unavailable(charge, exc)
     now = timezone.now()
-    claimed = Charge.objects.filter(
+    claimed = provider is not None and Charge.objects.filter(
         pk=charge_id,
         status=ChargeStatus.PENDING,
         provider_requested_at__isnull=True,
@@ -183,7 +192,6 @@ def charge_request_payment(*, charge_id: str) -> None:
     if not claimed:
         charge_fail_unsent(charge_id=charge_id)
         return
-    charge = Charge.objects.get(pk=charge_id)
     payment = MobileMoneyPayment(
         charge_id=charge.id,
         amount=charge.amount,
@@ -195,12 +203,29 @@ def charge_request_payment(*, charge_id: str) -> None:
     )
     # Unknown whether the operator got it: keep it pending and ask for its status later.
     outcome = provider_ask(
-        lambda: provider_for(charge).request_payment(payment),
+        lambda: provider.request_payment(payment),
         action="payment request",
         about=charge.id,
         unavailable_pending=True,
     )
     charge_apply_outcome(charge_id=charge.id, outcome=outcome)
+
+
+def _unsent_unavailable(charge: Charge, exc: ProviderUnavailable) -> None:
+    """Say on a pending, unsent charge (for staff, in its answers) that its operator could not
+    be asked, and log it: once, not at every sweep."""
+    said = {"error": str(exc)}
+    if (
+        charge.status != ChargeStatus.PENDING
+        or charge.provider_requested_at is not None
+        or (charge.provider_raw and charge.provider_raw[-1].get("error") == said["error"])
+    ):
+        return
+    logger.warning("payment request for %s not sent: %s", charge.id, exc)
+    fields = answer_record(charge, raw=said, at=timezone.now())
+    Charge.objects.filter(pk=charge.id, provider_requested_at__isnull=True).update(
+        **{name: getattr(charge, name) for name in fields}
+    )
 
 
 def _query(charge: Charge) -> PaymentQuery:
@@ -276,8 +301,12 @@ def charge_card_return(*, fields: dict[str, str]) -> Charge:
     return charge_refresh(charge_id=charge.id)
 
 
-def charge_refresh(*, charge_id: str) -> Charge:
+def charge_refresh(*, charge_id: str, unavailable_pending: bool = False) -> Charge:
     """Ask the provider where a pending charge stands and apply the answer (the status check).
+    With unavailable_pending (the workers' checks), a provider no longer connected is one more
+    answer that says nothing, as an unreachable one is: the charge is asked again later and,
+    once its time is up, fails by our clock and is reconciled (§4a); otherwise (staff asking
+    now) ProviderUnavailable is raised.
 
     Safe to run twice at once: the outcome is applied under a row lock, and a final status never
     changes."""
@@ -285,7 +314,8 @@ def charge_refresh(*, charge_id: str) -> Charge:
     if charge.status in state.CHARGE_FINAL:
         return charge
     Charge.objects.filter(pk=charge_id).update(check_count=charge.check_count + 1)
-    return charge_apply_outcome(charge_id=charge_id, outcome=_ask_status(charge))
+    outcome = _ask_status(charge, unavailable_pending=unavailable_pending)
+    return charge_apply_outcome(charge_id=charge_id, outcome=outcome)
 
 
 def _ask_status(charge: Charge, *, unavailable_pending: bool = False) -> ProviderOutcome:

@@ -195,12 +195,18 @@ def _send_on_commit(refund: Refund) -> None:
 
 
 def refund_send(*, refund_id: str) -> Refund:
-    """Hand a reserved refund to its provider, at most once, and apply the answer."""
-    claimed = call_claim(Refund, refund_id)
+    """Hand a reserved refund to its provider, at most once, and apply the answer. A provider
+    that is not connected (its adapter removed from the settings) takes nothing: the refund is
+    not claimed, so it stays unsent and its next check sends it once the provider is back."""
     refund = Refund.objects.select_related("charge").get(pk=refund_id)
-    if not claimed:
-        return refund
     charge = refund.charge
+    try:
+        provider = provider_for(charge)
+    except ProviderUnavailable as exc:
+        logger.warning("refund %s not sent: %s", refund.id, exc)
+        return refund
+    if not call_claim(Refund, refund_id):
+        return Refund.objects.select_related("charge").get(pk=refund_id)
     request = RefundRequest(
         refund_id=refund.id,
         charge_id=charge.id,
@@ -213,16 +219,20 @@ def refund_send(*, refund_id: str) -> Refund:
         metadata=refund.metadata,
     )
     outcome = provider_ask(
-        lambda: provider_for(charge).refund(request),
+        lambda: provider.refund(request),
         action="refund request",
         about=refund.id,
+        unavailable_pending=True,
         check_after=REFUND_POLL_INTERVAL,
     )
     return refund_apply_outcome(refund_id=refund.id, outcome=outcome)
 
 
-def refund_refresh(*, refund_id: str) -> Refund:
-    """Ask the provider where a pending refund stands and apply the answer (the status check)."""
+def refund_refresh(*, refund_id: str, unavailable_pending: bool = False) -> Refund:
+    """Ask the provider where a pending refund stands and apply the answer (the status check).
+    With unavailable_pending (the workers' checks), a provider no longer connected says nothing
+    and the refund is asked again later; otherwise (staff asking now) ProviderUnavailable is
+    raised."""
     refund = Refund.objects.select_related("charge").get(pk=refund_id)
     if refund.status in state.REFUND_FINAL:
         return refund
@@ -249,7 +259,10 @@ def refund_refresh(*, refund_id: str) -> Refund:
         network=charge.network,
     )
     outcome = provider_ask(
-        lambda: provider_for(charge).check_refund(query), action="status check", about=refund.id
+        lambda: provider_for(charge).check_refund(query),
+        action="status check",
+        about=refund.id,
+        unavailable_pending=unavailable_pending,
     )
     return refund_apply_outcome(refund_id=refund.id, outcome=outcome)
 

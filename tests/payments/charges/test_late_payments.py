@@ -11,7 +11,7 @@ import pytest
 import time_machine
 
 from payments import tasks
-from payments.errors import InvalidRequest
+from payments.errors import InvalidRequest, ProviderUnavailable
 from payments.models import Refund
 from payments.providers.base import ProviderOutcome
 from payments.services import charges, refunds
@@ -311,21 +311,97 @@ def test_staff_find_late_payments_with_the_operators_answers(staff, merchant, ti
     assert listed("/admin/payments/refund/?reason__exact=late_payment") == {refund.id}
 
 
-def test_an_operator_no_longer_connected_says_nothing(merchant, timeouts):
-    """Its adapter removed between creation and sending, or during reconciliation: nothing is
-    known, so nothing is failed, and the charge is still checked later."""
-    timed_out = timed_out_charge(merchant, phone=SILENT, at=T0)
-    unsent = make_charge(merchant, phone=SILENT, at=T0)
-    providers = timeouts.PAYMENT_PROVIDERS
-    timeouts.PAYMENT_PROVIDERS = {
+def without_vodacom(settings):
+    """The settings with the test mode's VODACOM_MPESA adapter removed; restores them."""
+    providers = settings.PAYMENT_PROVIDERS
+    settings.PAYMENT_PROVIDERS = {
         **providers,
         "test": {k: v for k, v in providers["test"].items() if k != "VODACOM_MPESA"},
     }
-    charge = prompt_sent(unsent, at=T0)
-    assert charge.status == "pending" and charge.next_check_at is not None
+    return lambda: setattr(settings, "PAYMENT_PROVIDERS", providers)
+
+
+def test_an_operator_no_longer_connected_takes_no_prompt_until_it_is_back(merchant, timeouts):
+    """Its adapter removed between creation and sending (a deploy that lost its settings): the
+    charge is not claimed as sent, so nothing waits on a prompt that never left; the staff see
+    why in its answers (once, not at every sweep), and once the operator is back in time the
+    prompt is sent, once."""
+    charge = make_charge(merchant, phone=SILENT, at=T0)
+    restore = without_vodacom(timeouts)
+    for seconds in (0, 30, 35):  # the request task, then the unsent-charge sweep's retries
+        charge = prompt_sent(charge, at=T0 + timedelta(seconds=seconds))
+        assert (charge.status, charge.provider_requested_at) == ("pending", None)
+    [said] = charge.provider_raw
+    assert "Vodacom M-Pesa is not available in test mode" in said["error"]
+    assert not SandboxTransaction.objects.filter(reference=charge.id).exists()
+    restore()
+    charge = prompt_sent(charge, at=T0 + timedelta(seconds=60))
+    assert charge.provider_requested_at == T0 + timedelta(seconds=60)
+    prompt_sent(charge, at=T0 + timedelta(seconds=65))  # a duplicate task sends nothing more
+    assert SandboxTransaction.objects.filter(reference=charge.id).count() == 1
+
+
+def test_an_operator_not_back_before_the_deadline_leaves_a_charge_failed_never_sent(
+    merchant, timeouts
+):
+    charge = make_charge(merchant, phone=SILENT, at=T0)
+    without_vodacom(timeouts)
+    prompt_sent(charge, at=T0)
+    with time_machine.travel(T0 + timedelta(seconds=301), tick=False):
+        charges.charges_poll_due()  # the unsent-charge sweep
+    charge.refresh_from_db()
+    assert (charge.status, charge.failure_code) == ("failed", "timeout")
+    assert charge.provider_requested_at is None
+    assert charge.reconcile_next_at is None  # never sent: nothing to reconcile
+    assert event_types(data__object__id=charge.id) == ["charge.failed"]
+
+
+def test_a_sent_charge_whose_operator_is_gone_fails_by_our_clock_and_is_reconciled(
+    merchant, timeouts
+):
+    """The workers' status checks hear nothing, as from an operator that does not answer: the
+    charge fails `timeout` at its deadline instead of staying pending for ever, and is asked
+    about for the reconciliation window (a payment found later is given back, §4a). Staff asking
+    now are told that the operator cannot be asked."""
+    charge = sent_charge(merchant, phone=SILENT, at=T0)
+    without_vodacom(timeouts)
+    with time_machine.travel(T0 + timedelta(seconds=60), tick=False):
+        tasks.charge_refresh(charge.id)
+    charge.refresh_from_db()
+    assert charge.status == "pending"
     assert "not available" in charge.provider_raw[-1]["error"]
-    due = timed_out.reconcile_next_at
+    with time_machine.travel(T0 + timedelta(seconds=301), tick=False):
+        with pytest.raises(ProviderUnavailable):
+            charges.charge_refresh(charge_id=charge.id)  # the staff's "check now"
+        tasks.charge_refresh(charge.id)
+    charge.refresh_from_db()
+    assert (charge.status, charge.failure_code) == ("failed", "timeout")
+    assert charge.reconcile_next_at == T0 + timedelta(seconds=361)
+    due = charge.reconcile_next_at
     with time_machine.travel(due, tick=False):
-        charge = charges.charge_reconcile(charge_id=timed_out.id)
+        charge = charges.charge_reconcile(charge_id=charge.id)
     assert charge.status == "failed" and charge.late_payment_at is None
     assert charge.reconcile_next_at == due + timedelta(seconds=300)
+
+
+def test_a_refund_whose_operator_is_gone_is_sent_once_it_is_back(merchant, timeouts):
+    """The automatic refund of a late payment, its task run while the operator's adapter is
+    removed: the refund is not claimed as sent (it would have waited for ever on a request that
+    never left); its next checks send it once the operator is back, once."""
+    charge = timed_out_charge(merchant, phone=LATE, at=T0)
+    restore = without_vodacom(timeouts)
+    # the operator's word came (its callback) just before the adapter went
+    refund = charges.charge_late_payment(charge_id=charge.id, answer={"status": "succeeded"})
+    assert refund.reason == "late_payment"
+    refund = refunds.refund_send(refund_id=refund.id)  # its task
+    assert (refund.status, refund.provider_requested_at) == ("pending", None)
+    tasks.refund_refresh(refund.id)  # the poller's next check: still nothing to send to
+    refund.refresh_from_db()
+    assert (refund.status, refund.provider_requested_at) == ("pending", None)
+    restore()
+    tasks.refund_refresh(refund.id)
+    tasks.refund_refresh(refund.id)
+    refund.refresh_from_db()
+    assert refund.provider_requested_at is not None
+    assert refund.status == "succeeded"
+    assert SandboxTransaction.objects.filter(reference=refund.id).count() == 1
