@@ -7,9 +7,11 @@ import logging
 from django.conf import settings
 from django.core.exceptions import DisallowedHost, RequestDataTooBig
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, JsonResponse
+from django.shortcuts import render
+from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions as drf
@@ -256,6 +258,8 @@ def exception_handler(exc, context):
             code=str(exc.get_codes()) if isinstance(exc.get_codes(), str) else "invalid_request",
             message=str(exc.detail),
         )
+    if isinstance(exc, UNAVAILABLE):
+        return service_unavailable_response(request, exc)
     logger.exception(
         "Unhandled error on %s %s (request_id=%s)",
         getattr(request, "method", "?"),
@@ -263,6 +267,37 @@ def exception_handler(exc, context):
         getattr(request, "request_id", None),
     )
     return internal_error_response(request)
+
+
+# The database could not be reached or could not finish (connection refused or lost, too many
+# connections, a lock or statement timeout, a deadlock): a moment's trouble, not a fault of the
+# request, and what it began was rolled back.
+UNAVAILABLE = (OperationalError, InterfaceError)
+SERVICE_UNAVAILABLE_MESSAGE = gettext_noop(
+    "The service is briefly unavailable. Retry in a moment: a retry with the same "
+    "Idempotency-Key is always safe."
+)
+
+
+def service_unavailable_response(request, exc: Exception) -> JsonResponse:
+    """503 `service_unavailable`, with Retry-After; one line in the log, not a traceback per
+    request while the database is away."""
+    logger.error(
+        "Database unavailable on %s %s (request_id=%s): %s: %s",
+        getattr(request, "method", "?"),
+        getattr(request, "path", "?"),
+        getattr(request, "request_id", None),
+        type(exc).__name__,
+        str(exc).strip().splitlines()[0] if str(exc).strip() else "",
+    )
+    return error_response(
+        request,
+        503,
+        type="api_error",
+        code="service_unavailable",
+        message=_(SERVICE_UNAVAILABLE_MESSAGE),
+        headers={"Retry-After": "1"},
+    )
 
 
 def invalid_json_response(request, message: str) -> JsonResponse:
@@ -321,4 +356,25 @@ def handler400(request: HttpRequest, exception=None):
 def handler500(request: HttpRequest):
     if _is_api(request):
         return internal_error_response(request)
-    return defaults.server_error(request)
+    return page_error(request, 500)
+
+
+def page_error(request: HttpRequest, status: int):
+    """A page (hosted checkout, card receipt) that failed: the customer sees the pages' own
+    "try again in a moment" in their language, not a bare server error; the staff pages keep
+    Django's."""
+    if request.path.startswith("/admin"):
+        return defaults.server_error(request)
+    try:
+        response = render(
+            request,
+            "checkout/error.html",
+            {"language": get_language(), "request_id": getattr(request, "request_id", "")},
+            status=status,
+        )
+    except Exception:  # the page itself cannot be made: the plainest answer
+        logger.exception("the error page could not be made")
+        return defaults.server_error(request)
+    if status == 503:
+        response["Retry-After"] = "1"
+    return response

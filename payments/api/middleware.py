@@ -118,9 +118,12 @@ class RequestIdMiddleware:
 
     def process_exception(self, request, exception):
         from payments.api.errors import (
+            UNAVAILABLE,
             error_response,
             internal_error_response,
+            page_error,
             request_too_large_response,
+            service_unavailable_response,
         )
 
         # Any path (callbacks, card replies, forms): refusals of the body, never a 500.
@@ -135,7 +138,18 @@ class RequestIdMiddleware:
                 message=f"The request body is not a readable form ({exception}).",
             )
         if not request.path.startswith("/v1"):
+            if isinstance(exception, UNAVAILABLE) and not request.path.startswith("/admin"):
+                logger.error(
+                    "Database unavailable on %s %s (request_id=%s): %s",
+                    request.method,
+                    request.path,
+                    getattr(request, "request_id", None),
+                    type(exception).__name__,
+                )
+                return page_error(request, 503)
             return None
+        if isinstance(exception, UNAVAILABLE):
+            return service_unavailable_response(request, exception)
         logger.exception(
             "Unhandled error on %s %s (request_id=%s)",
             request.method,

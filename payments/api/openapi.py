@@ -153,15 +153,24 @@ ERRORS = {
         ],
     ),
     503: (
-        "The network is closed for now (network_unavailable), or no provider is connected for "
-        "this payment in this mode yet (provider_unavailable): retry later.",
+        "The service is briefly unavailable (service_unavailable): retry after the seconds of the "
+        "Retry-After header, with the same Idempotency-Key. On a payment, also: the network is "
+        "closed for now (network_unavailable), or no provider is connected for it in this mode "
+        "yet (provider_unavailable): retry later.",
         [
+            _error_example(
+                503,
+                "api_error",
+                "service_unavailable",
+                "The service is briefly unavailable. Retry in a moment: a retry with the same "
+                "Idempotency-Key is always safe.",
+            ),
             _error_example(
                 503,
                 "api_error",
                 "provider_unavailable",
                 "The payment provider is unavailable. Please retry later.",
-            )
+            ),
         ],
     ),
 }
@@ -203,7 +212,7 @@ class ApiSchema(AutoSchema):
         return parameters
 
     def error_statuses(self) -> list[int]:
-        statuses = [400, 401, 429]
+        statuses = [400, 401, 429, 503]  # 503: the database briefly out of reach, on any of them
         if "{" in self.path:
             statuses.append(404)
         if self.method == "POST":

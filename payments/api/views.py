@@ -71,7 +71,7 @@ class ChargeListCreateView(ApiView):
             "this API."
         ),
         request=ChargeCreateIn,
-        responses={201: objects.CHARGE_CREATED, **errors(403, 503)},
+        responses={201: objects.CHARGE_CREATED, **errors(403)},
         examples=examples.CHARGE_CREATE,
     )
     def post(self, request):
@@ -151,7 +151,7 @@ class ChargeRefundListCreateView(ApiView):
             "amount again."
         ),
         request=RefundCreateIn,
-        responses={201: objects.Refund, **errors(503)},
+        responses={201: objects.Refund},
         examples=examples.REFUND_CREATE,
     )
     def post(self, request, charge_id: str):
@@ -227,7 +227,7 @@ class PayoutListCreateView(ApiView):
             "it) and given back if the payout fails."
         ),
         request=PayoutCreateIn,
-        responses={201: objects.Payout, **errors(403, 503)},
+        responses={201: objects.Payout, **errors(403)},
         examples=examples.PAYOUT_CREATE,
     )
     def post(self, request):

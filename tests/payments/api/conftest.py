@@ -22,7 +22,13 @@ def server_workers() -> int:
 
 
 @pytest.fixture
-def server(transactional_db, tmp_path, server_workers):
+def server_env() -> dict:
+    """Settings of the server fixture's gunicorn on top of the test's (a test module may say)."""
+    return {}
+
+
+@pytest.fixture
+def server(transactional_db, tmp_path, server_workers, server_env):
     """One gunicorn (`server_workers` workers of 2 threads, production's config/gunicorn.py)
     serving the test database, with the test's cache:
     `server(key, method, path, body)` is (status, JSON body); `server.base` its address,
@@ -39,6 +45,7 @@ def server(transactional_db, tmp_path, server_workers):
         "LOG_LEVEL": "WARNING",
         "CLIENT_IDLE_TIMEOUT": "1",  # a silent client is dropped after 1 s (15 by default)
         "CLIENT_REQUEST_TIMEOUT": "3",  # a request must arrive whole within 3 s (60 by default)
+        **server_env,
     }
     log = open(tmp_path / "gunicorn.log", "w")  # noqa: SIM115
     proc = subprocess.Popen(

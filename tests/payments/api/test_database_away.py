@@ -1,0 +1,90 @@
+"""The database out of reach (a restart, a failover, a network cut): a real gunicorn whose
+PostgreSQL address answers nothing. The API answers 503 `service_unavailable` in its envelope,
+with Retry-After, and says a retry with the same Idempotency-Key is safe; a hosted page shows the
+pages' own "try again in a moment" in the customer's language (503 too), checked in Chromium.
+Nothing of this is a 500, and the log holds one line per request, not a traceback."""
+
+import json
+import urllib.error
+import urllib.request
+
+import pytest
+from django.core.management import call_command
+
+from tests.helpers import axe_violations, free_port, screenshot
+
+CHARGE = {"amount": 250000, "currency": "CDF", "phone": "+243812345678", "network": "VODACOM_MPESA"}
+KEY = "sk_test_" + "a" * 40  # no key can be looked up while the database is away
+
+
+@pytest.fixture
+def server_env() -> dict:
+    # The page's stylesheet is served from the collected files, as in production.
+    call_command("collectstatic", interactive=False, verbosity=0)
+    return {"DATABASE_URL": f"postgres://postgres@127.0.0.1:{free_port()}/payments"}
+
+
+def ask(server, method: str, path: str, body=None, headers=None):
+    request = urllib.request.Request(
+        server.base + path,
+        method=method,
+        data=json.dumps(body).encode() if body is not None else None,
+        headers={"Authorization": f"Bearer {KEY}", "Content-Type": "application/json",
+                 **(headers or {})},
+    )  # fmt: skip
+    try:
+        with urllib.request.urlopen(request, timeout=20) as response:
+            return response.status, response.headers, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read()
+
+
+def test_the_api_answers_503_while_the_database_is_away(server):
+    for method, path, body, headers in [
+        ("GET", "/v1/charges/ch_x", None, {}),
+        ("GET", "/v1/balance", None, {"Accept-Language": "fr"}),
+        ("POST", "/v1/charges", CHARGE, {"Idempotency-Key": "order-1"}),
+    ]:
+        status, answer_headers, answer = ask(server, method, path, body, headers)
+        assert status == 503, answer
+        assert answer_headers["Retry-After"] == "1"
+        assert answer_headers["Content-Type"] == "application/json; charset=utf-8"
+        error = json.loads(answer)["error"]
+        assert (error["type"], error["code"]) == ("api_error", "service_unavailable")
+        assert error["request_id"] == answer_headers["Request-Id"]
+        if headers.get("Accept-Language") == "fr":
+            assert error["message"].startswith("Le service est momentanément indisponible.")
+        else:
+            assert "a retry with the same Idempotency-Key is always safe" in error["message"]
+    log = server.log.read_text()
+    assert log.count("Database unavailable on") == 3
+    assert "Traceback" not in log
+
+
+@pytest.mark.browser
+def test_a_hosted_page_says_try_again_while_the_database_is_away(server, browser, axe_source):
+    context = browser.new_context(
+        locale="fr-FR", viewport={"width": 360, "height": 740}, bypass_csp=True
+    )
+    page = context.new_page()
+    try:
+        styles = []
+        page.on("response", lambda r: styles.append(r.status) if r.url.endswith(".css") else None)
+        response = page.goto(server.base + "/pay/cs_" + "x" * 24)
+        assert response.status == 503
+        assert styles == [200]  # styled as every page, without the database
+        assert response.headers["retry-after"] == "1"
+        assert page.locator("h1").inner_text() == "Cette page ne peut pas s'afficher pour le moment"
+        assert "Référence pour l'assistance : req_" in page.locator("main").inner_text()
+        retry = page.get_by_role("link", name="Réessayer")
+        assert retry.get_attribute("href") == "/pay/cs_" + "x" * 24
+        assert axe_violations(page, axe_source) == []
+        screenshot(page, "page-database-away-fr")
+        english = context.new_page()
+        english.set_extra_http_headers({"Accept-Language": "en"})
+        english.goto(server.base + "/pay/cs_" + "x" * 24 + "?lang=en")
+        assert english.locator("h1").inner_text() == "This page cannot be shown just now"
+        screenshot(english, "page-database-away-en")
+    finally:
+        context.close()
+    assert "Traceback" not in server.log.read_text()
