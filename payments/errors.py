@@ -112,6 +112,18 @@ class CardRailDisabled(PermissionDenied):
     default_message = gettext_noop("Card payments are not enabled for this account.")
 
 
+class StatementsBusy(ApiError):
+    """429: the account's statements already being sent at once are as many as it may have."""
+
+    status = 429
+    type = "rate_limit_error"
+    code = "rate_limited"
+    default_message = gettext_noop(
+        "This account's statements are already being sent, %(count)s at once: retry once one "
+        "of them is done."
+    )
+
+
 class IdempotencyError(ApiError):
     type = "idempotency_error"
 

@@ -8,7 +8,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from payments import selectors
+from payments import selectors, slots
 from payments.api import examples, objects
 from payments.api.base import ApiView
 from payments.api.openapi import errors
@@ -25,6 +25,7 @@ from payments.api.serializers import (
     PayoutListQuery,
     RefundCreateIn,
 )
+from payments.errors import StatementsBusy
 from payments.representations import (
     CHARGE_REPR_FIELDS,
     balance_repr,
@@ -269,6 +270,7 @@ class PayoutDetailView(ApiView):
 # --- Balance and ledger ---
 
 EXPORT_CHUNK = 2000  # rows read from the database at a time
+STATEMENTS_AT_ONCE = 2  # statements being sent at once per account and mode
 
 
 def _entries(rows) -> list[dict]:
@@ -331,8 +333,13 @@ class BalanceTransactionExportView(ApiView):
         rows = selectors.ledger_export_rows(
             merchant=self.merchant, livemode=self.livemode, filters=filters
         )
+        # A thread writes a long statement for as long as its client reads it: a few at once
+        # per account and mode, so that no key can hold every thread (payments/slots.py).
+        slot = slots.take("statement", f"{self.merchant.pk}:{self.livemode:d}", STATEMENTS_AT_ONCE)
+        if slot is None:
+            raise StatementsBusy(headers={"Retry-After": "5"}, params={"count": STATEMENTS_AT_ONCE})
         response = StreamingHttpResponse(
-            statement_lines(rows.iterator(chunk_size=EXPORT_CHUNK)),
+            slot.holding(statement_lines(rows.iterator(chunk_size=EXPORT_CHUNK))),
             content_type="text/csv; charset=utf-8",
         )
         mode = "live" if self.livemode else "test"
