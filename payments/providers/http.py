@@ -25,6 +25,26 @@ _session = requests.Session()
 _session.mount("https://", deadlines.WatchedAdapter())
 _session.mount("http://", deadlines.WatchedAdapter())
 RETRY_STATUSES = {429, 502, 503, 504}
+# The largest answer read from a provider: theirs are a few kilobytes. A longer one (a proxy's
+# error page gone wrong, an endpoint streaming without end) is no answer about the money: it says
+# nothing (ProviderError), and a worker never holds more of it than this.
+MAX_ANSWER = 1 << 20
+
+
+def _read_at_most(response: requests.Response, what: str) -> None:
+    """Read the answer's body now, within the call's deadline, as `requests` would have; past
+    MAX_ANSWER bytes (decoded) the connection is dropped and the answer refused."""
+    chunks, size = [], 0
+    for chunk in response.iter_content(64 * 1024):
+        size += len(chunk)
+        if size > MAX_ANSWER:
+            response.close()
+            raise ProviderError(
+                f"{what}: HTTP {response.status_code}, an answer over {MAX_ANSWER} bytes"
+            )
+        chunks.append(chunk)
+    response._content = b"".join(chunks)  # what `response.content` reads, as requests keeps it
+    response.close()  # read whole: the connection goes back to the session's pool
 
 
 def timeout() -> float:
@@ -47,15 +67,17 @@ def send(
     times after a transport failure or a 429/5xx gateway answer; others exactly once. A read
     timeout of a non-idempotent call raises requests.Timeout through ProviderTimeout so the caller
     can tell "no answer" from "no connection"; so does a call that outlasts its connect and read
-    timeouts together (an answer dribbled byte by byte), cut at that deadline."""
+    timeouts together (an answer dribbled byte by byte), cut at that deadline. An answer over
+    MAX_ANSWER bytes raises ProviderError, unread past that."""
     attempts = 1 + (settings.PROVIDER_HTTP_RETRIES if idempotent else 0)
     connect = timeout()
     for attempt in range(1, attempts + 1):
         try:
             with deadlines.deadline(connect + (read_timeout or connect)):
                 response = _session.request(
-                    method, url, timeout=(connect, read_timeout or connect), **kwargs
+                    method, url, timeout=(connect, read_timeout or connect), stream=True, **kwargs
                 )
+                _read_at_most(response, what)
         except (requests.Timeout, deadlines.DeadlinePassed) as exc:
             logger.warning("%s for %s: timeout (attempt %s/%s)", what, ref, attempt, attempts)
             if attempt == attempts:

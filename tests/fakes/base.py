@@ -52,6 +52,14 @@ class Dribble:
     body: object = field(default_factory=lambda: {"status": "LIMBO"})
 
 
+@dataclass
+class Flood:
+    """A scripted answer without end in sight: 200 with a body of `size` bytes (spaces after an
+    opening brace), sent as fast as the client reads it."""
+
+    size: int = 64 << 20
+
+
 class FakeProvider:
     """Subclasses register routes with `route(method, pattern)`, each returning a Response.
 
@@ -126,6 +134,9 @@ class FakeProvider:
                 if isinstance(response, Dribble):
                     self._dribble(response)
                     return
+                if isinstance(response, Flood):
+                    self._flood(response)
+                    return
                 payload = (
                     response.body
                     if isinstance(response.body, bytes)
@@ -156,6 +167,22 @@ class FakeProvider:
                         time.sleep(answer.seconds)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (cut at its deadline)
+
+            def _flood(self, answer: Flood) -> None:
+                self.close_connection = True
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(answer.size))
+                self.end_headers()
+                block = b"{" + b" " * (64 * 1024 - 1)
+                try:
+                    for _ in range(answer.size // len(block)):
+                        if fake._stopping.is_set():
+                            return
+                        self.wfile.write(block)
+                        block = b" " * len(block)
+                except (BrokenPipeError, ConnectionResetError):
+                    fake.flood_cut = True  # the client stopped reading it
 
             do_GET = do_POST = do_PUT = _handle
 

@@ -1,5 +1,6 @@
 """Answers that say nothing about the money — a 5xx, no answer in time, a refused token (401),
-an unknown code or status word, an answer dribbled byte by byte — from every live adapter, to the payment call, the status query
+an unknown code or status word, an answer dribbled byte by byte, an answer of megabytes without
+end — from every live adapter, to the payment call, the status query
 and the refund call: the charge or refund stays pending, and the operator receives the payment
 or the refund exactly once (no second prompt, no second refund)."""
 
@@ -13,7 +14,7 @@ from payments.models import Refund
 from payments.providers.base import ProviderOutcome
 from payments.services import charges, refunds
 from tests.factories import charge_via_api
-from tests.fakes.base import Dribble, Response, Silence
+from tests.fakes.base import Dribble, Flood, Response, Silence
 from tests.fakes.mpesa import PREFIX as MPESA
 
 pytestmark = pytest.mark.django_db
@@ -69,7 +70,7 @@ ADAPTERS = {
         },
     ),
 }
-ANSWERS = ["5xx", "timeout", "401", "unknown", "dribble"]
+ANSWERS = ["5xx", "timeout", "401", "unknown", "dribble", "flood"]
 DRIBBLE = 0.2  # seconds per byte: the whole answer would take about 20 s
 
 
@@ -80,6 +81,8 @@ def scripted(kind: str, call: str, adapter: str):
         return Silence(3)
     if kind == "dribble":  # each byte within the timeout: the call is cut at its deadline
         return Dribble(DRIBBLE)
+    if kind == "flood":  # 64 MB: read no further than MAX_ANSWER, then dropped
+        return Flood()
     if kind == "401":
         return Response(401, {"error": "Unauthorized"})
     return ADAPTERS[adapter][4][call]
@@ -106,6 +109,14 @@ def ends_before_the_dribble():
     assert time.monotonic() - started < 12
 
 
+def read_no_further(fake) -> bool:
+    """The flooding fake saw its client stop reading (and go) long before its 64 MB were sent."""
+    deadline = time.monotonic() + 5
+    while not getattr(fake, "flood_cut", False) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return getattr(fake, "flood_cut", False)
+
+
 def calls(fake, route) -> int:
     method, pattern = route
     return sum(1 for r in fake.log if r.method == method and re.fullmatch(pattern, r.path))
@@ -124,6 +135,7 @@ def test_the_payment_call(live, kind, live_api):
     charge.refresh_from_db()
     assert (charge.status, charge.failure_code) == ("pending", "")
     assert calls(fake, route) == 1  # one prompt, never a second
+    assert kind != "flood" or read_no_further(fake)
 
 
 @pytest.mark.parametrize("kind", ANSWERS)
@@ -139,6 +151,7 @@ def test_the_status_query(live, kind, live_api):
     charge.refresh_from_db()
     assert (charge.status, charge.failure_code) == ("pending", "")
     assert calls(fake, route) >= 1
+    assert kind != "flood" or read_no_further(fake)
     if ADAPTERS[adapter][1]:
         assert calls(fake, ADAPTERS[adapter][1]) == 0  # a query never sends a prompt
 
@@ -161,4 +174,5 @@ def test_the_refund_call(live, kind, live_api):
 
     assert (refund.status, refund.failure_code) == ("pending", "")
     assert calls(fake, route) == 1  # one refund, never a second
+    assert kind != "flood" or read_no_further(fake)
     assert Refund.objects.get(pk=refund.id).charge.amount_refunded == charge.amount
