@@ -163,10 +163,18 @@ def charge_card_new_attempt(*, charge_id: str, locale: str = "fr") -> Charge:
 
 CARD_FIRST_CHECK = 60  # the receipt usually arrives first and triggers a check at once
 POLL_BACKOFF = (5, 10, 20, 30, 60, 120, 300)
+# A card payment's result comes back by itself (the customer's return to our receipt page, the
+# provider's signed notification), each triggering a check at once: its own checks are a safety
+# net, sparse, since each is a search of the provider's transactions (rate-limited on its side)
+# and most pending card payments are pages left unfinished: at 1, 5, 15 and 30 minutes, then
+# every 30 until the deadline (CARD_PAYMENT_TIMEOUT), 5 searches in the hour instead of 18.
+# Both schedules are the waits after each check, by the number of checks made so far.
+CARD_POLL_BACKOFF = (240, 240, 600, 900, 1800)
 
 
-def _backoff(check_count: int) -> float:
-    return POLL_BACKOFF[min(check_count, len(POLL_BACKOFF) - 1)]
+def _backoff(charge: Charge) -> float:
+    schedule = CARD_POLL_BACKOFF if charge.payment_method == PaymentMethod.CARD else POLL_BACKOFF
+    return schedule[min(charge.check_count, len(schedule) - 1)]
 
 
 def charge_request_payment(*, charge_id: str) -> None:
@@ -509,9 +517,7 @@ def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
     if outcome.status == ChargeStatus.PENDING:
         outcome = _deadline_outcome(charge, now) or outcome
     if outcome.status == ChargeStatus.PENDING:
-        wait = (
-            outcome.check_after if outcome.check_after is not None else _backoff(charge.check_count)
-        )
+        wait = outcome.check_after if outcome.check_after is not None else _backoff(charge)
         # Never check later than the deadline, so that a timeout is applied on time.
         wait = max(0.0, min(wait, _seconds_left(charge, now)))
         charge.next_check_at = now + timedelta(seconds=wait)

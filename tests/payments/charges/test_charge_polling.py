@@ -86,6 +86,26 @@ def test_card_payment_not_completed_is_abandoned_after_its_timeout(merchant, tim
 
 
 @pytest.mark.django_db
+def test_a_card_page_left_unfinished_is_searched_for_sparingly(merchant, timeouts):
+    """Each check of a card payment is a search of the provider's transactions; its result
+    comes back by itself (the receipt, the notification), so its own checks are few: at 1, 5,
+    15, 30 and 60 minutes (the deadline), not 18 times in the hour."""
+    with time_machine.travel(T0, tick=False):
+        charge = charges.charge_create(
+            merchant=merchant, livemode=False, amount=1999, currency="USD", payment_method="card"
+        )
+    checks = []
+    with time_machine.travel(charge.next_check_at, tick=False) as clock:
+        while charge.status == "pending":
+            checks.append((datetime.now(UTC) - T0).total_seconds() / 60)
+            charge = charges.charge_refresh(charge_id=charge.id)
+            if charge.next_check_at:
+                clock.move_to(charge.next_check_at)
+    assert checks == [1, 5, 15, 30, 60]
+    assert (charge.status, charge.failure_code) == ("failed", "abandoned")
+
+
+@pytest.mark.django_db
 def test_a_final_status_never_changes(merchant, timeouts):
     charge = sent_charge(merchant, phone="+243812345678", at=T0)
     with time_machine.travel(T0 + timedelta(seconds=3), tick=False):
