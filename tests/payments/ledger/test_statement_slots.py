@@ -67,20 +67,20 @@ def test_a_third_statement_at_once_is_refused_until_one_ends(merchant_keys):
 def test_a_slot_is_renewed_while_read_and_freed_after_its_lease_when_its_process_died(
     monkeypatch,
 ):
-    monkeypatch.setattr(slots, "LEASE", 1)
+    monkeypatch.setattr(slots, "LEASE", 2)
     monkeypatch.setattr(slots, "RENEW", 0)
     holder = f"test-{time.monotonic_ns()}"
     reading = slots.take("statement", holder, 1).holding(iter(range(100)))
     assert slots.take("statement", holder, 1) is None
-    for _ in range(6):  # 1.8 s, longer than the lease: renewed as it is read
+    for _ in range(6):  # 3 s, longer than the lease: renewed as it is read
         next(reading)
-        time.sleep(0.3)
+        time.sleep(0.5)
     assert slots.take("statement", holder, 1) is None
     reading.close()
     assert cache.get(f"slot:statement:{holder}:0") is None
     died = slots.take("statement", holder, 1)  # never read nor closed: its process died
     assert died is not None and slots.take("statement", holder, 1) is None
-    time.sleep(1.3)
+    time.sleep(2.5)
     assert slots.take("statement", holder, 1) is not None
 
 
