@@ -578,9 +578,7 @@ class WholeRequestWorker(ThreadWorker):
             conn.sock.setblocking(False)
             done = outgoing.send_some()
         except (OSError, ValueError):  # the client is gone, or its thread closed the socket
-            outgoing.drop()
-            conn.__dict__.pop("then", None)
-            return self._close(conn)
+            return self._abandon(conn, outgoing)
         if done:
             return self._sent(conn)
         self.sending[conn] = [outgoing, time.monotonic(), _queued(conn.sock)]
@@ -595,11 +593,20 @@ class WholeRequestWorker(ThreadWorker):
         if done is False:
             entry[1], entry[2] = time.monotonic(), _queued(sock)
             return
-        self.poller.unregister(sock)
-        del self.sending[conn]
+        self._stop_sending(conn)
         if done:
             return self._sent(conn)
-        entry[0].drop()
+        self._abandon(conn, entry[0])
+
+    def _stop_sending(self, conn) -> Outgoing:
+        outgoing = self.sending.pop(conn)[0]
+        self.poller.unregister(conn.sock)
+        return outgoing
+
+    def _abandon(self, conn, outgoing: Outgoing) -> None:
+        """The client is gone, or has stopped reading: the rest of its answer is dropped and the
+        connection closed."""
+        outgoing.drop()
         conn.__dict__.pop("then", None)
         self._close(conn)
 
@@ -625,16 +632,13 @@ class WholeRequestWorker(ThreadWorker):
             if None not in (queued, entry[2]) and queued < entry[2]:  # read since: time runs again
                 entry[1], entry[2] = now, queued
                 continue
-            outgoing = self.sending.pop(conn)[0]
-            self.poller.unregister(conn.sock)
+            outgoing = self._stop_sending(conn)
             self.log.warning(
                 "answer not read for %g s: connection closed, %d bytes unsent",
                 CLIENT_IDLE_TIMEOUT,
                 outgoing.size,
             )
-            outgoing.drop()
-            conn.__dict__.pop("then", None)
-            self._close(conn)
+            self._abandon(conn, outgoing)
         for conn in [c for c, until in self.lingering.items() if until <= now]:
             del self.lingering[conn]
             self.poller.unregister(conn.sock)

@@ -60,16 +60,16 @@ class Slot:
 
 def take(kind: str, holder: str, limit: int) -> Slot | None:
     """A slot of `kind` for `holder`, or None when its `limit` slots are all held."""
-    token_slot = Slot(None)
+    slot = Slot(None)
     try:
         for index in range(limit):
             key = f"slot:{kind}:{holder}:{index}"
-            if cache.add(key, token_slot.token, timeout=LEASE):
-                token_slot.key = key
-                return token_slot
+            if cache.add(key, slot.token, timeout=LEASE):
+                slot.key = key
+                return slot
     except Exception as exc:
         logger.warning("%s slots not counted, cache unavailable: %s", kind, type(exc).__name__)
-        return token_slot
+        return slot
     return None
 
 

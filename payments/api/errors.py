@@ -279,17 +279,22 @@ SERVICE_UNAVAILABLE_MESSAGE = gettext_noop(
 )
 
 
-def service_unavailable_response(request, exc: Exception) -> JsonResponse:
-    """503 `service_unavailable`, with Retry-After; one line in the log, not a traceback per
-    request while the database is away."""
+def log_unavailable(request, exc: Exception) -> None:
+    """One line in the log, not a traceback per request while the database is away."""
+    said = str(exc).strip()
     logger.error(
         "Database unavailable on %s %s (request_id=%s): %s: %s",
         getattr(request, "method", "?"),
         getattr(request, "path", "?"),
         getattr(request, "request_id", None),
         type(exc).__name__,
-        str(exc).strip().splitlines()[0] if str(exc).strip() else "",
+        said.splitlines()[0] if said else "",
     )
+
+
+def service_unavailable_response(request, exc: Exception) -> JsonResponse:
+    """503 `service_unavailable`, with Retry-After."""
+    log_unavailable(request, exc)
     return error_response(
         request,
         503,

@@ -121,6 +121,7 @@ class RequestIdMiddleware:
             UNAVAILABLE,
             error_response,
             internal_error_response,
+            log_unavailable,
             page_error,
             request_too_large_response,
             service_unavailable_response,
@@ -139,13 +140,7 @@ class RequestIdMiddleware:
             )
         if not request.path.startswith("/v1"):
             if isinstance(exception, UNAVAILABLE) and not request.path.startswith("/admin"):
-                logger.error(
-                    "Database unavailable on %s %s (request_id=%s): %s",
-                    request.method,
-                    request.path,
-                    getattr(request, "request_id", None),
-                    type(exception).__name__,
-                )
+                log_unavailable(request, exception)
                 return page_error(request, 503)
             return None
         if isinstance(exception, UNAVAILABLE):

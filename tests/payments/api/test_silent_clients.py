@@ -9,6 +9,7 @@ import json
 import socket
 import threading
 import time
+import urllib.request
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
@@ -480,7 +481,5 @@ def test_an_answer_left_unread_is_dropped_after_the_idle_timeout(server, key):
 
 
 def urllib_get(url: str) -> bytes:
-    import urllib.request
-
     with urllib.request.urlopen(url, timeout=10) as response:
         return response.read()
