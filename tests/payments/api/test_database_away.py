@@ -88,3 +88,24 @@ def test_a_hosted_page_says_try_again_while_the_database_is_away(server, browser
     finally:
         context.close()
     assert "Traceback" not in server.log.read_text()
+
+
+def test_any_other_failure_of_a_page_shows_the_same_page_and_the_staff_pages_keep_djangos(rf):
+    """Django's handler500, for a failure that is not the database's: the customer's page
+    says the same "try again in a moment" (500, no Retry-After); the admin keeps Django's."""
+    from django.utils import translation
+
+    from payments.api.errors import handler500
+
+    request = rf.get("/pay/cs_" + "x" * 24)
+    request.request_id = "req_test"
+    with translation.override("fr"):  # the request's language, as the middleware sets it
+        response = handler500(request)
+    assert response.status_code == 500
+    assert "Retry-After" not in response
+    page = response.content.decode()
+    assert "Cette page ne peut pas s'afficher pour le moment" in page
+    assert "req_test" in page
+    staff = handler500(rf.get("/admin/payments/charge/"))
+    assert staff.status_code == 500
+    assert b"Server Error (500)" in staff.content
