@@ -120,9 +120,11 @@ class ApiView(APIView):
 
     def validated(self, serializer_class, data=None) -> dict:
         """Validate the request body (or `data`) and return the cleaned values."""
-        serializer = serializer_class(
-            data=self.request.data if data is None else data,
-            context=self.get_serializer_context(),
-        )
+        if data is None:
+            data = self.request.data
+        values = serializer_class.plain(data)
+        if values is not None:
+            return values
+        serializer = serializer_class(data=data, context=self.get_serializer_context())
         serializer.is_valid(raise_exception=True)
         return serializer.validated_data

@@ -254,6 +254,13 @@ class StrictSerializer(serializers.Serializer):
             return fields
         return self._borrowed(fields)
 
+    @classmethod
+    def plain(cls, data) -> dict | None:
+        """The values `validated_data` would hold for `data`, when `data` is of a shape common
+        enough to be checked without the fields (ChargeCreateIn); None for anything else, which
+        the fields validate and, where it is wrong, refuse with their own errors."""
+        return None
+
     def _borrowed(self, fields):
         if next(iter(fields.values()), self).parent is not self:
             for field in fields.values():
