@@ -97,6 +97,9 @@ def test_a_bracket_filled_description_is_no_nesting(api):
         ('{"amount": ' + "9" * 5000 + "}", "too many digits"),
         ('{"metadata": {"a": "\\ud800"}}', "surrogate"),
         ('{"description": "a\\u0000b"}', "NUL"),
+        ('{"description": "a\x00b"}', "Invalid control character"),  # a raw NUL, unescaped
+        ('{"description": "ok"}\x00', "Extra data"),
+        ('{"metadata": {"a\\u0000": "b"}}', "NUL"),  # in a name
         ('{"amount": 100, "currency": "CDF", "amount": 250000}', '"amount" appears twice'),
         ('{"metadata": {"k": "1", "k": "2"}}', '"k" appears twice'),
     ],
