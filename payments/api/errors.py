@@ -279,16 +279,24 @@ SERVICE_UNAVAILABLE_MESSAGE = gettext_noop(
 )
 
 
+DEADLOCK = "40P01"  # PostgreSQL's SQLSTATE for deadlock_detected
+
+
 def log_unavailable(request, exc: Exception) -> None:
-    """One line in the log, not a traceback per request while the database is away."""
+    """One line in the log, not a traceback per request while the database is away. A deadlock
+    is the exception: it says two code paths take the same locks in different orders, which the
+    traceback of the one that lost shows."""
     said = str(exc).strip()
+    deadlock = getattr(exc.__cause__, "sqlstate", None) == DEADLOCK
     logger.error(
-        "Database unavailable on %s %s (request_id=%s): %s: %s",
+        "Database %s on %s %s (request_id=%s): %s: %s",
+        "deadlock" if deadlock else "unavailable",
         getattr(request, "method", "?"),
         getattr(request, "path", "?"),
         getattr(request, "request_id", None),
         type(exc).__name__,
         said.splitlines()[0] if said else "",
+        exc_info=exc if deadlock else None,
     )
 
 

@@ -2,7 +2,8 @@
 PostgreSQL address answers nothing. The API answers 503 `service_unavailable` in its envelope,
 with Retry-After, and says a retry with the same Idempotency-Key is safe; a hosted page shows the
 pages' own "try again in a moment" in the customer's language (503 too), checked in Chromium.
-Nothing of this is a 500, and the log holds one line per request, not a traceback."""
+Nothing of this is a 500, and the log holds one line per request, not a traceback (but for a
+deadlock, whose traceback shows the code path that lost it)."""
 
 import json
 import urllib.error
@@ -109,3 +110,72 @@ def test_any_other_failure_of_a_page_shows_the_same_page_and_the_staff_pages_kee
     staff = handler500(rf.get("/admin/payments/charge/"))
     assert staff.status_code == 500
     assert b"Server Error (500)" in staff.content
+
+
+def _deadlock_between_two_sessions(params: dict):
+    """The error PostgreSQL gives the session that loses a real deadlock: two sessions each hold
+    one row and ask for the other's."""
+    import threading
+
+    import psycopg
+
+    setup = psycopg.connect(**params, autocommit=True)
+    setup.execute("CREATE TABLE deadlock_probe (id int PRIMARY KEY)")
+    setup.execute("INSERT INTO deadlock_probe VALUES (1), (2)")
+    first, second = psycopg.connect(**params), psycopg.connect(**params)
+    lost = []
+
+    def update(session, row):
+        try:
+            session.execute("UPDATE deadlock_probe SET id = id WHERE id = %s", [row])
+            session.commit()
+        except psycopg.errors.DeadlockDetected as exc:
+            lost.append(exc)
+            session.rollback()
+
+    try:
+        for session, row in ((first, 1), (second, 2)):
+            session.execute("SET deadlock_timeout = '100ms'")
+            session.execute("UPDATE deadlock_probe SET id = id WHERE id = %s", [row])
+        other = threading.Thread(target=update, args=(first, 2))
+        other.start()
+        update(second, 1)
+        other.join(10)
+    finally:
+        first.close()
+        second.close()
+        setup.execute("DROP TABLE deadlock_probe")
+        setup.close()
+    assert len(lost) == 1
+    return lost[0]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_a_deadlock_is_logged_with_its_traceback_an_unreachable_database_in_one_line(caplog):
+    from django.db import DEFAULT_DB_ALIAS, connections
+    from django.db.utils import OperationalError
+    from django.test import RequestFactory
+
+    from payments.api.errors import service_unavailable_response
+
+    db = connections[DEFAULT_DB_ALIAS]
+    deadlock = _deadlock_between_two_sessions(db.get_connection_params())
+    with pytest.raises(OperationalError) as wrapped, db.wrap_database_errors:
+        raise deadlock  # as Django hands it over: its own OperationalError, caused by psycopg's
+    request = RequestFactory().post("/v1/charges/ch_x/refunds")
+    assert service_unavailable_response(request, wrapped.value).status_code == 503
+
+    unreachable = connections.create_connection(DEFAULT_DB_ALIAS)
+    unreachable.settings_dict = {**db.settings_dict, "PORT": str(free_port())}
+    with pytest.raises(OperationalError) as away:
+        unreachable.ensure_connection()
+    assert service_unavailable_response(request, away.value).status_code == 503
+
+    said = [r for r in caplog.records if r.name == "payments.api" and r.levelname == "ERROR"]
+    assert [r.getMessage().split(" on ")[0] for r in said] == [
+        "Database deadlock",
+        "Database unavailable",
+    ]
+    assert said[0].exc_info[1] is wrapped.value and "deadlock detected" in said[0].getMessage()
+    assert said[1].exc_info is None
