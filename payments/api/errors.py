@@ -10,7 +10,7 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, JsonResponse
 from django.shortcuts import render
-from django.utils.translation import get_language, gettext_noop
+from django.utils.translation import get_language, gettext_noop, override
 from django.utils.translation import gettext as _
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
@@ -303,6 +303,10 @@ def log_unavailable(request, exc: Exception) -> None:
 def service_unavailable_response(request, exc: Exception) -> JsonResponse:
     """503 `service_unavailable`, with Retry-After."""
     log_unavailable(request, exc)
+    return _unavailable_answer(request)
+
+
+def _unavailable_answer(request) -> JsonResponse:
     return error_response(
         request,
         503,
@@ -366,6 +370,11 @@ def handler400(request: HttpRequest, exception=None):
     return defaults.bad_request(request, exception)
 
 
+# The URLs outside /v1 that machines call, not browsers (payments/callbacks/urls.py): the
+# operators' callbacks and the card provider's server-to-server notification.
+MACHINE_PATH_PREFIXES = ("/providers/", "/card/notify")
+
+
 def handler500(request: HttpRequest):
     if _is_api(request):
         return internal_error_response(request)
@@ -375,9 +384,18 @@ def handler500(request: HttpRequest):
 def page_error(request: HttpRequest, status: int):
     """A page (hosted checkout, card receipt) that failed: the customer sees the pages' own
     "try again in a moment" in their language, not a bare server error; the staff pages keep
-    Django's."""
+    Django's; an operator's callback or the card provider's notification gets the API's error
+    envelope (503 `service_unavailable` with Retry-After, or 500 `internal_error`), in English
+    unless it asks for French, as any machine calling /v1 would."""
     if request.path.startswith("/admin"):
         return defaults.server_error(request)
+    if request.path.startswith(MACHINE_PATH_PREFIXES):
+        from payments.api.middleware import api_language
+
+        with override(api_language(request)):
+            if status == 503:
+                return _unavailable_answer(request)
+            return internal_error_response(request)
     try:
         response = render(
             request,

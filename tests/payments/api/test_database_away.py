@@ -62,6 +62,38 @@ def test_the_api_answers_503_while_the_database_is_away(server):
     assert "Traceback" not in log
 
 
+@pytest.mark.parametrize(
+    ("path", "body", "content_type"),
+    [
+        ("/providers/airtel_money/callback",
+         b'{"transaction": {"id": "ch_x", "status_code": "TS", "message": "ok"}}',
+         "application/json"),
+        ("/card/notify", b"req_reference_number=ch_x&decision=ACCEPT&signature=x",
+         "application/x-www-form-urlencoded"),
+    ],
+    ids=["operator-callback", "card-notify"],
+)  # fmt: skip
+def test_a_machine_calling_us_outside_the_api_gets_the_api_error_while_the_database_is_away(
+    server, path, body, content_type
+):
+    """An operator's callback or the card provider's notification: no page for a person, the
+    API's envelope, which says to retry (both retry on any 5xx)."""
+    request = urllib.request.Request(
+        server.base + path, method="POST", data=body, headers={"Content-Type": content_type}
+    )
+    with pytest.raises(urllib.error.HTTPError) as answered:
+        urllib.request.urlopen(request, timeout=20)
+    assert answered.value.code == 503
+    assert answered.value.headers["Retry-After"] == "1"
+    assert answered.value.headers["Content-Type"] == "application/json; charset=utf-8"
+    error = json.loads(answered.value.read())["error"]
+    assert (error["type"], error["code"]) == ("api_error", "service_unavailable")
+    assert error["message"].startswith("The service is briefly unavailable.")
+    log = server.log.read_text()
+    assert log.count("Database unavailable on POST " + path) == 1
+    assert "Traceback" not in log
+
+
 @pytest.mark.browser
 def test_a_hosted_page_says_try_again_while_the_database_is_away(server, browser, axe_source):
     context = browser.new_context(
@@ -110,6 +142,12 @@ def test_any_other_failure_of_a_page_shows_the_same_page_and_the_staff_pages_kee
     staff = handler500(rf.get("/admin/payments/charge/"))
     assert staff.status_code == 500
     assert b"Server Error (500)" in staff.content
+    for path in ("/card/notify", "/providers/orange_money/callback"):
+        machine = handler500(rf.post(path, HTTP_ACCEPT_LANGUAGE="fr"))
+        assert machine.status_code == 500
+        error = json.loads(machine.content)["error"]
+        assert (error["type"], error["code"]) == ("api_error", "internal_error")
+        assert error["message"].startswith("Une erreur interne")
 
 
 def _deadlock_between_two_sessions(params: dict):
