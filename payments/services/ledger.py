@@ -16,6 +16,9 @@ exclusively, so it waits for every transaction still writing rows and none start
     refund failed            + amount   (refund_failure)
     payout reserved          − amount   (payout)
     payout failed            + amount   (payout_failure)
+
+A payout and a merchant's refund draw on the balance: balance_lock_check locks the merchant's
+balance and checks that it covers the amount, in the transaction that then writes the row.
 """
 
 import hashlib
@@ -26,12 +29,15 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Count, Q, Sum
 
+from payments import selectors
+from payments.errors import BalanceInsufficient
 from payments.models import (
     BalanceCheckpoint,
     Charge,
     ChargeStatus,
     LedgerEntry,
     LedgerType,
+    Merchant,
     Payout,
     PayoutStatus,
     Refund,
@@ -72,6 +78,38 @@ def ledger_record(*, type: str, source: Charge | Refund | Payout) -> LedgerEntry
         payout=source if isinstance(source, Payout) else None,
         epoch=_last_checkpoint(*key)[0],  # read after the lock, by a statement of its own
     )
+
+
+def balance_lock_check(
+    *, merchant_id: str, livemode: bool, currency: str, amount: int, refused: str
+) -> None:
+    """The balance lock and check of every movement that draws on a merchant's balance (a
+    payout, a merchant's refund), before its ledger row is written in the same transaction: the
+    merchant's row is locked until the transaction ends, so that such movements of one merchant
+    are checked one at a time, each seeing the rows of those before it, and never take the
+    balance below zero. BalanceInsufficient when the available balance of that mode and currency
+    is less than `amount`, said by `refused` (a translated sentence taking %(currency)s,
+    %(available)s and %(amount)s).
+
+    Lock order, the same on every path, so that none waits for another in a circle: the charge's
+    row first (a refund; a payout has none), then this balance lock, then the ledger's own lock
+    (ledger_record). Nothing takes a charge's row after the balance lock, and nothing takes the
+    balance lock after writing a ledger row (the automatic refund of a late payment, written
+    after its late_payment row, takes no balance lock: it is never refused)."""
+    if not connection.in_atomic_block:
+        raise RuntimeError("the balance is checked only inside the transaction that draws on it")
+    # FOR NO KEY UPDATE, so that charges and refunds referring to the merchant are not held.
+    Merchant.objects.select_for_update(no_key=True).filter(pk=merchant_id).get()
+    sums = selectors.balance_sums(merchant=merchant_id, livemode=livemode, currencies=(currency,))
+    transaction.on_commit(
+        lambda: ledger_checkpoints_ask(merchant_id=merchant_id, livemode=livemode, sums=sums)
+    )
+    available = sums[currency][0]
+    if amount > available:
+        raise BalanceInsufficient(
+            refused % {"currency": currency, "available": available, "amount": amount},
+            param="amount",
+        )
 
 
 # The advisory locks of balance checkpoints: PostgreSQL's two-key space (the idempotency layer's

@@ -22,8 +22,8 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from payments import selectors, state
-from payments.errors import BalanceInsufficient, LiveModeNotApproved, ProviderUnavailable
+from payments import state
+from payments.errors import LiveModeNotApproved, ProviderUnavailable
 from payments.models import LedgerType, Merchant, Payout, PayoutStatus
 from payments.providers import registry
 from payments.providers.base import (
@@ -35,7 +35,7 @@ from payments.providers.base import (
 )
 from payments.representations import payout_repr
 from payments.services import networks, queues
-from payments.services.ledger import ledger_checkpoints_ask, ledger_record
+from payments.services.ledger import balance_lock_check, ledger_record
 from payments.services.provider_calls import answer_record, call_claim, provider_ask
 
 logger = logging.getLogger("payments.services")
@@ -63,22 +63,16 @@ def payout_create(
         network=network, livemode=livemode, amount=amount, currency=currency
     )
     adapter = registry.payouts(livemode=livemode, network=network)  # 503 when not configured
-    # The balance lock: one payout of this merchant at a time is checked against its balance.
-    # FOR NO KEY UPDATE, so that charges and refunds referring to the merchant are not held.
-    Merchant.objects.select_for_update(no_key=True).filter(pk=merchant.pk).get()
-    sums = selectors.balance_sums(merchant=merchant, livemode=livemode, currencies=(currency,))
-    available = sums[currency][0]
-    transaction.on_commit(
-        lambda: ledger_checkpoints_ask(merchant_id=merchant.pk, livemode=livemode, sums=sums)
+    # The balance lock and check (lock order: services.ledger.balance_lock_check).
+    balance_lock_check(
+        merchant_id=merchant.pk,
+        livemode=livemode,
+        currency=currency,
+        amount=amount,
+        refused=_(
+            "The available %(currency)s balance is %(available)s, less than the payout of %(amount)s."
+        ),
     )
-    if amount > available:
-        raise BalanceInsufficient(
-            _(
-                "The available %(currency)s balance is %(available)s, less than the payout of %(amount)s."
-            )
-            % {"currency": currency, "available": available, "amount": amount},
-            param="amount",
-        )
     now = timezone.now()
     payout = Payout.objects.create(
         merchant=merchant,
