@@ -5,7 +5,10 @@ A refund is made in three steps, so that neither a lock nor a transaction is hel
 provider is asked, and no refund is ever paid without a record of it:
   1. _refund_reserve: under the charge's row lock, check the rules and write the refund as
      `pending`, adding its amount to charge.amount_refunded. Concurrent requests queue on the
-     lock, each sees what the others reserved, so the refunds never exceed the charge.
+     lock, each sees what the others reserved, so the refunds never exceed the charge. A
+     merchant's refund draws on the balance like a payout: then, under the merchant's balance
+     lock (services.ledger.balance_lock_check, which says the order of the locks), the balance
+     of that mode and currency must cover it, and its ledger row (−amount) takes it from there.
   2. ask the provider (outside any transaction; the reservation is committed first). In live
      mode a task does it once the reservation is committed, so the API answers `pending`;
   3. refund_apply_outcome: settle the refund; a failed refund frees its amount again.
@@ -40,7 +43,7 @@ from payments.models import (
 from payments.providers.base import STAFF_REASON, ProviderOutcome, RefundQuery, RefundRequest
 from payments.representations import refund_repr
 from payments.services import queues
-from payments.services.ledger import ledger_record
+from payments.services.ledger import balance_lock_check, ledger_record
 from payments.services.provider_calls import answer_record, call_claim, provider_ask, provider_for
 
 logger = logging.getLogger("payments.services")
@@ -69,7 +72,8 @@ def _refund_reserve(
 ) -> Refund | None:
     """late_payment: the service's own full refund of a payment it could not accept, whatever
     the charge's status; None when nothing remains to give back. Merchants' refunds (late_payment
-    False) keep every rule: succeeded charges only, never more than what remains refundable."""
+    False) keep every rule: succeeded charges only, never more than what remains refundable,
+    never more than the available balance."""
     charge = Charge.objects.select_for_update().get(pk=charge_id)
     remaining = charge.amount - charge.amount_refunded
     if late_payment:
@@ -120,6 +124,19 @@ def _refund_reserve(
             % {"charge": charge.id, "amount": charge.amount},
             code="partial_refund_not_supported",
             param="amount",
+        )
+    if not late_payment:
+        # The charge's row is locked already: the balance lock comes second (see
+        # balance_lock_check). A late payment's refund is covered by its late_payment row.
+        balance_lock_check(
+            merchant_id=charge.merchant_id,
+            livemode=charge.livemode,
+            currency=charge.currency,
+            amount=amount,
+            refused=_(
+                "The available %(currency)s balance is %(available)s, less than the refund of "
+                "%(amount)s."
+            ),
         )
     now = timezone.now()
     refund = Refund.objects.create(
