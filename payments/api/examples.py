@@ -171,6 +171,20 @@ REFUND_CREATE = [
     ),
     request("Full refund", {}, "amount omitted: what remains refundable"),
     answer("Refund", REFUND, 201),
+    answer(
+        "balance_insufficient",
+        {
+            "error": {
+                "type": "invalid_request_error",
+                "code": "balance_insufficient",
+                "message": "The available CDF balance is 0, less than the refund of 2500.",
+                "param": "amount",
+                "request_id": "req_8Jq2mV0cXw4LbT1sYfN6aKpE",
+            }
+        },
+        400,
+        "The available balance of the charge's currency cannot cover the refund",
+    ),
 ]
 REFUND_RETRIEVE = [answer("Refund", REFUND)]
 REFUND_LIST = [answer("Refunds", page("/v1/refunds", REFUND))]

@@ -147,9 +147,11 @@ class ChargeRefundListCreateView(ApiView):
         tags=["Refunds"],
         summary="Refund a charge",
         description=(
-            "Give back all of a succeeded charge (omit `amount`) or part of it. The refund "
-            "answers `pending` and becomes `succeeded` or `failed`; a failed refund frees its "
-            "amount again."
+            "Give back all of a succeeded charge (omit `amount`) or part of it. The amount is "
+            "taken from your available balance of the charge's mode and currency at once (400 "
+            "balance_insufficient when it does not cover it: money paid out cannot be given back "
+            "a second time). The refund answers `pending` and becomes `succeeded` or `failed`; a "
+            "failed refund frees its amount again."
         ),
         request=RefundCreateIn,
         responses={201: objects.Refund},

@@ -230,3 +230,17 @@ def test_a_success_on_an_expired_session_is_given_back_whatever_the_balance(api,
     [given] = Refund.objects.filter(charge=charge)
     assert (given.reason, given.amount) == ("late_payment", session.amount)
     assert available(api)["CDF"] == 0
+
+
+def test_the_api_reference_tells_of_balance_insufficient(client):
+    document = client.get("/v1/openapi.json").json()
+    operation = document["paths"]["/v1/charges/{charge_id}/refunds"]["post"]
+    assert "400 balance_insufficient" in operation["description"]
+    refused = operation["responses"]["400"]["content"]["application/json"]["examples"]
+    error = refused["BalanceInsufficient"]["value"]["error"]
+    assert (error["type"], error["code"], error["param"]) == (
+        "invalid_request_error",
+        "balance_insufficient",
+        "amount",
+    )
+    assert "balance_insufficient" not in str(operation["responses"]["201"])
