@@ -44,7 +44,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
-    "django.contrib.staticfiles",
+    "config.staticfiles.StaticFiles",  # django.contrib.staticfiles, collecting no source maps
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -180,7 +180,7 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         # Hashed names (long-cached) need `collectstatic` first, as production does.
-        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        "BACKEND": "config.staticfiles.ManifestStorage"  # whitenoise's, without source maps
         if env.bool("STATIC_MANIFEST", default=not DEBUG)
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },

@@ -38,6 +38,8 @@ def pytest_runtest_setup(item):
         _unavailable("needs Redis (set REDIS_URL=redis://...)")
     if item.get_closest_marker("browser") and not shutil.which("chromium"):
         _unavailable("needs Debian's chromium (/usr/bin/chromium)")
+    if item.get_closest_marker("nginx") and not os.access("/usr/sbin/nginx", os.X_OK):
+        _unavailable("needs Debian's nginx (/usr/sbin/nginx)")
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,6 @@
 """What the web server itself decides, before any view, through a real gunicorn with production's
-config/gunicorn.py: a header that may be given once only, given twice, and the requests gunicorn
-refuses before the application sees them, answered in the API's error envelope."""
+config/gunicorn.py: a header that may be given once only, given twice. (What nginx refuses in
+front of it: tests/deploy/test_nginx.py.)"""
 
 import json
 import re
@@ -111,81 +111,6 @@ def test_the_servers_mark_cannot_be_sent_by_a_client(server, key):
     )
     assert (status, body["error"]["code"]) == (400, "idempotency_key_invalid")
     assert Charge.objects.count() == 1
-
-
-def assert_envelope(status, headers, body, expected_status):
-    assert status == expected_status, body
-    assert headers["content-type"] == "application/json; charset=utf-8"
-    assert headers["connection"] == "close"
-    error = body["error"]
-    assert error["type"] == "invalid_request_error"
-    assert error["code"] == "request_invalid"
-    assert error["param"] is None
-    assert re.fullmatch(r"req_[A-Za-z0-9]{24}", error["request_id"])
-    assert headers["request-id"] == error["request_id"]
-    return error["message"]
-
-
-def test_a_malformed_request_line_is_answered_in_the_envelope(server):
-    message = assert_envelope(*exchange(server.base, b"GARBAGE\r\n\r\n"), 400)
-    assert message.startswith("Bad Request: Invalid Request Line")
-
-
-def test_a_malformed_header_is_answered_in_the_envelope(server):
-    raw = b"GET /v1/charges HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header Name: x\r\n\r\n"
-    message = assert_envelope(*exchange(server.base, raw), 400)
-    assert message.startswith("Bad Request:")
-
-
-def test_a_request_line_too_long_is_414_in_the_envelope(server):
-    raw = b"GET /v1/charges?q=" + b"a" * 5000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-    message = assert_envelope(*exchange(server.base, raw), 414)
-    assert message.startswith("URI Too Long")
-
-
-def test_a_header_field_too_large_is_431_in_the_envelope(server):
-    raw = b"GET /v1/charges HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"b" * 9000 + b"\r\n\r\n"
-    message = assert_envelope(*exchange(server.base, raw), 431)
-    assert message.startswith("Request Header Fields Too Large")
-
-
-def test_an_unknown_transfer_coding_is_501_in_the_envelope(server, key):
-    raw = b"POST /v1/charges HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: bogus\r\n\r\n"
-    assert_envelope(*exchange(server.base, raw), 501)
-
-
-def test_the_refusal_of_a_repeated_key_is_said_in_french_too(server, key):
-    status, _, body = exchange(
-        server.base,
-        post(key, "Accept-Language: fr", "Idempotency-Key: a", "Idempotency-Key: b"),
-    )
-    assert status == 400
-    assert body["error"]["message"] == (
-        "Idempotency-Key a été donné plus d'une fois : envoyez une seule clé par requête."
-    )
-
-
-def test_a_failure_outside_the_application_is_500_internal_error_without_detail():
-    """gunicorn answers 500 itself for an error outside the application; its answer says no
-    more than the API's own 500 does."""
-    from config.gunicorn import write_error
-
-    ours, theirs = socket.socketpair()
-    with ours, theirs:
-        write_error(ours, 500, "Internal Server Error", "")
-        ours.shutdown(socket.SHUT_WR)
-        data = b""
-        while chunk := theirs.recv(65536):
-            data += chunk
-    head, _, raw = data.partition(b"\r\n\r\n")
-    assert head.startswith(b"HTTP/1.1 500 Internal Server Error\r\n")
-    body = json.loads(raw)
-    assert body["error"]["type"] == "api_error"
-    assert body["error"]["code"] == "internal_error"
-    assert body["error"]["message"] == (
-        "An internal error occurred. It has been logged; quote the request id to support."
-    )
-    assert f"Request-Id: {body['error']['request_id']}".encode() in head
 
 
 def test_a_page_form_django_refuses_is_one_warning_line(server):

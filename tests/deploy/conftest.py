@@ -1,0 +1,145 @@
+"""Debian's nginx with the deployed configuration (deploy/nginx/), in front of a real gunicorn
+(config/gunicorn.py) serving the test database: `nginx(upstream_port)` starts one."""
+
+import getpass
+import os
+import shlex
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from tests.helpers import free_port
+from tests.payments.api.conftest import server, server_workers  # noqa: F401 (fixtures)
+
+NGINX = "/usr/sbin/nginx"
+DEPLOY = Path(settings.BASE_DIR) / "deploy" / "nginx"
+# The deployed files' addresses, as the test substitutes them: every other line is as deployed.
+UPSTREAM = "server 127.0.0.1:8000;"
+HTTPS = "listen 443 ssl http2;"
+HTTP = "listen 80;"
+CERTIFICATE = (
+    "    ssl_certificate /etc/letsencrypt/live/pay.example.cd/fullchain.pem;\n"
+    "    ssl_certificate_key /etc/letsencrypt/live/pay.example.cd/privkey.pem;\n"
+)
+STATIC_ALIAS = "alias /srv/congopay/var/staticfiles/;"
+
+
+def render(text: str, replacements: dict[str, str]) -> str:
+    """`text` with each of `replacements` made; each must be there exactly once."""
+    for old, new in replacements.items():
+        assert text.count(old) == 1, f"{old!r} is not once in the deployed configuration"
+        text = text.replace(old, new)
+    return text
+
+
+@pytest.fixture(scope="session")
+def static_root(tmp_path_factory) -> Path:
+    """STATIC_ROOT as production's `collectstatic` fills it (hashed, compressed names)."""
+    var_dir = tmp_path_factory.mktemp("var")
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+        cwd=settings.BASE_DIR,
+        env={**os.environ, "VAR_DIR": str(var_dir), "STATIC_MANIFEST": "true"},
+        check=True,
+    )
+    return var_dir / "staticfiles"
+
+
+@pytest.fixture
+def access_log(tmp_path) -> Path:
+    """gunicorn's access log: one line per request that reached it."""
+    return tmp_path / "gunicorn-access.log"
+
+
+@pytest.fixture
+def server_env(access_log) -> dict:
+    """The server fixture's gunicorn as deployed behind nginx, logging each request it gets
+    (with the forwarded headers it was given)."""
+    log_format = '%({x-forwarded-for}i)s %({x-forwarded-proto}i)s "%(r)s" %(s)s'
+    return {
+        "THROTTLE_TRUSTED_PROXIES": "1",
+        "GUNICORN_CMD_ARGS": shlex.join(
+            ["--access-logfile", str(access_log), "--access-logformat", log_format]
+        ),
+    }
+
+
+@pytest.fixture
+def nginx(tmp_path, static_root):
+    """`nginx(upstream_port)`: nginx as deployed (deploy/nginx/congopay.conf and its snippet,
+    only its addresses changed), with its own prefix, pid, logs and temporary files here, in
+    front of the gunicorn at `upstream_port`; its base URL. It stands in for Debian's
+    /etc/nginx/nginx.conf with a minimal one of its own."""
+    started = []
+
+    def start(upstream_port: int) -> str:
+        prefix = tmp_path / f"nginx-{len(started)}"
+        (prefix / "conf" / "snippets").mkdir(parents=True)
+        (prefix / "logs").mkdir()
+        port = free_port()
+        site = render(
+            (DEPLOY / "congopay.conf").read_text(),
+            {
+                UPSTREAM: f"server 127.0.0.1:{upstream_port};",
+                HTTPS: f"listen 127.0.0.1:{port};",
+                HTTP: f"listen 127.0.0.1:{free_port()};",
+                CERTIFICATE: "",
+            },
+        )
+        snippet = render(
+            (DEPLOY / "snippets" / "congopay.conf").read_text(),
+            {STATIC_ALIAS: f"alias {static_root}/;"},
+        )
+        (prefix / "conf" / "congopay.conf").write_text(site)
+        (prefix / "conf" / "snippets" / "congopay.conf").write_text(snippet)
+        temp = "\n".join(
+            f"    {kind}_temp_path {prefix / kind};"
+            for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+        )
+        (prefix / "conf" / "nginx.conf").write_text(
+            f"""daemon off;
+user {getpass.getuser()};
+worker_processes 1;
+pid {prefix / "nginx.pid"};
+error_log {prefix / "logs" / "error.log"} info;
+events {{
+    worker_connections 1024;
+}}
+http {{
+    include /etc/nginx/mime.types;
+    default_type application/octet-stream;
+    sendfile on;
+    access_log {prefix / "logs" / "access.log"};
+{temp}
+    include congopay.conf;
+}}
+"""
+        )
+        proc = subprocess.Popen(
+            [NGINX, "-p", str(prefix), "-c", str(prefix / "conf" / "nginx.conf"),
+             "-e", str(prefix / "logs" / "error.log")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        started.append(proc)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError(
+                        "nginx did not start:\n" + (prefix / "logs" / "error.log").read_text()
+                    ) from None
+                time.sleep(0.1)
+        return f"http://127.0.0.1:{port}"
+
+    yield start
+    for proc in started:
+        proc.terminate()
+        proc.wait(timeout=10)
