@@ -1,8 +1,10 @@
 """How /v1 is described in its OpenAPI document (/v1/openapi.json, read at /v1/docs).
 
 Every operation documents the errors it can answer, all in the one error envelope: 400, 401 and
-429 everywhere, 404 on a path naming an object, 409 and 413 on a POST, and 403 or 503 where an
-operation declares them (`errors(403, 503)`). Every POST documents its Idempotency-Key header."""
+429 everywhere, 404 on a path naming an object, 409 on a POST, and 403 where an operation
+declares it (`errors(403)`); and everywhere what the deployed nginx (deploy/nginx/) or the service
+answers before any view: 413, 414, 431, and 502, 503, 504 while the service is out of reach.
+Every POST documents its Idempotency-Key header."""
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
@@ -141,6 +143,29 @@ ERRORS = {
             )
         ],
     ),
+    414: (
+        "The request line (path and query) is longer than 4 KB (request_invalid): send long "
+        "values in the body.",
+        [
+            _error_example(
+                414,
+                "invalid_request_error",
+                "request_invalid",
+                "The request line is longer than 4 KB: send long values in the body.",
+            )
+        ],
+    ),
+    431: (
+        "A header line is longer than 4 KB (request_invalid).",
+        [
+            _error_example(
+                431,
+                "invalid_request_error",
+                "request_invalid",
+                "A header line is longer than 4 KB.",
+            )
+        ],
+    ),
     429: (
         "Too many requests (rate_limited): retry after the seconds of the Retry-After header.",
         [
@@ -174,6 +199,24 @@ ERRORS = {
         ],
     ),
 }
+
+
+# The service out of reach behind its proxy (502: not answering, 504: answering too late): as
+# 503, a retry with the same Idempotency-Key is safe.
+for _status in (502, 504):
+    ERRORS[_status] = (
+        "The service did not answer its proxy in time or at all (service_unavailable): retry "
+        "after the seconds of the Retry-After header, with the same Idempotency-Key.",
+        [
+            _error_example(
+                _status,
+                "api_error",
+                "service_unavailable",
+                "The service is briefly unavailable. Retry in a moment: a retry with the same "
+                "Idempotency-Key is always safe.",
+            )
+        ],
+    )
 
 
 def errors(*statuses: int) -> dict[int, OpenApiResponse]:
@@ -212,11 +255,13 @@ class ApiSchema(AutoSchema):
         return parameters
 
     def error_statuses(self) -> list[int]:
-        statuses = [400, 401, 429, 503]  # 503: the database briefly out of reach, on any of them
+        # 503: the database briefly out of reach, on any of them; 413, 414, 431, 502, 504: the
+        # deployed nginx's own answers (deploy/nginx/), on any of them.
+        statuses = [400, 401, 413, 414, 429, 431, 502, 503, 504]
         if "{" in self.path:
             statuses.append(404)
         if self.method == "POST":
-            statuses += [409, 413]
+            statuses.append(409)
         return statuses
 
     def _get_response_bodies(self, direction="response"):
