@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
 from checkout.models import CheckoutSession
+from payments.admin.actions import ActionsByPermission
 from payments.admin.addresses import PublicIdAdmin
 from payments.admin.columns import merchant_name
 from payments.models import Charge
@@ -37,7 +38,7 @@ class SessionChargeInline(admin.TabularInline):
 
 
 @admin.register(CheckoutSession)
-class CheckoutSessionAdmin(PublicIdAdmin, admin.ModelAdmin):
+class CheckoutSessionAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
     list_display = (
         "id",
         merchant_name,

@@ -150,6 +150,9 @@ class ApiKey(models.Model):
         verbose_name = _("API key")
         verbose_name_plural = _("API keys")
         ordering = ["-created_at"]
+        # A key moves the merchant's money: issuing one is a permission of its own, which
+        # neither seeing merchants nor changing them gives.
+        permissions = [("issue_apikey", "Can issue API keys")]
 
     def __str__(self) -> str:
         return self.prefix

@@ -1,10 +1,12 @@
-"""Staff views of events, their deliveries and every attempt; "Resend" makes a new delivery."""
+"""Staff views of events, their deliveries and every attempt; "Resend" makes a new delivery, so it
+needs webhooks.add_delivery."""
 
 from django.contrib import admin, messages
 from django.utils.html import format_html
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from payments.admin.actions import ActionsByPermission
 from payments.admin.addresses import PublicIdAdmin
 from payments.admin.columns import merchant_name
 from webhooks import selectors, services
@@ -41,7 +43,7 @@ class AttemptInline(ReadOnlyInline):
 
 
 @admin.register(Event)
-class EventAdmin(PublicIdAdmin, admin.ModelAdmin):
+class EventAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
     list_display = ("id", "type", merchant_name, "livemode", "delivery_status", "created_at")
     list_filter = ("type", "deliveries__status", "livemode")
     search_fields = ("=id",)
@@ -68,6 +70,9 @@ class EventAdmin(PublicIdAdmin, admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
+    def has_resend_permission(self, request):
+        return request.user.has_perm("webhooks.add_delivery")
+
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("deliveries")
 
@@ -76,7 +81,9 @@ class EventAdmin(PublicIdAdmin, admin.ModelAdmin):
         deliveries = list(obj.deliveries.all())
         return deliveries[0].get_status_display() if deliveries else _("not sent (no URL)")
 
-    @admin.action(description=_("Resend (new delivery to the current destination)"))
+    @admin.action(
+        description=_("Resend (new delivery to the current destination)"), permissions=["resend"]
+    )
     def resend(self, request, queryset):
         for event in queryset.select_related("merchant"):
             url = selectors.event_current_destination(event=event)
@@ -97,7 +104,7 @@ class EventAdmin(PublicIdAdmin, admin.ModelAdmin):
 
 
 @admin.register(Delivery)
-class DeliveryAdmin(admin.ModelAdmin):
+class DeliveryAdmin(ActionsByPermission, admin.ModelAdmin):
     list_display = ("id", "event", "url", "status", "attempts", "next_attempt_at", "created_at")
     list_filter = ("status", "event__livemode")
     search_fields = ("=event__id", "url")

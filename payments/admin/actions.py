@@ -1,10 +1,12 @@
-"""What the staff actions on charges, refunds and payouts share: asking the provider again, and
-the page on which staff confirm what an operator told them before it is recorded."""
+"""What the staff actions share: each declares the permission it needs, and one posted by a staff
+member who lacks it is refused with 403; asking the provider again; the page on which staff
+confirm what an operator told them before it is recorded."""
 
 from collections.abc import Callable, Iterable
 
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext
@@ -12,6 +14,21 @@ from django.utils.translation import gettext
 from payments.admin.display import status_word
 from payments.errors import ApiError
 from payments.money import format_amount
+
+
+class ActionsByPermission:
+    """A ModelAdmin mixin for pages whose actions change something. Each action declares the
+    permission it needs (`@admin.action(permissions=[...])` and the ModelAdmin's
+    `has_<name>_permission`), so Django offers it only to those who hold that permission; one
+    posted anyway (a form kept from before, a hand-made request) answers 403 and runs nothing,
+    instead of Django's "No action selected" and a redirect that would read as success."""
+
+    def changelist_view(self, request, extra_context=None):
+        if request.method == "POST":
+            offered = self.get_actions(request)
+            if any(name and name not in offered for name in request.POST.getlist("action")):
+                raise PermissionDenied
+        return super().changelist_view(request, extra_context)
 
 
 def ask_again(

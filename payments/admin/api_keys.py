@@ -5,6 +5,7 @@ from django.contrib import admin, messages
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from payments.admin.actions import ActionsByPermission
 from payments.admin.columns import merchant_name
 from payments.models import ApiKey
 from payments.services import accounts
@@ -23,7 +24,7 @@ class ApiKeyInline(admin.TabularInline):
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
+class ApiKeyAdmin(ActionsByPermission, admin.ModelAdmin):
     list_display = ("prefix", merchant_name, "mode", "created_at", "last_used_at", "revoked_at")
     list_filter = ("mode", ("revoked_at", admin.EmptyFieldListFilter))
     search_fields = ("prefix", "merchant__id", "merchant__name")
@@ -32,7 +33,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
     actions = ["revoke"]
 
     def has_add_permission(self, request):
-        return False  # keys are issued from the merchant page, where the plaintext is shown once
+        return False  # issued from the merchant page (payments.issue_apikey), shown there once
 
     def has_change_permission(self, request, obj=None):
         return False  # nothing of a key is edited; revoking is the action below

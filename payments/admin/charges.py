@@ -1,12 +1,12 @@
 """Staff views of charges: read-only, with their refunds inline and one action, asking the
-provider where pending charges stand."""
+provider where pending charges stand (which may settle them: it needs payments.change_charge)."""
 
 from django.contrib import admin, messages
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from payments import state
-from payments.admin.actions import ask_again
+from payments.admin.actions import ActionsByPermission, ask_again
 from payments.admin.addresses import PublicIdAdmin
 from payments.admin.columns import merchant_name
 from payments.admin.display import fieldset_fields, json_block, status_word
@@ -35,7 +35,7 @@ class LatePaymentFilter(admin.SimpleListFilter):
 
 
 @admin.register(Charge)
-class ChargeAdmin(PublicIdAdmin, admin.ModelAdmin):
+class ChargeAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
     """Charges are read, never edited: status changes only through the state machine, and the
     one thing staff may do is ask the provider where a pending charge stands."""
 
@@ -128,6 +128,9 @@ class ChargeAdmin(PublicIdAdmin, admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False  # money records are kept
 
+    def has_check_permission(self, request):
+        return request.user.has_perm("payments.change_charge")
+
     @admin.display(description=_("Amount"), ordering="amount")
     def money(self, obj):
         return format_amount(obj.amount, obj.currency)
@@ -143,7 +146,7 @@ class ChargeAdmin(PublicIdAdmin, admin.ModelAdmin):
             return "—"
         return json_block(obj.provider_raw)
 
-    @admin.action(description=_("Check status with the provider now"))
+    @admin.action(description=_("Check status with the provider now"), permissions=["check"])
     def check_status_now(self, request, queryset):
         selected = list(queryset.select_related(None).only("id", "status"))
         open_ids = [charge.id for charge in selected if charge.status not in state.CHARGE_FINAL]

@@ -9,6 +9,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from payments.admin.actions import ActionsByPermission
 from payments.admin.addresses import PublicIdAdmin
 from payments.admin.display import nowrap
 from payments.admin.merchants import MerchantFilter, MerchantRowsMixin
@@ -26,7 +27,9 @@ SOURCES = (
 
 
 @admin.register(LedgerEntry)
-class LedgerEntryAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.ModelAdmin):
+class LedgerEntryAdmin(
+    PublicIdAdmin, MerchantRowsMixin, ActionsByPermission, ReadOnlyMixin, admin.ModelAdmin
+):
     # The columns staff need first come first: the rest scroll on a narrow screen.
     list_display = (
         "id",

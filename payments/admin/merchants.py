@@ -1,7 +1,11 @@
 """Staff views of merchants: approval for live mode and the card rail, the support contact their
 customers see on the payment pages, their API keys (issued here, shown once), their webhook
 endpoints (URL per mode, secret rotation) and each mode's balance, with links to that mode's
-ledger rows and payouts."""
+ledger rows and payouts.
+
+Issuing a key needs payments.issue_apikey, which neither seeing nor changing merchants gives: a
+live key moves the merchant's money. Rotating a webhook secret needs the right to change webhook
+endpoints."""
 
 from datetime import UTC
 from urllib.parse import urlencode
@@ -15,6 +19,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from payments import selectors
+from payments.admin.actions import ActionsByPermission
 from payments.admin.addresses import PublicIdAdmin
 from payments.admin.api_keys import ApiKeyInline
 from payments.admin.columns import merchant_name
@@ -92,7 +97,7 @@ class WebhookEndpointInline(admin.TabularInline):
 
 
 @admin.register(Merchant)
-class MerchantAdmin(PublicIdAdmin, admin.ModelAdmin):
+class MerchantAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
     list_display = ("name", "id", "live_approved", "card_rail_enabled", "created_at")
     list_filter = ("live_approved", "card_rail_enabled")
     list_editable = ("live_approved", "card_rail_enabled")
@@ -127,6 +132,12 @@ class MerchantAdmin(PublicIdAdmin, admin.ModelAdmin):
         "rotate_test_webhook_secret",
         "rotate_live_webhook_secret",
     ]
+
+    def has_issue_key_permission(self, request):
+        return request.user.has_perm("payments.issue_apikey")
+
+    def has_rotate_secret_permission(self, request):
+        return request.user.has_perm("webhooks.change_webhookendpoint")
 
     @admin.display(description=_("Balance"))
     def balance(self, obj):
@@ -183,11 +194,11 @@ class MerchantAdmin(PublicIdAdmin, admin.ModelAdmin):
         add_never_cache_headers(response)
         return response
 
-    @admin.action(description=_("Issue a new test secret key"))
+    @admin.action(description=_("Issue a new test secret key"), permissions=["issue_key"])
     def issue_test_key(self, request, queryset):
         return self._issue(request, queryset, Mode.TEST)
 
-    @admin.action(description=_("Issue a new live secret key"))
+    @admin.action(description=_("Issue a new live secret key"), permissions=["issue_key"])
     def issue_live_key(self, request, queryset):
         return self._issue(request, queryset, Mode.LIVE)
 
@@ -207,10 +218,14 @@ class MerchantAdmin(PublicIdAdmin, admin.ModelAdmin):
             webhook_services.endpoint_rotate_secret(merchant=merchant, livemode=livemode)
             self.message_user(request, said % {"merchant": merchant.name}, messages.WARNING)
 
-    @admin.action(description=_("Rotate the test webhook signing secret"))
+    @admin.action(
+        description=_("Rotate the test webhook signing secret"), permissions=["rotate_secret"]
+    )
     def rotate_test_webhook_secret(self, request, queryset):
         self._rotate(request, queryset, livemode=False)
 
-    @admin.action(description=_("Rotate the live webhook signing secret"))
+    @admin.action(
+        description=_("Rotate the live webhook signing secret"), permissions=["rotate_secret"]
+    )
     def rotate_live_webhook_secret(self, request, queryset):
         self._rotate(request, queryset, livemode=True)

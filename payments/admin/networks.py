@@ -1,7 +1,8 @@
 """Staff views of the networks: close one in a mode (an operator's outage or maintenance; new
 charges and payouts on it are then refused with 503 network_unavailable and the hosted page no
 longer offers it) or reopen it, and see how each one does now (operational, degraded, closed,
-with its recent operator errors and timeouts). Changes go through services.networks."""
+with its recent operator errors and timeouts). Changes go through services.networks; closing and
+reopening both need payments.change_networkstate."""
 
 from django import forms
 from django.conf import settings
@@ -10,6 +11,7 @@ from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from payments import selectors
+from payments.admin.actions import ActionsByPermission
 from payments.admin.display import mode_name
 from payments.models import NetworkState
 from payments.services import networks
@@ -36,7 +38,7 @@ class NetworkStateForm(forms.ModelForm):
 
 
 @admin.register(NetworkState)
-class NetworkStateAdmin(admin.ModelAdmin):
+class NetworkStateAdmin(ActionsByPermission, admin.ModelAdmin):
     form = NetworkStateForm
     list_display = (
         "network",
@@ -113,7 +115,7 @@ class NetworkStateAdmin(admin.ModelAdmin):
                 messages.WARNING,
             )
 
-    @admin.action(description=_("Reopen the selected networks"))
+    @admin.action(description=_("Reopen the selected networks"), permissions=["change"])
     def reopen(self, request, queryset):
         for state in queryset.filter(closed=True):
             networks.network_set_closed(

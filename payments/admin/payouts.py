@@ -4,6 +4,7 @@ only) and "check status now", which asks the operator where pending payouts stan
 A payout its operator could not confirm before its automatic status checks ended waits for staff:
 they record what the operator confirmed ("paid" / "not paid") after a confirmation page, through
 services.payouts.payout_resolve, which settles it like any answer (its ledger row and event).
+Both may settle a payout: they need payments.change_payout.
 """
 
 from django.contrib import admin, messages
@@ -15,7 +16,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from payments import phones
-from payments.admin.actions import ask_again, confirmation_page
+from payments.admin.actions import ActionsByPermission, ask_again, confirmation_page
 from payments.admin.addresses import PublicIdAdmin
 from payments.admin.display import fieldset_fields, json_block, nowrap, status_word
 from payments.admin.merchants import MerchantFilter, MerchantRowsMixin
@@ -39,7 +40,9 @@ class WaitingForStaffFilter(admin.SimpleListFilter):
 
 
 @admin.register(Payout)
-class PayoutAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.ModelAdmin):
+class PayoutAdmin(
+    PublicIdAdmin, MerchantRowsMixin, ActionsByPermission, ReadOnlyMixin, admin.ModelAdmin
+):
     # The columns staff need first come first: the rest scroll on a narrow screen.
     list_display = (
         "id",
@@ -100,6 +103,8 @@ class PayoutAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.ModelAd
 
     def has_resolve_permission(self, request):
         return request.user.has_perm("payments.change_payout")
+
+    has_check_permission = has_resolve_permission
 
     def get_search_results(self, request, queryset, search_term):
         # A phone as staff read it from a customer or a statement (0812 345 678, 243812…).
@@ -174,7 +179,10 @@ class PayoutAdmin(PublicIdAdmin, MerchantRowsMixin, ReadOnlyMixin, admin.ModelAd
             return "-"
         return json_block(obj.provider_raw)
 
-    @admin.action(description=_("Check status now: ask the operator about the selected payouts"))
+    @admin.action(
+        description=_("Check status now: ask the operator about the selected payouts"),
+        permissions=["check"],
+    )
     def check_with_operator(self, request, queryset):
         sent = list(
             queryset.filter(status=PayoutStatus.PENDING, provider_requested_at__isnull=False)

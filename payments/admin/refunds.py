@@ -3,7 +3,8 @@
 Refunds are made through the API only (the money rules live in services.refunds.refund_create); staff
 may ask the provider where pending refunds stand and, for a refund the provider cannot be asked
 about (Airtel and M-Pesa publish no refund enquiry), record what the operator confirmed — after a
-confirmation page, through services.refunds.refund_resolve.
+confirmation page, through services.refunds.refund_resolve. Both may settle a refund: they need
+payments.change_refund.
 """
 
 from django.contrib import admin, messages
@@ -13,7 +14,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from payments.admin.actions import ask_again, confirmation_page
+from payments.admin.actions import ActionsByPermission, ask_again, confirmation_page
 from payments.admin.addresses import PublicIdAdmin
 from payments.admin.columns import merchant_name
 from payments.admin.display import json_block, status_word
@@ -43,7 +44,7 @@ class ReadOnlyMixin:
 
 
 @admin.register(Refund)
-class RefundAdmin(PublicIdAdmin, ReadOnlyMixin, admin.ModelAdmin):
+class RefundAdmin(PublicIdAdmin, ActionsByPermission, ReadOnlyMixin, admin.ModelAdmin):
     list_display = (
         "id",
         "charge_display",
@@ -84,6 +85,8 @@ class RefundAdmin(PublicIdAdmin, ReadOnlyMixin, admin.ModelAdmin):
     def has_resolve_permission(self, request):
         return request.user.has_perm("payments.change_refund")
 
+    has_check_permission = has_resolve_permission
+
     @admin.display(description=_("Charge"), ordering="charge")
     def charge_display(self, obj):
         return charge_link(obj)
@@ -105,7 +108,10 @@ class RefundAdmin(PublicIdAdmin, ReadOnlyMixin, admin.ModelAdmin):
     def provider_raw_display(self, obj):
         return json_block(obj.provider_raw)
 
-    @admin.action(description=_("Ask the provider where the selected pending refunds stand"))
+    @admin.action(
+        description=_("Ask the provider where the selected pending refunds stand"),
+        permissions=["check"],
+    )
     def check_with_provider(self, request, queryset):
         pending = list(queryset.filter(status=RefundStatus.PENDING).values_list("id", flat=True))
         ask_again(
