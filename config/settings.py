@@ -201,7 +201,11 @@ SECURE_HSTS_SECONDS = env.int(
 SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_SECONDS > 0
 if env.bool("TRUST_X_FORWARDED_PROTO", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+# While this file exists the node is draining: /readyz answers 503 so that the balancer stops
+# sending it requests (the deploy's stop step creates it, waits, then stops the server; its start
+# step removes it). Empty: never draining.
+DRAIN_FILE = env.str("DRAIN_FILE", default="")
 
 # Largest request body in bytes (413 request_too_large above it), on every path; Django's own
 # reading of form and raw bodies stops at the same size.

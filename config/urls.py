@@ -8,13 +8,14 @@ from payments.admin.login import admin_login
 from payments.admin.overview import overview
 from payments.api import errors as api_errors
 from payments.api.docs import ApiDocsView, ApiSchemaView
-from payments.views import healthz
+from payments.views import healthz, readyz
 
 urlpatterns = [
     path("admin/login/", admin_login, name="admin-login"),
     path("admin/overview/", admin.site.admin_view(overview), name="admin-overview"),
     path("admin/", admin.site.urls),
-    path("healthz", healthz, name="healthz"),
+    path("healthz", healthz, name="healthz"),  # liveness: for a process supervisor
+    path("readyz", readyz, name="readyz"),  # readiness: for a load balancer
     path("v1/openapi.json", ApiSchemaView.as_view(), name="openapi"),
     path("v1/docs", ApiDocsView.as_view(url_name="openapi"), name="api-docs"),
     path("v1/", include("payments.api.urls")),

@@ -1,4 +1,4 @@
-"""Settings defaults, health, OpenAPI, the admin."""
+"""Settings defaults, OpenAPI, the admin (health: test_liveness_readiness.py)."""
 
 import os
 import re
@@ -114,27 +114,6 @@ def test_production_requires_secret_key_and_is_hardened(tmp_path):
         "s.ALLOWED_HOSTS, s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SECURE_HSTS_SECONDS",
     )
     assert out == "['pay.example.cd'] True True 31536000"
-
-
-@pytest.mark.django_db
-def test_healthz_reports_database_and_broker():
-    response = APIClient().get("/healthz")
-    assert response.status_code == 200
-    assert response.json() == {"status": "ok", "checks": {"database": True, "broker": True}}
-
-
-@pytest.mark.django_db
-def test_healthz_is_503_when_the_broker_is_down(settings):
-    from config.celery import app
-
-    original = app.conf.broker_url
-    app.conf.broker_url = "redis://127.0.0.1:1/0"
-    try:
-        response = APIClient().get("/healthz")
-    finally:
-        app.conf.broker_url = original
-    assert response.status_code == 503
-    assert response.json()["checks"] == {"database": True, "broker": False}
 
 
 @pytest.mark.django_db
