@@ -445,6 +445,18 @@ PAYMENT_PROVIDERS = {
     },
     "live": {rail: path for rail, path in LIVE_PAYMENT_ADAPTERS.items() if _configured(path)},
 }
+# A rail offered live must also have the settings its adapter cannot run safely without (its
+# `start_settings`, e.g. Airtel's callback key): otherwise the service does not start at all.
+for _rail, _path in PAYMENT_PROVIDERS["live"].items():
+    _adapter = import_string(_path)
+    _unset = [name for name in getattr(_adapter, "start_settings", ()) if not globals()[name]]
+    if _unset:
+        raise ImproperlyConfigured(
+            f"{_rail} is configured for live mode ({', '.join(_adapter.required_settings)}) but "
+            f"{', '.join(_unset)} is not set: without it anyone could post {_adapter.label} "
+            "callbacks. Set it (README, Live providers), or unset the credentials to leave "
+            f"{_rail} off."
+        )
 
 # --- Networks: limits and availability -------------------------------------------------------
 # The amounts each network takes, per currency, in WHOLE units (operators take whole francs and

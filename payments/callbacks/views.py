@@ -10,9 +10,14 @@ test-mode and other-network charges are acknowledged and ignored. A callback abo
 refunds (Orange calls back for the cashin of a refund) queues the refund's status check. The
 operator's own id a callback states (Orange's `reference`) is kept on the live charge or refund
 while it has none; that is all a callback body ever writes.
-Duplicates of one callback within CHECK_WINDOW enqueue nothing more, and the task skips a charge
-that is final by the time it runs. If the broker cannot take the task, the callback is still
-acknowledged: the poller (beat `charges-poll-due`) checks the charge on its next round. A refused
+Callback-triggered status checks are bounded per charge (refund, payout): at most one per
+CHECK_INTERVAL seconds, claimed with the shared cache's atomic add (Redis SET NX with an expiry) by
+the first callback of the interval; every other callback in it, duplicate, replayed or forged,
+queues nothing, and with the cache out of reach no callback queues anything. A check is only ever
+queued for a pending live charge of that network, and the task skips a charge that is final by the
+time it runs. The poller (beat `charges-poll-due`) checks every pending charge anyway, so a
+callback that queues nothing loses nothing. If the broker cannot take the task, the callback is
+still acknowledged and the interval freed for a later callback. A refused
 callback gets the contract's error envelope (beside `"received": false`), never a 500: its body is
 read by the one safe JSON loader, and one over MAX_REQUEST_BODY is refused with 413 before it is
 read.
@@ -56,7 +61,7 @@ callbacks_throttled = throttles.per_address(
     "callbacks", "THROTTLE_CALLBACKS", rate_limited_response
 )
 
-CHECK_WINDOW = 10  # seconds in which more callbacks for one charge enqueue no further check
+CHECK_INTERVAL = 30  # seconds: at most one callback-triggered status check per charge in each
 
 
 def _answer() -> JsonResponse:
@@ -92,12 +97,28 @@ def _window_key(charge_id: str) -> str:
     return f"payments:callback-check:{charge_id}"
 
 
-def _first_in_window(charge_id: str) -> bool:
+def _claim_interval(ident: str, network: str) -> bool:
+    """Whether this callback claims the CHECK_INTERVAL of `ident` (atomically: of any number of
+    callbacks at once, one gets it) and may queue its status check."""
     try:
-        return bool(cache.add(_window_key(charge_id), 1, timeout=CHECK_WINDOW))
-    except Exception as exc:  # the cache is down (often with the broker): let this one through
-        logger.warning("callback de-duplication unavailable for %s: %s", charge_id, exc)
-        return True
+        claimed = bool(cache.add(_window_key(ident), 1, timeout=CHECK_INTERVAL))
+    except Exception as exc:  # the cache is down: no bound can be kept, so nothing is queued
+        logger.warning(
+            "%s callback for %s: status check not enqueued, the shared cache is unavailable (%s);"
+            " the poller will check it",
+            network,
+            ident,
+            exc,
+        )
+        return False
+    if not claimed:
+        logger.info(
+            "%s callback for %s: a status check was queued less than %ss ago",
+            network,
+            ident,
+            CHECK_INTERVAL,
+        )
+    return claimed
 
 
 def _publish(charge_id: str, network: str, task) -> None:
@@ -117,12 +138,11 @@ def _publish(charge_id: str, network: str, task) -> None:
 
 
 def _enqueue(what: str, ident: str, network: str, *, pending: bool, task) -> JsonResponse:
-    """Enqueue `task(ident)` once per CHECK_WINDOW if the charge or refund is waiting for it."""
+    """Enqueue `task(ident)` at most once per CHECK_INTERVAL if the charge or refund is waiting
+    for it."""
     if not pending:
         logger.info("%s callback for %s: no pending live %s, ignored", network, ident, what)
-    elif not _first_in_window(ident):
-        logger.info("%s callback for %s: a status check is already queued", network, ident)
-    else:
+    elif _claim_interval(ident, network):
         transaction.on_commit(lambda: _publish(ident, network, task))
     return _answer()
 

@@ -3,7 +3,10 @@
 - Token: OAuth2 client credentials, POST /auth/oauth2/token; `expires_in` arrives as a string. One
   token per process, renewed shortly before it expires (and at once after a 401).
 - Collection: POST /merchant/v1/payments/ with X-Country: CD and X-Currency; msisdn is the 9-digit
-  national number (no 243); transaction.id is our charge id; amount in whole units. The answer
+  national number (no 243); transaction.id is our charge id; `reference` is the charge id without
+  its underscore (`ch_Ab…` → `chAb…`, 26 letters and digits: Airtel's integrations ask for 4–64
+  alphanumeric characters, and our ids are otherwise letters and digits only, so
+  `charge_id_for_reference` gives the charge back); amount in whole units. The answer
   only says the prompt is on its way (DP00800001006): the result comes from the enquiry
   GET /standard/v1/payments/{id} (TS/TF/TA/TIP/TE), prompted by Airtel's callback or the poller.
 - Refund: POST /standard/v1/payments/refund with the airtel_money_id, full refunds only: the API
@@ -26,9 +29,22 @@
   DP00900001013). The DP009 meanings follow the response-code table reproduced in public
   clients (e.g. PyPI `airtelmoney-ug`).
 
+Callbacks are authenticated, always: live Airtel does not start without AIRTEL_CALLBACK_HASH_KEY
+(config/settings.py, `start_settings`), and a callback without a valid `hash` is refused (401),
+whatever the settings.
+Airtel's own documentation (Collection API, "Callback Authentication": "hash the callback request
+with the private key shown in application setting using HmacSHA256 algorithm, with output text
+format in Base64"; steps: enable callback authentication, then "Copy Private key") says the key is
+a private key of its own, shown in the application's settings once callback authentication is
+enabled: that is AIRTEL_CALLBACK_HASH_KEY. Some public clients key the hash with the application's
+client secret instead (airtelmoney-py, github.com/robin-001/airtelmoney-py,
+src/airtelmoney/resources/collection.py, `verify_callback_hash`): a hash made with
+AIRTEL_CLIENT_SECRET is accepted too, a secret only Airtel and we hold.
+
 Confirm with Airtel before going live: the v1 endpoints are still open to new merchants (v2 adds
 x-signature/x-key message signing), the callback hash (which bytes are hashed, and whether
-non-ASCII characters are escaped first; both are accepted), the response_code
+non-ASCII characters are escaped first; both are accepted; and which key: both are accepted), the
+collection `reference` rules (we send 26 letters and digits), the response_code
 table, whether USD is enabled on the merchant wallet, and whether refunds are idempotent. For
 payouts: that v1 disbursements are enabled for CD (v2 signs messages and encrypts the PIN with
 RSA-OAEP under a key fetched from /v1/rsa/encryption-keys), the PIN public key for CD, whether
@@ -43,6 +59,7 @@ import logging
 from django.conf import settings
 
 from payments import money
+from payments.ids import looks_like_id
 from payments.providers import http
 from payments.providers.base import (
     CallbackIncomplete,
@@ -175,7 +192,10 @@ class AirtelMoney(PaysOut):
         "AIRTEL_DISBURSEMENT_PUBLIC_KEY",
     )
     payout_call = "airtel disbursement"
-    callback_settings = ()  # the hash key is optional: without it any callback is taken
+    # Every callback needs a hash made with one of Airtel's keys (parse_callback): none is taken
+    # on its word. Live Airtel does not start without the callback key (config/settings.py).
+    callback_settings = ()
+    start_settings = ("AIRTEL_CALLBACK_HASH_KEY",)
     partial_refunds = False  # POST /standard/v1/payments/refund gives the whole payment back
 
     # --- plumbing ---------------------------------------------------------------------------
@@ -228,7 +248,7 @@ class AirtelMoney(PaysOut):
             ref=payment.charge_id,
             idempotent=False,
             json={
-                "reference": payment.charge_id,
+                "reference": collection_reference(payment.charge_id),
                 "subscriber": {"country": COUNTRY, "currency": payment.currency, "msisdn": msisdn},
                 "transaction": {
                     "amount": money.whole_units(payment.amount),
@@ -382,10 +402,12 @@ class AirtelMoney(PaysOut):
 
     # --- callbacks --------------------------------------------------------------------------
     def parse_callback(self, callback: ProviderCallback) -> CallbackNotice:
-        """`{"transaction": {"id": <our charge id>, …}, "hash": …}`; the hash is checked when
-        AIRTEL_CALLBACK_HASH_KEY is set."""
-        key = settings.AIRTEL_CALLBACK_HASH_KEY
-        if key and not callback_hash_valid(callback.raw_body, callback.body, key):
+        """`{"transaction": {"id": <our charge id>, …}, "hash": …}`: refused unless its hash is
+        made with AIRTEL_CALLBACK_HASH_KEY (or the client secret, see the module's docstring)."""
+        keys = [settings.AIRTEL_CALLBACK_HASH_KEY, settings.AIRTEL_CLIENT_SECRET]
+        if not callback_hash_valid(
+            callback.raw_body, callback.body, [key for key in keys if key], callback.headers
+        ):
             raise CallbackUnauthenticated(
                 "invalid_hash", "The callback's hash is missing or wrong."
             )
@@ -395,6 +417,20 @@ class AirtelMoney(PaysOut):
         if not charge_id:
             raise CallbackIncomplete("transaction[id]")
         return CallbackNotice(charge_id=charge_id)
+
+
+def collection_reference(charge_id: str) -> str:
+    """`reference` of a collection: our charge id without its underscore (`ch_Ab12…` →
+    `chAb12…`), 26 letters and digits, which Airtel's integrations require (4–64 alphanumerics)."""
+    return charge_id.replace("_", "")
+
+
+def charge_id_for_reference(reference: str) -> str:
+    """The charge a collection `reference` names (the inverse of collection_reference), or "" when
+    it is not one of ours. Our ids are a lowercase prefix, `_` and 24 letters and digits, so the
+    underscore goes back before the last 24 characters."""
+    charge_id = f"{reference[:-24]}_{reference[-24:]}"
+    return charge_id if looks_like_id(charge_id) and charge_id.startswith("ch_") else ""
 
 
 def disbursement_reference(payout_id: str) -> str:
@@ -437,23 +473,24 @@ def outcome_for_disbursement(response, enquiry: bool = False) -> ProviderOutcome
     return table_outcome(mapped, reference=reference, raw=raw)
 
 
-def callback_hash_valid(raw_body: bytes, body: dict, key: str) -> bool:
-    """Airtel's optional callback authentication: base64(HMAC-SHA256(key, message)) sent as `hash`
-    beside `transaction`. Which bytes are hashed is not settled by the public documentation, so
-    the readings seen in integrations are accepted: the compact JSON of the `transaction` object
-    (keys in the order received), the same of the body without its `hash` member, and the raw
-    body. Each compact JSON is read twice: with non-ASCII characters as they are (UTF-8) and with
-    them escaped (`\u00e9`), which is what public SDKs compute — Python's json.dumps default, as
-    in airtelmoney-py's `verify_callback_hash` — so a message holding accents ("Paiement réussi")
-    verifies either way. A callback only ever triggers an enquiry, so a lenient reading cannot
-    credit a payment."""
+def callback_hash_valid(raw_body: bytes, body: dict, keys: list[str], headers=None) -> bool:
+    """Airtel's callback authentication: base64(HMAC-SHA256(key, message)), sent as `hash` beside
+    `transaction` (as integrations read it) or as a `hash` header (as a copy of Airtel's Chad
+    documentation reads it), with one of `keys`. Which bytes are hashed is not settled by the
+    public documentation, so the readings seen in integrations are accepted: the compact JSON of
+    the `transaction` object (keys in the order received), the same of the body without its
+    `hash` member, and the raw body. Each compact JSON is read twice: with non-ASCII characters as
+    they are (UTF-8) and with them escaped (`\u00e9`), which is what public SDKs compute —
+    Python's json.dumps default, as in airtelmoney-py's `verify_callback_hash` — so a message
+    holding accents ("Paiement réussi") verifies either way. Every reading needs one of the keys,
+    and a callback only ever triggers an enquiry, so a lenient reading cannot credit a payment."""
     import base64
     import hashlib
     import hmac
     import json
 
-    received = body.get("hash")
-    if not isinstance(received, str) or not received:
+    received = body.get("hash") or (headers or {}).get("hash")
+    if not isinstance(received, str) or not received or not keys:
         return False
     signed_parts = (body.get("transaction"), {k: v for k, v in body.items() if k != "hash"})
     candidates = [
@@ -462,8 +499,9 @@ def callback_hash_valid(raw_body: bytes, body: dict, key: str) -> bool:
         for ascii_only in (False, True)
     ]
     candidates.append(raw_body.decode("utf-8", "replace"))
-    for message in candidates:
-        digest = hmac.new(key.encode(), message.encode("utf-8"), hashlib.sha256).digest()
-        if hmac.compare_digest(base64.b64encode(digest).decode(), received):
-            return True
+    for key in keys:
+        for message in candidates:
+            digest = hmac.new(key.encode(), message.encode("utf-8"), hashlib.sha256).digest()
+            if hmac.compare_digest(base64.b64encode(digest).decode(), received):
+                return True
     return False

@@ -1,6 +1,11 @@
 """A faithful local Airtel Money Open API : collections, refunds and
 disbursements (payouts).
 
+Collections: a `reference` that is not 4–64 alphanumeric characters is refused (400) and recorded
+as a violation, as Airtel's integrations report it. Callbacks carry the `hash` of Airtel's
+callback authentication, made with the private key shown in the application's settings
+(`callback_hash_key`); `callback_body(..., hash_key="")` leaves it out, as a forger would.
+
 Disbursements: it holds the RSA private key of the public key Airtel publishes for PIN encryption
 and decrypts every `pin` (PKCS#1 v1.5): one that is not the disbursement wallet's PIN is refused
 the way Airtel does it (HTTP 200, `success` false, DP00900001013) and recorded as a violation. A
@@ -53,7 +58,7 @@ class FakeAirtel(FakeProvider):
         self.refunds: list[dict] = []
         # The app settings: where Airtel POSTs its callbacks, and the private key of their hash.
         self.callback_url = ""
-        self.callback_hash_key = ""
+        self.callback_hash_key = "airtel-callback-private-key"
         self.route("POST", "/auth/oauth2/token", self.token)
         self.route("POST", "/merchant/v1/payments/", self.pay)
         self.route("GET", r"/standard/v1/payments/(?P<txn>[^/]+)", self.enquiry)
@@ -138,6 +143,9 @@ class FakeAirtel(FakeProvider):
                 return self.refuse(400, "amount must be a whole number")
             if txn["amount"] <= 0 or not txn["id"] or not body.get("reference"):
                 return self.refuse(400, "amount, id and reference are required")
+            reference = body["reference"]
+            if not isinstance(reference, str) or not REFERENCE.match(reference):
+                return self.refuse(400, f"reference {reference!r}: 4-64 alphanumerics")
         except (KeyError, TypeError):
             return self.refuse(400, "body shape")
         with self.lock:
@@ -149,6 +157,7 @@ class FakeAirtel(FakeProvider):
                 )
             code = self.immediate.get(subscriber["msisdn"])
             self.transactions[txn["id"]] = {
+                "reference": body["reference"],
                 "msisdn": subscriber["msisdn"],
                 "amount": txn["amount"],
                 "currency": currency,
@@ -252,13 +261,16 @@ class FakeAirtel(FakeProvider):
             return None
         return requests.post(
             self.callback_url,
-            data=self.callback_body(txn, status_code, hash_key=self.callback_hash_key),
+            data=self.callback_body(txn, status_code),
             headers={"Content-Type": "application/json"},
             timeout=10,
         )
 
-    def callback_body(self, txn: str, status_code: str = "TS", hash_key: str = "") -> bytes:
-        """What Airtel POSTs to the callback URL (optionally with its HMAC `hash`)."""
+    def callback_body(
+        self, txn: str, status_code: str = "TS", hash_key: str | None = None
+    ) -> bytes:
+        """What Airtel POSTs to the callback URL, with the HMAC `hash` of `hash_key` (by default
+        the app settings' private key; "" for none)."""
         record = self.transactions[txn]
         transaction = {
             "id": txn,
@@ -267,12 +279,17 @@ class FakeAirtel(FakeProvider):
             "status_code": status_code,
             "airtel_money_id": record["airtel_money_id"],
         }
+        return self.signed(transaction, hash_key)
+
+    def signed(self, transaction: dict, hash_key: str | None = None) -> bytes:
+        """A callback body about `transaction` (any ids, known to Airtel or not), hashed as the
+        public SDKs compute it: compact JSON, non-ASCII escaped (json.dumps default)."""
+        key = self.callback_hash_key if hash_key is None else hash_key
         body: dict = {"transaction": transaction}
-        if hash_key:
-            # As the public SDKs compute it: compact JSON, non-ASCII escaped (json.dumps default).
+        if key:
             message = json.dumps(transaction, separators=(",", ":")).encode()
             body["hash"] = base64.b64encode(
-                hmac.new(hash_key.encode(), message, hashlib.sha256).digest()
+                hmac.new(key.encode(), message, hashlib.sha256).digest()
             ).decode()
         return json.dumps(body).encode()
 

@@ -61,7 +61,7 @@ def airtel(settings, live_merchant):
     settings.AIRTEL_BASE_URL = fake.url
     settings.AIRTEL_CLIENT_ID = fake.client_id
     settings.AIRTEL_CLIENT_SECRET = fake.client_secret
-    settings.AIRTEL_CALLBACK_HASH_KEY = ""
+    settings.AIRTEL_CALLBACK_HASH_KEY = fake.callback_hash_key
     yield fake
     _finish(fake)
 

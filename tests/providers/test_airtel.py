@@ -16,14 +16,26 @@ CHARGE = {"amount": 250000, "currency": "CDF", "phone": "+243971234567", "networ
 CALLBACK = "/providers/airtel_money/callback"
 
 
+def assert_refused(response, status: int, type_: str, code: str) -> None:
+    """A refused callback: the contract's error envelope beside `"received": false`."""
+    assert response.status_code == status, response.content
+    assert response["Content-Type"].startswith("application/json")
+    body = response.json()
+    assert set(body) == {"received", "error"} and body["received"] is False
+    assert (body["error"]["type"], body["error"]["code"]) == (type_, code)
+    assert body["error"]["message"] and body["error"]["request_id"] == response["Request-Id"]
+
+
 def test_prompt_callback_enquiry_and_full_refund(
     airtel, live_api, client, settings, eager_tasks, django_capture_on_commit_callbacks
 ):
-    settings.AIRTEL_CALLBACK_HASH_KEY = "airtel-callback-private-key"
     charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)
     sent = airtel.transactions[charge.id]
     assert sent["msisdn"] == "971234567" and sent["amount"] == 2500 and sent["currency"] == "CDF"
+    # The collection reference: the charge id without its underscore, which maps back to it.
+    assert sent["reference"] == charge.id.replace("_", "") and sent["reference"].isalnum()
+    assert airtel_module.charge_id_for_reference(sent["reference"]) == charge.id
     charge.refresh_from_db()
     assert charge.status == "pending" and charge.provider == "airtel_money"
     assert charge.provider_raw[-1]["status"]["response_code"] == "DP00800001006"
@@ -32,7 +44,7 @@ def test_prompt_callback_enquiry_and_full_refund(
     charge.refresh_from_db()
     assert charge.status == "pending"
 
-    body = airtel.callback_body(charge.id, "TS", hash_key=settings.AIRTEL_CALLBACK_HASH_KEY)
+    body = airtel.callback_body(charge.id, "TS")  # hashed with the app settings' private key
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(CALLBACK, body, content_type="application/json")
         assert response.status_code == 200 and response.json() == {"received": True}
@@ -67,23 +79,54 @@ def test_callback_body_alone_never_settles_the_charge(
     assert airtel.enquiries(charge.id) == 1
 
 
-def test_callback_with_a_wrong_hash_is_refused_and_asks_nothing(
+def test_forged_callbacks_are_refused_and_change_and_queue_nothing(
+    airtel, live_api, client, settings, caplog, django_capture_on_commit_callbacks
+):
+    """A callback that is not Airtel's — no hash, a hash made with another key, a hash over
+    another body — is refused in the API's envelope (401): nothing is written, no status check
+    is queued, Airtel is not asked, and the charge's check interval is left unclaimed."""
+    from django.core.cache import cache
+
+    from payments.callbacks import views
+
+    charge = charge_via_api(live_api, **CHARGE)
+    charges.charge_request_payment(charge_id=charge.id)
+    before = Charge.objects.filter(pk=charge.id).values().get()
+    signed = json.loads(airtel.callback_body(charge.id, "TS"))
+    tampered = {**signed, "transaction": {**signed["transaction"], "status_code": "TF"}}
+    with django_capture_on_commit_callbacks() as queued:
+        for body in (
+            airtel.callback_body(charge.id, "TS", hash_key=""),  # no hash at all
+            airtel.callback_body(charge.id, "TS", hash_key="another-key"),
+            json.dumps(tampered).encode(),  # Airtel's hash, another body
+            json.dumps({**signed, "hash": ""}).encode(),
+        ):
+            response = client.post(CALLBACK, body, content_type="application/json")
+            assert_refused(response, 401, "authentication_error", "invalid_hash")
+    assert queued == []
+    assert not any(r.path.startswith("/standard/") for r in airtel.log)
+    assert Charge.objects.filter(pk=charge.id).values().get() == before
+    assert cache.get(views._window_key(charge.id)) is None
+    assert "callback refused" in caplog.text
+
+
+def test_without_the_callback_key_airtel_callbacks_are_still_refused(
     airtel, live_api, client, settings, django_capture_on_commit_callbacks
 ):
-    settings.AIRTEL_CALLBACK_HASH_KEY = "airtel-callback-private-key"
+    """Were the key ever missing (live Airtel does not start without it), a callback is not taken
+    on its word: without a hash made with one of Airtel's keys it is refused (401) and queues
+    nothing."""
+    settings.AIRTEL_CALLBACK_HASH_KEY = ""
     charge = charge_via_api(live_api, **CHARGE)
     charges.charge_request_payment(charge_id=charge.id)
     with django_capture_on_commit_callbacks() as queued:
-        for body in (
-            airtel.callback_body(charge.id, "TS", hash_key="another-key"),
-            airtel.callback_body(charge.id, "TS"),  # no hash at all
-        ):
+        for key in ("", airtel.callback_hash_key):
+            body = airtel.callback_body(charge.id, "TS", hash_key=key)
             response = client.post(CALLBACK, body, content_type="application/json")
-            assert response.status_code == 401
+            assert_refused(response, 401, "authentication_error", "invalid_hash")
     assert queued == []
     assert not any(r.path.startswith("/standard/") for r in airtel.log)
-    charge.refresh_from_db()
-    assert charge.status == "pending"
+    assert Charge.objects.get(pk=charge.id).status == "pending"
 
 
 def test_callback_for_an_unknown_or_test_charge_is_acknowledged_and_ignored(
@@ -92,7 +135,7 @@ def test_callback_for_an_unknown_or_test_charge_is_acknowledged_and_ignored(
     test_charge = api.post("/v1/charges", CHARGE, format="json").json()["id"]
     with django_capture_on_commit_callbacks() as queued:
         for charge_id in (test_charge, "ch_unknown"):
-            body = json.dumps({"transaction": {"id": charge_id, "status_code": "TS"}})
+            body = airtel.signed({"id": charge_id, "status_code": "TS"})
             response = client.post(CALLBACK, body, content_type="application/json")
             assert response.status_code == 200 and response.json() == {"received": True}
         response = client.post(CALLBACK, "not json", content_type="application/json")
@@ -181,7 +224,7 @@ def test_enquiry_mapping_table():
 
 
 def test_callback_hash_readings():
-    key = "k"
+    keys = ["k"]
     body = {"transaction": {"id": "ch_1", "status_code": "TS"}}
     import base64
     import hashlib
@@ -191,9 +234,13 @@ def test_callback_hash_readings():
         return base64.b64encode(hmac.new(b"k", message.encode(), hashlib.sha256).digest()).decode()
 
     compact = json.dumps(body["transaction"], separators=(",", ":"))
-    assert airtel_module.callback_hash_valid(b"", {**body, "hash": mac(compact)}, key)
-    assert not airtel_module.callback_hash_valid(b"", {**body, "hash": mac(compact + " ")}, key)
-    assert not airtel_module.callback_hash_valid(b"", body, key)
+    assert airtel_module.callback_hash_valid(b"", {**body, "hash": mac(compact)}, keys)
+    assert not airtel_module.callback_hash_valid(b"", {**body, "hash": mac(compact + " ")}, keys)
+    assert not airtel_module.callback_hash_valid(b"", body, keys)
+    assert not airtel_module.callback_hash_valid(b"", {**body, "hash": mac(compact)}, [])
+    # The hash as a header (a copy of Airtel's Chad documentation reads it so), over the raw body.
+    raw = json.dumps(body).encode()
+    assert airtel_module.callback_hash_valid(raw, body, keys, {"hash": mac(raw.decode())})
 
 
 # Test vector of a callback whose message holds accents. The hash was computed the way the public
@@ -213,11 +260,11 @@ SDK_CALLBACK_HASH = "4sMiMzLJp/USJmNwXi/qVsjZ/WNOQ3+wDUxm/qrogls="
 def test_a_callback_hash_over_escaped_accents_is_accepted():
     body = {"transaction": SDK_CALLBACK_TRANSACTION, "hash": SDK_CALLBACK_HASH}
     for raw in (json.dumps(body).encode(), json.dumps(body, ensure_ascii=False).encode()):
-        assert airtel_module.callback_hash_valid(raw, json.loads(raw), SDK_CALLBACK_KEY)
-    assert not airtel_module.callback_hash_valid(b"", body, "another-key")
+        assert airtel_module.callback_hash_valid(raw, json.loads(raw), [SDK_CALLBACK_KEY])
+    assert not airtel_module.callback_hash_valid(b"", body, ["another-key"])
     tampered = {**SDK_CALLBACK_TRANSACTION, "message": "Paiement reussi a Kinshasa"}
     assert not airtel_module.callback_hash_valid(
-        b"", {"transaction": tampered, "hash": SDK_CALLBACK_HASH}, SDK_CALLBACK_KEY
+        b"", {"transaction": tampered, "hash": SDK_CALLBACK_HASH}, [SDK_CALLBACK_KEY]
     )
 
 
@@ -281,7 +328,7 @@ def test_the_fake_holds_requests_to_airtel_rules(airtel):
     ).json()["access_token"]  # fmt: skip
     good = {"Authorization": f"Bearer {token}", "X-Country": "CD", "X-Currency": "CDF"}
     body = {
-        "reference": "Commande 1",
+        "reference": "Commande1",
         "subscriber": {"country": "CD", "currency": "CDF", "msisdn": "971234567"},
         "transaction": {"amount": 2500, "country": "CD", "currency": "CDF", "id": "ch_1"},
     }
@@ -297,9 +344,13 @@ def test_the_fake_holds_requests_to_airtel_rules(airtel):
     assert pay(good, with_243) == 400
     cents = {**body, "transaction": {**body["transaction"], "amount": 25.5}}
     assert pay(good, cents) == 400
+    for reference in ("ch_1234", "Commande 1", "ch1", "c" * 65):
+        assert pay(good, {**body, "reference": reference}) == 400
     assert pay(good, body) == 200 and airtel.violations == [
         "no Bearer token", "X-Country must be CD", "X-Currency must be CDF or USD",
         "msisdn '243971234567': 9 digits, no 243", "amount must be a whole number",
+        "reference 'ch_1234': 4-64 alphanumerics", "reference 'Commande 1': 4-64 alphanumerics",
+        "reference 'ch1': 4-64 alphanumerics", f"reference '{'c' * 65}': 4-64 alphanumerics",
     ]  # fmt: skip
     airtel.violations.clear()
     assert pay(good, body) == 400 and airtel.violations == ["duplicate transaction id"]
@@ -316,3 +367,68 @@ def test_the_fake_holds_requests_to_airtel_rules(airtel):
     assert refund() == 200 and refund() == 400
     assert airtel.violations == ["refund of an already refunded transaction"]
     airtel.violations.clear()
+
+
+# Test vector of a callback hashed with the application's client secret, as airtelmoney-py keys it
+# (github.com/robin-001/airtelmoney-py, src/airtelmoney/resources/collection.py,
+# CollectionAPI.verify_callback_hash: "HMAC-SHA256 of the transaction object (compact JSON) using
+# your client secret, base64 encoded"). The client secret is the example Airtel's own
+# documentation gives for /auth/oauth2/token; the hash was computed with that algorithm.
+CLIENT_SECRET_VECTOR_KEY = "ab672211-4197-4c11-ba79-b29ce2034ca2"
+CLIENT_SECRET_VECTOR_TRANSACTION = {
+    "id": "ch_4pQ7vXw2LmN9sK3jR8tY6uZa",
+    "message": "Paiement réussi",
+    "status_code": "TS",
+    "airtel_money_id": "MP210603.1234.L06941",
+}
+CLIENT_SECRET_VECTOR_HASH = "lnY1EhMD2ON3h52GycRJSAadoZeTqICW+n+x+tVlZrc="
+
+
+def test_a_callback_hashed_with_the_client_secret_is_accepted(settings):
+    """Airtel's documentation has the callback hash keyed with a private key of its own, shown in
+    the application's settings (AIRTEL_CALLBACK_HASH_KEY); airtelmoney-py keys it with the client
+    secret. Both are secrets only Airtel and we hold, so both are accepted; no other key is.
+    Vector: robin-001/airtelmoney-py, src/airtelmoney/resources/collection.py
+    (verify_callback_hash)."""
+    from payments.providers.base import CallbackUnauthenticated, ProviderCallback
+
+    body = {"transaction": CLIENT_SECRET_VECTOR_TRANSACTION, "hash": CLIENT_SECRET_VECTOR_HASH}
+    raw = json.dumps(body).encode()
+
+    def parse():
+        callback = ProviderCallback(body=json.loads(raw), raw_body=raw, query={}, headers={})
+        return AirtelMoney().parse_callback(callback)
+
+    settings.AIRTEL_CALLBACK_HASH_KEY = "the-private-key-of-the-app-settings"
+    settings.AIRTEL_CLIENT_SECRET = CLIENT_SECRET_VECTOR_KEY
+    assert parse().charge_id == CLIENT_SECRET_VECTOR_TRANSACTION["id"]
+    settings.AIRTEL_CLIENT_SECRET = "another-client-secret"
+    with pytest.raises(CallbackUnauthenticated):
+        parse()
+    settings.AIRTEL_CALLBACK_HASH_KEY = CLIENT_SECRET_VECTOR_KEY  # the private key, the same way
+    assert parse().charge_id == CLIENT_SECRET_VECTOR_TRANSACTION["id"]
+
+
+def test_a_live_callback_hashed_with_the_client_secret_queues_the_check(
+    airtel, live_api, client, eager_tasks, django_capture_on_commit_callbacks
+):
+    airtel.enquiries_before_answer = 0
+    charge = charge_via_api(live_api, **CHARGE)
+    charges.charge_request_payment(charge_id=charge.id)
+    body = airtel.callback_body(charge.id, "TS", hash_key=airtel.client_secret)
+    with django_capture_on_commit_callbacks(execute=True) as queued:
+        response = client.post(CALLBACK, body, content_type="application/json")
+    assert response.status_code == 200 and len(queued) == 1
+    assert Charge.objects.get(pk=charge.id).status == "succeeded"
+
+
+def test_collection_references_map_back_to_their_charge():
+    from payments.ids import charge_id
+
+    for _ in range(50):
+        ident = charge_id()
+        reference = airtel_module.collection_reference(ident)
+        assert reference.isalnum() and 4 <= len(reference) <= 64
+        assert airtel_module.charge_id_for_reference(reference) == ident
+    for reference in ("", "ch", "chABC", "re" + "A" * 24, "ch_" + "A" * 24, "ch" + "A" * 25):
+        assert airtel_module.charge_id_for_reference(reference) == ""

@@ -15,15 +15,14 @@ CALLBACK = "/providers/airtel_money/callback"
 def test_airtel_callback_settles_the_charge_through_the_worker(
     airtel, live_api, live_server, settings, celery_worker_process
 ):
-    settings.AIRTEL_CALLBACK_HASH_KEY = "airtel-callback-private-key"
     airtel.callback_url = f"{live_server.url}{CALLBACK}"  # Airtel's app settings
-    airtel.callback_hash_key = settings.AIRTEL_CALLBACK_HASH_KEY
     airtel.enquiries_before_answer = 99  # TIP until the customer answers
     # No beat: after the first scheduled enquiry, only the callback can trigger another one.
     celery_worker_process(
         AIRTEL_BASE_URL=airtel.url,
         AIRTEL_CLIENT_ID=airtel.client_id,
         AIRTEL_CLIENT_SECRET=airtel.client_secret,
+        AIRTEL_CALLBACK_HASH_KEY=airtel.callback_hash_key,
         PROVIDER_HTTP_TIMEOUT=5,
         PROVIDER_HTTP_RETRIES=1,
         PUBLIC_BASE_URL=live_server.url,

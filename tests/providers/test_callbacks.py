@@ -7,13 +7,15 @@ from datetime import timedelta
 
 import pytest
 import time_machine
+from django.core.cache import cache
 from django.utils import timezone
 
 from payments import tasks
+from payments.callbacks import views
 from payments.models import Charge
 from payments.services import charges
 from tests.factories import charge_via_api, prompt_sent
-from tests.helpers import assert_error, broker_down
+from tests.helpers import assert_error, broker_down, wait_for
 
 pytestmark = pytest.mark.django_db
 
@@ -69,8 +71,8 @@ def test_callbacks_for_charges_not_waiting_for_one_queue_nothing(
 
     with django_capture_on_commit_callbacks() as queued:
         assert post_airtel(client, airtel, settled.id).status_code == 200  # final already
-        body = {"transaction": {"id": orange_charge.id, "status_code": "TS"}}
-        response = client.post(AIRTEL_CALLBACK, json.dumps(body), content_type="application/json")
+        body = airtel.signed({"id": orange_charge.id, "status_code": "TS"})
+        response = client.post(AIRTEL_CALLBACK, body, content_type="application/json")
         assert response.status_code == 200  # another network's charge
         body = {"transactionId": airtel_pending.id, "status": "SUCCESS", "reference": "MP1"}
         response = client.post(
@@ -87,13 +89,15 @@ def test_callbacks_for_charges_not_waiting_for_one_queue_nothing(
 def test_with_redis_down_the_callback_is_acknowledged_and_the_poller_settles_it(
     airtel, live_api, client, caplog, eager_tasks, django_capture_on_commit_callbacks
 ):
+    """With the shared cache out of reach the bound on callback-triggered checks cannot be kept:
+    the callback is acknowledged and queues nothing, and the poller settles the charge."""
     airtel.enquiries_before_answer = 0
     charge = prompt_sent(charge_via_api(live_api, **AIRTEL))
     with caplog.at_level(logging.INFO, logger="payments.callbacks"), broker_down():
         with django_capture_on_commit_callbacks(execute=True) as queued:
             response = post_airtel(client, airtel, charge.id)
     assert response.status_code == 200 and response.json() == {"received": True}
-    assert len(queued) == 1  # the publish was tried, after commit, and failed
+    assert queued == []
     assert "status check not enqueued" in caplog.text and "the poller" in caplog.text
     assert airtel.enquiries(charge.id) == 0
     assert Charge.objects.get(pk=charge.id).status == "pending"
@@ -154,3 +158,47 @@ def test_a_name_no_operator_calls_back_at_answers_404_in_the_envelope(client, na
     only the networks whose adapters read callbacks are served."""
     response = client.post(f"/providers/{name}/callback", "{}", content_type="application/json")
     assert_error(response, 404, "invalid_request_error", "resource_missing")
+
+
+def test_callback_triggered_status_checks_are_bounded_per_charge(
+    airtel, live_api, client, monkeypatch, eager_tasks, django_capture_on_commit_callbacks
+):
+    """At most one callback-triggered status check per charge in each CHECK_INTERVAL, however many
+    callbacks come (here 20 correctly hashed ones, as a replay of a captured callback would be):
+    the first claims the interval in the shared cache, the other 19 queue nothing. Once the
+    interval has passed, the next 20 queue one more."""
+    monkeypatch.setattr(views, "CHECK_INTERVAL", 1)
+    airtel.enquiries_before_answer = 99  # the customer has not answered yet
+    charge = prompt_sent(charge_via_api(live_api, **AIRTEL))
+    body = airtel.callback_body(charge.id, "TS")
+    for round_ in (1, 2):
+        with django_capture_on_commit_callbacks(execute=True) as queued:
+            for _ in range(20):
+                response = client.post(AIRTEL_CALLBACK, body, content_type="application/json")
+                assert response.status_code == 200 and response.json() == {"received": True}
+        assert len(queued) == 1 and airtel.enquiries(charge.id) == round_
+        wait_for(lambda: cache.get(views._window_key(charge.id)) is None, timeout=10)
+    assert Charge.objects.get(pk=charge.id).status == "pending"
+
+
+def test_the_interval_is_claimed_atomically_by_one_of_many_callbacks_at_once():
+    """Twenty callbacks at the same instant, each in its own thread on its own connection to
+    Redis: exactly one claims the interval."""
+    import threading
+
+    ident = "ch_" + "A" * 24
+    cache.delete(views._window_key(ident))
+    start = threading.Barrier(20)
+    claims = []
+
+    def claim():
+        start.wait()
+        claims.append(views._claim_interval(ident, "AIRTEL_MONEY"))
+
+    threads = [threading.Thread(target=claim) for _ in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(claims) == [False] * 19 + [True]
+    cache.delete(views._window_key(ident))
