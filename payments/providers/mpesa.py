@@ -21,7 +21,10 @@
   not active") was followed.
 - Payment: POST {prefix}/c2bPayment/singleStage/ — synchronous: the call blocks while the customer
   enters the PIN, so it gets MPESA_TIMEOUT seconds; no answer in time is "unknown" → pending, and
-  the poller asks queryTransactionStatus. input_ThirdPartyConversationID is our charge id.
+  the poller asks queryTransactionStatus. input_ThirdPartyConversationID is our charge id. The
+  query answers the M-Pesa transaction id (the operator reference a reversal needs) as
+  output_OriginalTransactionID, as the portal's Query Transaction Status API documents it; a
+  charge it settles without one is logged as a warning (the admin lists such charges).
 - Refund: PUT {prefix}/reversal/ with the M-Pesa transaction id and the amount.
 - Payout: POST {prefix}/b2cPayment/ (B2C) from the B2C shortcode (MPESA_B2C_SERVICE_PROVIDER_CODE),
   in the same session; input_ThirdPartyConversationID is our payout id. It answers at once (no
@@ -158,6 +161,19 @@ def outcome_for_code(
 def msisdn(phone: str) -> str:
     """+243812345678 → 243812345678."""
     return phone.lstrip("+")
+
+
+def query_transaction_id(body: dict) -> str:
+    """The M-Pesa transaction id a queryTransactionStatus answer states. The portal's Query
+    Transaction Status API answers it as `output_OriginalTransactionID` ("The Transaction ID to
+    identify the original transaction on the Mobile Money platform", sample `4C123GE3`, beside
+    `output_Reversed`); `output_TransactionID`, which the C2B and B2C calls answer, is read when
+    that is missing."""
+    for field in ("output_OriginalTransactionID", "output_TransactionID"):
+        value = body.get(field)
+        if isinstance(value, str | int) and not isinstance(value, bool) and str(value).strip():
+            return str(value).strip()[:100]
+    return ""
 
 
 def transaction_reference(charge_id: str) -> str:
@@ -311,10 +327,18 @@ class VodacomMpesa(PaysOut):
         raw = http.redact(body)
         code = str(body.get("output_ResponseCode", ""))
         state = str(body.get("output_ResponseTransactionStatus", "")).strip().lower()
-        transaction_id = str(body.get("output_TransactionID") or "")
+        transaction_id = query_transaction_id(body)
         logger.info("mpesa query for %s: %s %s", reference, code, state or "-")
         entry = statuses.get(state) if code == "INS-0" else None
-        return table_outcome(entry, reference=transaction_id, raw=raw)
+        outcome = table_outcome(entry, reference=transaction_id, raw=raw)
+        if outcome.status == "succeeded" and not transaction_id:
+            logger.warning(
+                "mpesa query for %s: %s without an M-Pesa transaction id "
+                "(output_OriginalTransactionID): staff must find it at Vodacom to reverse it",
+                reference,
+                state,
+            )
+        return outcome
 
     def check_status(self, query: PaymentQuery) -> ProviderOutcome:
         return self._query(query.charge_id, settings.MPESA_SERVICE_PROVIDER_CODE, QUERY_STATUSES)

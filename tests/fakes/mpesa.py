@@ -17,7 +17,11 @@ next reversals end with (the reversal is then not made).
 B2C (payouts) is paid from its own shortcode (`b2c_shortcode`) and answers at once:
 `b2c_answers` scripts the INS code per recipient ("hold": paid, but answered only once `released`
 is set). A conversation id sent twice is a payout sent twice: refused (INS-10) and recorded as a
-violation. The status query must name the shortcode the transaction was made from."""
+violation. The status query must name the shortcode the transaction was made from, and answers
+as the portal's Query Transaction Status API documents it: output_ResponseCode,
+output_ResponseDesc, output_ResponseTransactionStatus, output_ConversationID,
+output_ThirdPartyConversationID, output_OriginalTransactionID (the M-Pesa transaction id) and
+output_Reversed — no output_TransactionID."""
 
 import base64
 import re
@@ -65,6 +69,8 @@ class FakeMpesa(FakeProvider):
         self.released = threading.Event()
         self.reversals: list[dict] = []
         self.reversal_answer: str = ""  # e.g. "INS-6": the reversal fails with that code
+        # The query answers Completed with an empty output_OriginalTransactionID (seen in a run).
+        self.query_answers_no_transaction_id = False
         self.route("GET", f"{PREFIX}/getSession/", self.get_session)
         self.route("POST", f"{PREFIX}/c2bPayment/singleStage/", self.c2b)
         self.route("GET", f"{PREFIX}/queryTransactionStatus/", self.query)
@@ -206,11 +212,21 @@ class FakeMpesa(FakeProvider):
             )
         if record.get("shortcode", self.shortcode) != q["input_ServiceProviderCode"]:
             return self.refuse(400, "query: another shortcode than the transaction's")
-        return Response(
-            200,
-            {"output_ResponseCode": "INS-0", "output_ResponseTransactionStatus": record["status"],
-             "output_TransactionID": record["transaction_id"]},
-        )  # fmt: skip
+        # The portal's Query Transaction Status answer: the M-Pesa transaction id is
+        # output_OriginalTransactionID (no output_TransactionID), beside output_Reversed.
+        with self.lock:
+            answer = {
+                "output_ResponseCode": "INS-0",
+                "output_ResponseDesc": "Request processed successfully",
+                "output_ResponseTransactionStatus": record["status"],
+                "output_ConversationID": secrets.token_hex(16),
+                "output_ThirdPartyConversationID": q["input_ThirdPartyConversationID"],
+                "output_OriginalTransactionID": record["transaction_id"],
+                "output_Reversed": "True" if record.get("reversed") else "False",
+            }
+            if self.query_answers_no_transaction_id:
+                answer["output_OriginalTransactionID"] = ""
+        return Response(200, answer)
 
     def reversal(self, request: Request) -> Response:
         refused = self._session(request)

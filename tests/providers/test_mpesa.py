@@ -67,6 +67,13 @@ def test_refusals_map_to_our_codes(mpesa, live_api, code, status, failure_code):
 
 
 def test_no_answer_in_time_is_pending_then_the_query_settles_it(mpesa, live_api, settings):
+    """The query's answer names the M-Pesa transaction id `output_OriginalTransactionID`, as the
+    portal's Query Transaction Status API documents it (M-Pesa OpenAPI portal,
+    openapi.m-pesa.com, "Query Transaction Status", Synchronous Responses: output_ResponseCode
+    INS-0, output_ResponseTransactionStatus Completed, output_ConversationID,
+    output_ThirdPartyConversationID, output_OriginalTransactionID 4C123GE3, output_Reversed
+    False; as public integrations read it, e.g. the M-Pesa Go SDKs' QueryTxStatusResponse): the
+    charge settled by the query keeps it as its operator reference, which its reversal needs."""
     settings.MPESA_TIMEOUT = 0.5
     mpesa.pin_entry["243812345678"] = "hold"  # the customer takes longer than our timeout
     charge = charge_via_api(live_api, **CHARGE)
@@ -280,3 +287,30 @@ def test_a_request_timeout_ins9_is_pending_and_the_query_settles_it(
 )  # fmt: skip
 def test_the_ins_table(code, status):
     assert mpesa_module.outcome_for_code(code, {}).status == status
+
+
+def test_the_query_reads_the_original_transaction_id_as_the_portal_documents_it():
+    """Vector: the portal's Query Transaction Status sample answer (M-Pesa OpenAPI portal,
+    openapi.m-pesa.com, "Query Transaction Status", Synchronous Responses)."""
+    portal_sample = {
+        "output_ResponseCode": "INS-0",
+        "output_ResponseDesc": "Request processed successfully",
+        "output_ResponseTransactionStatus": "Completed",
+        "output_ConversationID": "fd1e9143d22544459f7c66e1860ef276",
+        "output_ThirdPartyConversationID": "1e9b774d1da34af78412a498cbc28f5e",
+        "output_OriginalTransactionID": "4C123GE3",
+        "output_Reversed": "False",
+    }
+    assert mpesa_module.query_transaction_id(portal_sample) == "4C123GE3"
+    # An answer in the shape of the C2B call's (output_TransactionID) is still read.
+    assert mpesa_module.query_transaction_id({"output_TransactionID": "5C1400CVRO"}) == "5C1400CVRO"
+    both = {"output_OriginalTransactionID": "4C123GE3", "output_TransactionID": "OTHER"}
+    assert mpesa_module.query_transaction_id(both) == "4C123GE3"
+    for empty in (
+        {},
+        {"output_OriginalTransactionID": ""},
+        {"output_OriginalTransactionID": None},
+        {"output_OriginalTransactionID": "  "},
+        {"output_OriginalTransactionID": True},
+    ):
+        assert mpesa_module.query_transaction_id(empty) == ""
