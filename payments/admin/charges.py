@@ -2,6 +2,7 @@
 provider where pending charges stand (which may settle them: it needs payments.change_charge)."""
 
 from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
@@ -34,6 +35,26 @@ class LatePaymentFilter(admin.SimpleListFilter):
         return queryset
 
 
+class MissingOperatorReferenceFilter(admin.SimpleListFilter):
+    """Succeeded charges whose operator id we never learnt (an operator's answer without it):
+    nothing can refund them through the operator, so staff find the payment there themselves."""
+
+    title = _("operator reference")
+    parameter_name = "operator_reference"
+
+    def lookups(self, request, model_admin):
+        return [("missing", _("Succeeded without operator reference"))]
+
+    def queryset(self, request, queryset):
+        if self.value() == "missing":
+            return queryset.filter(status=ChargeStatus.SUCCEEDED, provider_reference="")
+        return queryset
+
+
+def succeeded_without_reference(charge: Charge) -> bool:
+    return charge.status == ChargeStatus.SUCCEEDED and not charge.provider_reference
+
+
 @admin.register(Charge)
 class ChargeAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
     """Charges are read, never edited: status changes only through the state machine, and the
@@ -49,7 +70,15 @@ class ChargeAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
         "livemode",
         "created_at",
     )
-    list_filter = (LatePaymentFilter, "status", "network", "payment_method", "livemode", "merchant")
+    list_filter = (
+        LatePaymentFilter,
+        MissingOperatorReferenceFilter,
+        "status",
+        "network",
+        "payment_method",
+        "livemode",
+        "merchant",
+    )
     search_fields = ("=id", "phone", "description")
     list_select_related = ("merchant",)
     date_hierarchy = "created_at"
@@ -118,6 +147,19 @@ class ChargeAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
         (_("Times"), {"fields": ("created_at", "updated_at", "finalized_at")}),
     )
     readonly_fields = fieldset_fields(fieldsets)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        charge = self.get_object(request, unquote(object_id))  # the admin's views unquote it
+        if charge is not None and succeeded_without_reference(charge):
+            messages.warning(
+                request,
+                gettext(
+                    "This charge succeeded without the operator's reference: a refund of it "
+                    "cannot be sent to the operator. Find the payment at the operator (its "
+                    "answers are below) before refunding it."
+                ),
+            )
+        return super().change_view(request, object_id, form_url, extra_context)
 
     def has_add_permission(self, request):
         return False  # charges are created through the API or the hosted pages

@@ -314,3 +314,36 @@ def test_the_query_reads_the_original_transaction_id_as_the_portal_documents_it(
         {"output_OriginalTransactionID": True},
     ):
         assert mpesa_module.query_transaction_id(empty) == ""
+
+
+def test_a_charge_settled_without_an_operator_reference_is_flagged(
+    mpesa, live_api, settings, staff, caplog
+):
+    """M-Pesa answers Completed with an empty transaction id: the charge succeeds (the money was
+    taken), but its reversal cannot be sent, so the service logs a warning and the staff's charge
+    list filters such charges and the charge's page says it."""
+    import logging
+
+    settings.MPESA_TIMEOUT = 0.5
+    mpesa.pin_entry["243812345678"] = "hold"
+    charge = charge_via_api(live_api, **CHARGE)
+    charges.charge_request_payment(charge_id=charge.id)
+    mpesa.released.set()
+    wait_for(lambda: mpesa.transactions[charge.id]["status"] == "Completed", timeout=5)
+    mpesa.query_answers_no_transaction_id = True
+    other = charge_via_api(live_api, **CHARGE)
+    charges.charge_request_payment(charge_id=other.id)  # settled with its id by the C2B answer
+    with caplog.at_level(logging.WARNING, logger="payments.providers.mpesa"):
+        charges.charge_refresh(charge_id=charge.id)
+    charge.refresh_from_db()
+    assert (charge.status, charge.provider_reference) == ("succeeded", "")
+    assert f"mpesa query for {charge.id}: completed without an M-Pesa transaction id" in caplog.text
+
+    listed = staff.get("/admin/payments/charge/", {"operator_reference": "missing"})
+    assert listed.status_code == 200
+    page = listed.content.decode()
+    assert charge.id in page and other.id not in page
+    assert "Réussis sans référence de l’opérateur" in page  # the staff pages speak French
+    warning = "Ce paiement a réussi sans la référence de l’opérateur"
+    assert warning in staff.get(f"/admin/payments/charge/{charge.id}/change/").content.decode()
+    assert warning not in staff.get(f"/admin/payments/charge/{other.id}/change/").content.decode()
