@@ -3,7 +3,9 @@
 Each authenticated /v1 request needs three things from the cache (Redis in production): whether
 its client address is blocked for failed authentications, the generation of the API key cache
 (payments/api/principals.py), and its key's request count for the rate limit. With Redis they are
-one Lua script; with another cache (the embedded set-up) they are a few ordinary cache calls.
+one Lua script, sent through redis-py's registered script on a client of the process's own, made
+from the cache's settings (the same server and keys as the cache); with another cache (the
+embedded set-up) they are a few ordinary cache calls.
 
 The rate limit is a sliding window estimated from two fixed windows: the current window's count
 plus the previous window's, weighted by how much of it still overlaps the sliding window. Only
@@ -14,19 +16,23 @@ When the cache cannot be reached every answer is "unknown" (None): the rate limi
 authentication throttle are not applied, and no cached key is trusted (the database is asked).
 """
 
-import hashlib
 import logging
 import math
 import secrets
+import threading
 import time
 from dataclasses import dataclass
 
+import redis
 from django.conf import settings
 from django.core.cache import cache, caches
 from django.core.cache.backends.redis import RedisCache
-from redis.exceptions import NoScriptError
+from redis.backoff import NoBackoff
+from redis.commands.core import Script
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.retry import Retry
 
-from payments import redis_thread, throttles
+from payments import throttles
 
 logger = logging.getLogger("payments.api")
 
@@ -118,15 +124,6 @@ def ask(*, address: str, rate_ident: str | None, rate_text: str) -> Seen:
     return Seen(auth_failures=failures, generation=generation, rate=window)
 
 
-def redis_client(backend: RedisCache):
-    """One Redis client per cache backend (redis-py builds a costly object for each client)."""
-    client = backend.__dict__.get("_payments_client")
-    if client is None:
-        client = backend._cache.get_client(write=True)
-        backend.__dict__["_payments_client"] = client
-    return client
-
-
 def _int(value) -> int:
     return int(value) if value is not None else 0
 
@@ -146,20 +143,38 @@ return {failures, generation, current, redis.call('GET', KEYS[4])}
 """
 
 
-ASK_SHA = hashlib.sha1(ASK_SCRIPT.encode()).hexdigest()
+# The options of Django's RedisCache that are the cache's own, not the connection's.
+CACHE_ONLY_OPTIONS = ("pool_class", "parser_class", "serializer")
+
+_clients: dict[str, tuple[redis.Redis, Script]] = {}
+_clients_lock = threading.Lock()
 
 
-def _eval(backend: RedisCache, keys: list[str], args: list):
-    """ASK_SCRIPT's reply: EVALSHA, or EVAL when Redis lost the script (restarted or flushed),
-    which loads it again, on this thread's own connection."""
+def redis_client() -> redis.Redis:
+    """The process's client of the default cache's Redis server (the first of its LOCATION, the
+    one it writes to), made with the cache's connection options: one per process and server,
+    since redis-py builds a costly object for each client, and the same server and keys as the
+    cache. A connection that Redis closed (a restart, an idle timeout) is opened again and its
+    command sent once more; a timeout is raised as it is (the command may have run)."""
+    return _client_and_script()[0]
 
-    def exchange(connection):
-        try:
-            return redis_thread.send(connection, "EVALSHA", ASK_SHA, len(keys), *keys, *args)
-        except NoScriptError:
-            return redis_thread.send(connection, "EVAL", ASK_SCRIPT, len(keys), *keys, *args)
 
-    return redis_thread.call(redis_client(backend).connection_pool, exchange)
+def _client_and_script() -> tuple[redis.Redis, Script]:
+    config = settings.CACHES["default"]
+    location = config["LOCATION"]
+    location = (location if isinstance(location, str) else location[0]).split(",")[0]
+    found = _clients.get(location)
+    if found is None:
+        options = config.get("OPTIONS", {})
+        options = {k: v for k, v in options.items() if k not in CACHE_ONLY_OPTIONS}
+        retry = Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,))
+        with _clients_lock:
+            found = _clients.get(location)
+            if found is None:
+                client = redis.Redis.from_url(location, retry=retry, **options)
+                # redis-py sends EVALSHA, and loads the script when Redis has lost it.
+                found = _clients[location] = (client, client.register_script(ASK_SCRIPT))
+    return found
 
 
 def _ask_redis(backend: RedisCache, failures_key: str, rate, current, previous):
@@ -168,7 +183,7 @@ def _ask_redis(backend: RedisCache, failures_key: str, rate, current, previous):
     if rate is not None:
         keys += [backend.make_key(current), backend.make_key(previous)]
         args = [2 * rate.period + 1]
-    failures, generation, count, before = _eval(backend, keys, args)
+    failures, generation, count, before = _client_and_script()[1](keys=keys, args=args)
     if generation is None:
         generation = _new_generation(backend)
     counts = (int(count), _int(before)) if rate is not None else None
@@ -207,7 +222,7 @@ def generation_bump() -> None:
     backend = caches["default"]
     try:
         if isinstance(backend, RedisCache):
-            redis_client(backend).incr(backend.make_key(GENERATION_KEY))
+            redis_client().incr(backend.make_key(GENERATION_KEY))
         else:
             try:
                 backend.incr(GENERATION_KEY)
