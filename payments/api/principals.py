@@ -1,14 +1,18 @@
-"""API key → principal (the key and its merchant), cached in each process and never trusted
-beyond what the shared cache allows.
+"""API key → principal (the key and its merchant), cached in each process for a few seconds at
+most and never trusted beyond what the shared cache allows.
 
-Every entry carries the generation of the key cache it was read under; the generation lives in
-the shared cache (Redis in production) and is read by every request in its one round trip
-(payments/api/gate.py). Any save or deletion of an API key or a merchant (a revocation, a staff
-change of live approval or the card rail, through a service, the admin or a command) bumps the
-generation once it commits (and at once, for the transaction's own reads), so every process reads
-every key from the database again on its next request: a revoked key is refused at once, by every
-process. When the generation cannot be read (the cache is down) nothing cached is used, and an
-entry is read again after ENTRY_SECONDS in any case.
+An entry is read again from the database once it is API_KEY_CACHE_SECONDS old (default 3): a
+revoked key is refused by every process within that time, whatever the shared cache or the broker
+is doing (the process that revoked it may not have reached Redis at all). Revocation never
+depends on a message arriving.
+
+Within those seconds, every entry carries the generation of the key cache it was read under; the
+generation lives in the shared cache (Redis in production) and is read by every request in its
+one round trip (payments/api/gate.py). Any save or deletion of an API key or a merchant (a
+revocation, a staff change of live approval or the card rail, through a service, the admin or a
+command) bumps the generation once it commits (and at once, for the transaction's own reads), so
+while Redis can be reached every process reads every key from the database again on its next
+request. When the generation cannot be read (the cache is down) nothing cached is used.
 
 A change made with QuerySet.update() sends no signal: code that changes merchants or keys that
 way must call `invalidate()` itself.
@@ -19,6 +23,7 @@ import time
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models.base import ModelState
 from django.db.models.signals import post_delete, post_save
@@ -27,7 +32,6 @@ from django.utils import timezone
 from payments.api import gate
 from payments.models import ApiKey, Merchant
 
-ENTRY_SECONDS = 60.0
 MAX_ENTRIES = 10_000
 LAST_USED_PRECISION = timedelta(minutes=1)
 
@@ -36,7 +40,7 @@ LAST_USED_PRECISION = timedelta(minutes=1)
 class _Entry:
     generation: int
     api_key: ApiKey  # with its merchant; copied before each use
-    read_at: float
+    read_at: float  # time.time() before the read; a clock set back makes the entry read again
 
 
 _entries: dict[str, _Entry] = {}
@@ -54,22 +58,24 @@ def lookup(key_hash: str, *, generation: int | None) -> ApiKey | None:
     if (
         entry is not None
         and entry.generation == generation
-        and time.monotonic() - entry.read_at < ENTRY_SECONDS
+        and 0 <= time.time() - entry.read_at < settings.API_KEY_CACHE_SECONDS
     ):
         api_key = entry.api_key
     else:
+        read_at = time.time()
         api_key = (
             ApiKey.objects.select_related("merchant")
             .filter(key_hash=key_hash, revoked_at__isnull=True)
             .first()
         )
         if api_key is None:
+            _entries.pop(key_hash, None)  # revoked, or never was
             return None
         if generation is not None:
             with _lock:
                 if len(_entries) >= MAX_ENTRIES:
                     _entries.clear()
-                _entries[key_hash] = _Entry(generation, api_key, time.monotonic())
+                _entries[key_hash] = _Entry(generation, api_key, read_at)
     now = timezone.now()
     if api_key.last_used_at is None or now - api_key.last_used_at > LAST_USED_PRECISION:
         ApiKey.objects.filter(pk=api_key.pk).update(last_used_at=now)

@@ -1,5 +1,6 @@
 """python manage.py revokeapikey (--key sk_… | --id N)"""
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from payments.models import ApiKey, hash_api_key
@@ -21,4 +22,9 @@ class Command(BaseCommand):
         except ApiKey.DoesNotExist as exc:
             raise CommandError("No such API key.") from exc
         accounts.api_key_revoke(api_key=api_key)
-        self.stdout.write(f"Revoked {api_key.prefix} of {api_key.merchant_id}.")
+        # Told to the web processes through the shared cache if it can be reached; each reads the
+        # key again within API_KEY_CACHE_SECONDS in any case.
+        self.stdout.write(
+            f"Revoked {api_key.prefix} of {api_key.merchant_id}: refused by every web process "
+            f"within {settings.API_KEY_CACHE_SECONDS:g} seconds."
+        )
