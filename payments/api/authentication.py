@@ -40,8 +40,12 @@ class ApiPrincipal:
 
 
 class ApiKeyAuthentication(BaseAuthentication):
-    """A client address that keeps sending wrong keys (THROTTLE_AUTH_FAILURES) is answered 429
-    for the rest of the window, whatever key it sends: guessing keys is not worth trying."""
+    """A client address that keeps sending wrong keys (THROTTLE_AUTH_FAILURES) has its requests
+    without a valid key answered 429 for the rest of the window, instead of 401. A request with
+    a valid, unrevoked key is never refused for it: behind a proxy, or from a shared office, one
+    client sending wrong keys must not lock out the merchants that share its address. Guessing a
+    key is hopeless anyway (a key carries about 190 random bits); what the throttle stops is an address
+    hammering the API with wrong keys, which it no longer gets an answer about."""
 
     def authenticate(self, request):
         header = request.META.get("HTTP_AUTHORIZATION", "").strip()
@@ -60,25 +64,21 @@ class ApiKeyAuthentication(BaseAuthentication):
             rate_ident=f"{RATE_SCOPE}:{key_hash[:32]}" if key_hash else None,
             rate_text=api_settings.DEFAULT_THROTTLE_RATES[RATE_SCOPE],
         )
+        key = principals.lookup(key_hash, generation=seen.generation) if key_hash else None
+        if key is not None:  # whatever others sent from this address
+            request.api_rate = seen.rate
+            return ApiPrincipal(merchant=key.merchant, livemode=key.livemode, api_key=key), key
         failures_rate = throttles.Rate.parse(settings.THROTTLE_AUTH_FAILURES)
         if seen.auth_failures is not None and seen.auth_failures >= failures_rate.count:
             _, wait = throttles.window_key("auth_failures", address, failures_rate)
-            if seen.rate is not None:
-                gate.refused(seen.rate)
             raise Throttled(wait=wait)
-        key = principals.lookup(key_hash, generation=seen.generation) if key_hash else None
-        if key is None:
-            self._failed(address)
-            if well_formed:
-                raise AuthenticationFailed(
-                    gettext("Invalid API key provided."), code="invalid_api_key"
-                )
-            raise AuthenticationFailed(
-                gettext("Invalid API key. Send 'Authorization: Bearer sk_test_…' or 'sk_live_…'."),
-                code="invalid_api_key",
-            )
-        request.api_rate = seen.rate
-        return ApiPrincipal(merchant=key.merchant, livemode=key.livemode, api_key=key), key
+        self._failed(address)
+        if well_formed:
+            raise AuthenticationFailed(gettext("Invalid API key provided."), code="invalid_api_key")
+        raise AuthenticationFailed(
+            gettext("Invalid API key. Send 'Authorization: Bearer sk_test_…' or 'sk_live_…'."),
+            code="invalid_api_key",
+        )
 
     @staticmethod
     def _failed(address: str) -> None:

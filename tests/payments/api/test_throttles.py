@@ -1,13 +1,14 @@
-"""Throttles per client address (payments/throttles.py): failed authentication, payment attempts
-from a hosted page (also per session), operators' callbacks and the staff login. Each test calls
-from an address of its own, since the counts live in the cache, which outlives a test."""
+"""Throttles per client address (payments/throttles.py): failed authentication (never refusing a
+valid key), payment attempts from a hosted page (also per session), operators' callbacks and the
+staff login. Each test calls from an address of its own, since the counts live in the cache,
+which outlives a test."""
 
 import random
 
 import pytest
 from rest_framework.test import APIClient
 
-from tests.factories import make_session
+from tests.factories import make_session, merchant_with_keys
 from tests.helpers import broker_down
 
 pytestmark = pytest.mark.django_db
@@ -25,18 +26,42 @@ def assert_rate_limited(response):
     assert (error["type"], error["code"]) == ("rate_limit_error", "rate_limited")
 
 
-def test_an_address_guessing_keys_is_stopped_even_with_a_real_key(settings, address, merchant_keys):
+def test_an_address_sending_wrong_keys_is_stopped_but_never_a_valid_key(
+    settings, address, merchant_keys
+):
     settings.THROTTLE_AUTH_FAILURES = "3/m"
-    guesser = APIClient(REMOTE_ADDR=address)
+    client = APIClient(REMOTE_ADDR=address)
     for guess in ("sk_test_nope1", "sk_test_nope2", "Basic abc"):
-        guesser.credentials(HTTP_AUTHORIZATION=f"Bearer {guess}")
-        assert guesser.get("/v1/charges").status_code == 401
-    guesser.credentials(HTTP_AUTHORIZATION=f"Bearer {merchant_keys.test_key.plaintext}")
-    assert_rate_limited(guesser.get("/v1/charges"))
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {guess}")
+        assert client.get("/v1/charges").status_code == 401
+    client.credentials(HTTP_AUTHORIZATION="Bearer sk_test_nope3")
+    assert_rate_limited(client.get("/v1/charges"))
 
-    other = APIClient(REMOTE_ADDR="192.0.2.77")  # only failures are counted, and it has none
-    other.credentials(HTTP_AUTHORIZATION=f"Bearer {merchant_keys.test_key.plaintext}")
-    assert other.get("/v1/charges").status_code == 200
+    # The same address with a valid key: served, as often as it likes.
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {merchant_keys.test_key.plaintext}")
+    assert [client.get("/v1/charges").status_code for _ in range(3)] == [200] * 3
+    # And its wrong keys are still refused for the rest of the window.
+    client.credentials(HTTP_AUTHORIZATION="Bearer sk_test_nope4")
+    assert_rate_limited(client.get("/v1/charges"))
+
+
+def test_one_client_behind_a_proxy_sending_wrong_keys_locks_out_no_merchant(settings, address):
+    """Behind a proxy that is not declared (THROTTLE_TRUSTED_PROXIES=0, the default) every
+    client has the proxy's address."""
+    settings.THROTTLE_AUTH_FAILURES = "20/m"
+    settings.THROTTLE_TRUSTED_PROXIES = 0
+    anonymous = APIClient(REMOTE_ADDR=address)
+    anonymous.credentials(HTTP_AUTHORIZATION="Bearer sk_live_guess")
+    assert [anonymous.get("/v1/charges").status_code for _ in range(20)] == [401] * 20
+    assert_rate_limited(anonymous.get("/v1/charges"))
+
+    for created in (merchant_with_keys(), merchant_with_keys(name="Pharmacie Limete")):
+        for key in (created.test_key, created.live_key):
+            merchant = APIClient(REMOTE_ADDR=address)
+            merchant.credentials(HTTP_AUTHORIZATION=f"Bearer {key.plaintext}")
+            assert merchant.get("/v1/charges").status_code == 200
+            assert merchant.get("/v1/balance").status_code == 200
+    assert_rate_limited(anonymous.get("/v1/charges"))
 
 
 def test_good_keys_are_never_counted(settings, address, merchant_keys):
