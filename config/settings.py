@@ -226,12 +226,13 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": None,
 }
 
-# Throttles per client address ("N/s", "N/m", "N/h", "N/d"; payments/throttles.py).
+# --- Throttles and sign-in lockouts ---------------------------------------------------------
+# Throttles per client address ("N/s", "N/m", "N/h", "N/d"; payments/throttles.py). Failed API
+# authentications only ever refuse requests without a valid key (payments/api/authentication.py).
 THROTTLE_AUTH_FAILURES = env.str("THROTTLE_AUTH_FAILURES", default="20/m")
 THROTTLE_CHECKOUT_ATTEMPTS_SESSION = env.str("THROTTLE_CHECKOUT_ATTEMPTS_SESSION", default="10/h")
 THROTTLE_CHECKOUT_ATTEMPTS_ADDRESS = env.str("THROTTLE_CHECKOUT_ATTEMPTS_ADDRESS", default="30/h")
 THROTTLE_CALLBACKS = env.str("THROTTLE_CALLBACKS", default="600/m")
-THROTTLE_ADMIN_LOGIN = env.str("THROTTLE_ADMIN_LOGIN", default="10/h")
 # Proxies in front of the web server that append to X-Forwarded-For (0: use REMOTE_ADDR).
 THROTTLE_TRUSTED_PROXIES = env.int("THROTTLE_TRUSTED_PROXIES", default=0)
 # Seconds a web process trusts an API key it has read before reading it again: a revoked key is
@@ -239,6 +240,35 @@ THROTTLE_TRUSTED_PROXIES = env.int("THROTTLE_TRUSTED_PROXIES", default=0)
 API_KEY_CACHE_SECONDS = env.float("API_KEY_CACHE_SECONDS", default=3.0)
 if not 0 <= API_KEY_CACHE_SECONDS <= 4:
     raise ImproperlyConfigured("API_KEY_CACHE_SECONDS must be between 0 and 4.")
+
+# Staff sign-in failures (django-axes, in the database): THROTTLE_ADMIN_LOGIN "N/period" failed
+# passwords for one username from one client address lock that pair out for the period. Sign-ins
+# of one pair are taken one at a time (payments/admin/login.py), so no more than N passwords are
+# ever checked. The client address is axes' (django-ipware), told the same proxies as above: the
+# THROTTLE_TRUSTED_PROXIES-th address from the right of X-Forwarded-For, else REMOTE_ADDR.
+THROTTLE_ADMIN_LOGIN = env.str("THROTTLE_ADMIN_LOGIN", default="10/h")
+_admin_count, _, _admin_period = THROTTLE_ADMIN_LOGIN.partition("/")
+INSTALLED_APPS += ["axes"]
+MIDDLEWARE += ["axes.middleware.AxesMiddleware"]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_FAILURE_LIMIT = int(_admin_count)
+# In hours, as axes takes a number.
+AXES_COOLOFF_TIME = {"s": 1, "m": 60, "h": 3600, "d": 86400}[_admin_period.strip()[:1]] / 3600
+AXES_LOCKOUT_CALLABLE = "payments.admin.login.locked_out"
+AXES_ENABLE_ADMIN = False
+# ipware's proxy count leaves out the proxy that connects to us (REMOTE_ADDR); a chain longer
+# than the proxies (addresses the client sent itself) is read from the right, not refused.
+AXES_IPWARE_PROXY_ORDER = "left-most"
+AXES_IPWARE_PROXY_COUNT = THROTTLE_TRUSTED_PROXIES - 1 if THROTTLE_TRUSTED_PROXIES else None
+IPWARE_STRICT = False
+AXES_IPWARE_META_PRECEDENCE_ORDER = (
+    ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if THROTTLE_TRUSTED_PROXIES else ("REMOTE_ADDR",)
+)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Payments API",

@@ -1,6 +1,6 @@
 """Throttles outside the API key's rate limit: failed authentication, payment attempts from hosted
-pages, operators' callbacks and the staff login, each counted per client address (and payment
-attempts per checkout session too).
+pages and operators' callbacks, each counted per client address (and payment attempts per
+checkout session too). Staff sign-in failures are django-axes' (payments/admin/login.py).
 
 Fixed windows counted in the cache (Redis in production). Like the API's rate limit, a throttle
 whose cache cannot be reached lets the request through (and says so in the log): payments keep
@@ -64,18 +64,6 @@ def hit(scope: str, ident: str, rate_text: str) -> int | None:
         logger.warning("%s throttle not applied, cache unavailable: %s", scope, type(exc).__name__)
         return None
     return wait if count > rate.count else None
-
-
-def blocked(scope: str, ident: str, rate_text: str) -> int | None:
-    """The seconds to wait when `ident` is already over the rate (counts nothing), else None."""
-    rate = Rate.parse(rate_text)
-    key, wait = window_key(scope, ident, rate)
-    try:
-        count = cache.get(key) or 0
-    except Exception as exc:
-        logger.warning("%s throttle not applied, cache unavailable: %s", scope, type(exc).__name__)
-        return None
-    return wait if count >= rate.count else None
 
 
 def per_address(scope: str, setting: str, too_many):

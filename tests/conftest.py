@@ -50,15 +50,16 @@ def _webhooks_to_loopback(settings):
 @pytest.fixture(autouse=True)
 def _throttles_out_of_the_way(settings):
     """Every test client calls from 127.0.0.1 and the cache outlives a test: the per-address
-    throttles are set out of reach here; tests/payments/api/test_throttles.py sets them low on purpose."""
+    throttles and the staff sign-in lockout (django-axes) are set out of reach here;
+    tests/payments/api/test_throttles*.py set them low on purpose."""
     for name in (
         "THROTTLE_AUTH_FAILURES",
         "THROTTLE_CHECKOUT_ATTEMPTS_SESSION",
         "THROTTLE_CHECKOUT_ATTEMPTS_ADDRESS",
         "THROTTLE_CALLBACKS",
-        "THROTTLE_ADMIN_LOGIN",
     ):
         setattr(settings, name, "1000000/s")
+    settings.AXES_FAILURE_LIMIT = 1_000_000
 
 
 @pytest.fixture(autouse=True)

@@ -1,7 +1,7 @@
 """Throttles per client address (payments/throttles.py): failed authentication (never refusing a
-valid key), payment attempts from a hosted page (also per session), operators' callbacks and the
-staff login. Each test calls from an address of its own, since the counts live in the cache,
-which outlives a test."""
+valid key), payment attempts from a hosted page (also per session) and operators' callbacks. Each
+test calls from an address of its own, since the counts live in the cache, which outlives a test.
+The staff sign-in lockout: test_throttles_staff_sign_in.py."""
 
 import random
 
@@ -134,27 +134,6 @@ def test_callbacks_are_limited_per_address(settings, client, address):
     assert_rate_limited(
         client.post("/card/notify", {}, REMOTE_ADDR=address)  # counted with the callbacks
     )
-
-
-def test_staff_login_is_paused_after_failed_attempts(settings, client, django_user_model, address):
-    settings.THROTTLE_ADMIN_LOGIN = "2/h"
-    django_user_model.objects.create_superuser("staff", "staff@example.cd", "right-password-9")
-    for _ in range(2):
-        page = client.post(
-            "/admin/login/", {"username": "staff", "password": "wrong"}, REMOTE_ADDR=address
-        )
-        assert page.status_code == 200  # the form again, with its error
-    page = client.post(
-        "/admin/login/", {"username": "staff", "password": "right-password-9"}, REMOTE_ADDR=address
-    )
-    assert page.status_code == 429 and int(page["Retry-After"]) >= 1
-    assert "_auth_user_id" not in client.session
-    ok = client.post(
-        "/admin/login/?next=/admin/",
-        {"username": "staff", "password": "right-password-9"},
-        REMOTE_ADDR="192.0.2.78",
-    )
-    assert ok.status_code == 302 and "_auth_user_id" in client.session
 
 
 @pytest.mark.redis
