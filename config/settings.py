@@ -236,7 +236,8 @@ THROTTLE_CALLBACKS = env.str("THROTTLE_CALLBACKS", default="600/m")
 # Proxies in front of the web server that append to X-Forwarded-For (0: use REMOTE_ADDR).
 THROTTLE_TRUSTED_PROXIES = env.int("THROTTLE_TRUSTED_PROXIES", default=0)
 # Seconds a web process trusts an API key it has read before reading it again: a revoked key is
-# refused by every process within this, whatever Redis and the broker do (payments/api/principals.py).
+# refused by every process within this, whatever Redis and the broker do
+# (payments/api/principals.py).
 API_KEY_CACHE_SECONDS = env.float("API_KEY_CACHE_SECONDS", default=3.0)
 if not 0 <= API_KEY_CACHE_SECONDS <= 4:
     raise ImproperlyConfigured("API_KEY_CACHE_SECONDS must be between 0 and 4.")

@@ -44,8 +44,8 @@ class ApiKeyAuthentication(BaseAuthentication):
     without a valid key answered 429 for the rest of the window, instead of 401. A request with
     a valid, unrevoked key is never refused for it: behind a proxy, or from a shared office, one
     client sending wrong keys must not lock out the merchants that share its address. Guessing a
-    key is hopeless anyway (a key carries about 190 random bits); what the throttle stops is an address
-    hammering the API with wrong keys, which it no longer gets an answer about."""
+    key is hopeless anyway (a key carries about 190 random bits); what the throttle stops is an
+    address hammering the API with wrong keys, which it no longer gets an answer about."""
 
     def authenticate(self, request):
         header = request.META.get("HTTP_AUTHORIZATION", "").strip()
