@@ -345,7 +345,10 @@ def pgbench_one_row_commits(folder: Path) -> dict:
 
 def webhook_drain(procs: Processes, merchant, secret: str) -> dict:
     """EVENTS events recorded (SQL) with their deliveries and tasks queued, then a worker with
-    2 processes started: deliveries per second between the first and the last arrival."""
+    2 processes started, on the deliveries' queue: deliveries per second between the first and
+    the last arrival."""
+    from django.conf import settings
+
     from webhooks.models import Delivery
 
     port = free_port()
@@ -370,6 +373,7 @@ def webhook_drain(procs: Processes, merchant, secret: str) -> dict:
         _enqueue(delivery_id)
     worker = procs.start(
         sys.executable, "-m", "celery", "-A", "config", "worker", "--concurrency", "2",
+        "--queues", settings.WEBHOOKS_QUEUE,
         "--loglevel", "WARNING", "--without-gossip", "--without-mingle", quiet=False,
     )  # fmt: skip
     deadline = time.monotonic() + max(60, EVENTS / 20)

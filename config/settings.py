@@ -148,6 +148,9 @@ CELERY_DB_REUSE_MAX = 1000
 # Live M-Pesa payment calls block while the customer enters the PIN (up to MPESA_TIMEOUT): they
 # run on this queue, so a few slow customers never hold the workers that poll and send webhooks.
 PAYMENTS_LONG_QUEUE = env.str("PAYMENTS_LONG_QUEUE", default="payments-long")
+# Webhook deliveries run on their own queue and workers: a merchant's slow or silent receiver
+# never holds a worker that sends prompts, checks statuses or sends payouts.
+WEBHOOKS_QUEUE = env.str("WEBHOOKS_QUEUE", default="webhooks")
 if REDIS_URL:
     # kombu's Redis transport, publishing through one client per channel (payments/broker.py).
     CELERY_BROKER_TRANSPORT = "payments.broker:RedisTransport"
@@ -357,6 +360,9 @@ WEBHOOK_RETRY_SCHEDULE = [
     )
 ]
 WEBHOOK_TIMEOUT = env.float("WEBHOOK_TIMEOUT", default=10)
+# Attempts of one merchant's deliveries in one mode made at once, across every webhooks worker: a
+# receiver that answers slowly holds no more threads than this, whatever its backlog.
+WEBHOOK_ATTEMPTS_AT_ONCE = env.int("WEBHOOK_ATTEMPTS_AT_ONCE", default=4)
 # Loopback and private webhook destinations (local development only); metadata, link-local,
 # multicast and reserved addresses are refused whatever this says.
 WEBHOOK_ALLOW_PRIVATE_NETWORKS = env.bool("WEBHOOK_ALLOW_PRIVATE_NETWORKS", default=DEBUG)

@@ -277,8 +277,12 @@ def celery_worker_process(transactional_db, tmp_path):
 
     Usage: `worker = celery_worker_process(SANDBOX_MOBILE_MONEY_DELAY="0")` starts one with extra
     environment; it is stopped at the end of the test. `beat=True` also runs the periodic jobs
-    (`celery worker -B`), as `make run` does; `queues="a,b"` limits the queues it consumes.
+    (`celery worker -B`), as `make run` does. It consumes the default queue and the webhook
+    deliveries' (WEBHOOKS_QUEUE); `queues="a,b"` names the queues it consumes instead. Several
+    may run at once, each with its own `name` (its node name's first part); the first one
+    started empties the queues.
     """
+    import socket
     import subprocess
     import sys
     import time
@@ -287,8 +291,12 @@ def celery_worker_process(transactional_db, tmp_path):
 
     started = []
 
-    def start(*, beat: bool = False, queues: str = "", **extra_env):
-        app.control.purge()
+    def start(*, beat: bool = False, queues: str = "", name: str = "celery", **extra_env):
+        if not started:
+            app.control.purge()
+            with app.connection_for_write() as connection:
+                connection.default_channel.queue_purge(settings.WEBHOOKS_QUEUE)
+        queues = queues or f"{app.conf.task_default_queue},{settings.WEBHOOKS_QUEUE}"
         env = {
             **os.environ,
             "DATABASE_URL": database_url_for_subprocess(),
@@ -300,21 +308,23 @@ def celery_worker_process(transactional_db, tmp_path):
             ),
             **{k: str(v) for k, v in extra_env.items()},
         }
-        log = open(tmp_path / "worker.log", "w")  # noqa: SIM115
+        log_path = tmp_path / f"worker-{name}.log"
+        log = open(log_path, "w")  # noqa: SIM115
         proc = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "threads",
              "--concurrency", "4", "--loglevel", "INFO", "--without-gossip", "--without-mingle",
-             *(["-B"] if beat else []), *(["--queues", queues] if queues else [])],
+             "--hostname", f"{name}@%h", "--queues", queues, *(["-B"] if beat else [])],
             cwd=settings.BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         started.append((proc, log))
+        node = f"{name}@{socket.gethostname()}"
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                raise RuntimeError((tmp_path / "worker.log").read_text())
-            if app.control.ping(timeout=0.5):
+                raise RuntimeError(log_path.read_text())
+            if app.control.ping(destination=[node], timeout=0.5):
                 return proc
-        raise RuntimeError("worker did not start: " + (tmp_path / "worker.log").read_text())
+        raise RuntimeError("worker did not start: " + log_path.read_text())
 
     yield start
     for proc, log in started:

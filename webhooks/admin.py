@@ -9,7 +9,9 @@ from django.utils.translation import gettext_lazy as _
 from payments.admin.actions import ActionsByPermission
 from payments.admin.addresses import PublicIdAdmin
 from payments.admin.columns import merchant_name
-from webhooks import selectors, services
+from payments.errors import InvalidRequest
+from webhooks import services
+from webhooks.errors import ResendsLimited
 from webhooks.models import Delivery, DeliveryAttempt, Event
 
 
@@ -86,8 +88,17 @@ class EventAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
     )
     def resend(self, request, queryset):
         for event in queryset.select_related("merchant"):
-            url = selectors.event_current_destination(event=event)
-            if not url:
+            try:
+                delivery = services.event_resend(event=event)
+            except ResendsLimited as exc:
+                self.message_user(
+                    request,
+                    gettext("Event %(event)s: not resent. %(reason)s")
+                    % {"event": event.id, "reason": exc.localized()},
+                    messages.ERROR,
+                )
+                continue
+            except InvalidRequest:
                 self.message_user(
                     request,
                     gettext("Event %(event)s: the merchant has no webhook URL.")
@@ -95,10 +106,10 @@ class EventAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
                     messages.ERROR,
                 )
                 continue
-            services.event_resend(event=event, url=url)
             self.message_user(
                 request,
-                gettext("Event %(event)s: resending to %(url)s.") % {"event": event.id, "url": url},
+                gettext("Event %(event)s: resending to %(url)s.")
+                % {"event": event.id, "url": delivery.url},
                 messages.SUCCESS,
             )
 

@@ -125,7 +125,16 @@ class Delivery(models.Model):
     event = models.ForeignKey(
         Event, verbose_name=_("event"), on_delete=models.CASCADE, related_name="deliveries"
     )
+    # Where the last attempt went (or the first will go). A delivery to the mode's default URL
+    # (follows_endpoint) goes, at each attempt, to that URL as it is then: a merchant who changes
+    # it gets the pending retries at the new one. A charge's or payout's callback_url is fixed.
     url = models.URLField("URL", max_length=2000)
+    follows_endpoint = models.BooleanField(
+        _("follows the endpoint"),
+        default=False,
+        db_default=False,
+        help_text=_("Sent to the mode's default URL as it is at each attempt."),
+    )
     status = models.CharField(
         _("status"), max_length=20, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING
     )
@@ -174,3 +183,32 @@ class DeliveryAttempt(models.Model):
 
     def __str__(self) -> str:
         return f"{self.delivery_id} at {self.attempted_at:%Y-%m-%d %H:%M:%S}"
+
+
+class Resend(models.Model):
+    """One resend asked for (API or staff), counted against the hourly limits whether it made a
+    new delivery or answered one still waiting."""
+
+    event = models.ForeignKey(
+        Event, verbose_name=_("event"), on_delete=models.CASCADE, related_name="resends"
+    )
+    merchant = models.ForeignKey(
+        Merchant, verbose_name=_("merchant"), on_delete=models.CASCADE, related_name="+"
+    )
+    livemode = models.BooleanField(_("live mode"))
+    delivery = models.ForeignKey(
+        Delivery, verbose_name=_("delivery"), on_delete=models.CASCADE, related_name="+"
+    )
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("resend")
+        verbose_name_plural = _("resends")
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["merchant", "livemode", "created_at"], name="resend_account_idx"),
+            models.Index(fields=["event", "created_at"], name="resend_event_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event_id} at {self.created_at:%Y-%m-%d %H:%M:%S}"

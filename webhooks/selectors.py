@@ -21,9 +21,9 @@ def event_get(*, merchant: Merchant, livemode: bool, event_id: str) -> Event:
     return event
 
 
-def event_current_destination(*, event: Event) -> str:
-    """Where the event would be sent now: the callback_url of its charge (also for the charge's
-    refunds) or of its payout, if it has one, else the merchant's current default URL."""
+def event_callback_url(*, event: Event) -> str:
+    """The callback_url of the event's charge (also for the charge's refunds) or payout, or ""
+    when it has none (its deliveries then go to the mode's default URL)."""
     obj = event.data.get("object") or {}
     kind = obj.get("object")
     source = {
@@ -31,16 +31,21 @@ def event_current_destination(*, event: Event) -> str:
         "refund": (Charge, obj.get("charge_id")),
         "payout": (Payout, obj.get("id")),
     }.get(kind)
-    if source and source[1]:
-        model, pk = source
-        callback_url = (
-            model.objects.filter(pk=pk, merchant_id=event.merchant_id)
-            .values_list("callback_url", flat=True)
-            .first()
-        )
-        if callback_url:
-            return callback_url
+    if not (source and source[1]):
+        return ""
+    model, pk = source
     return (
+        model.objects.filter(pk=pk, merchant_id=event.merchant_id)
+        .values_list("callback_url", flat=True)
+        .first()
+        or ""
+    )
+
+
+def event_current_destination(*, event: Event) -> str:
+    """Where the event would be sent now: the callback_url of its charge (also for the charge's
+    refunds) or of its payout, if it has one, else the merchant's current default URL."""
+    return event_callback_url(event=event) or (
         WebhookEndpoint.objects.filter(merchant_id=event.merchant_id, livemode=event.livemode)
         .values_list("url", flat=True)
         .first()

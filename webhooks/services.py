@@ -1,26 +1,45 @@
 """The outbox and its deliveries.
 
 Events are rows written inside the transaction of the change they report; a delivery row is written
-with them and its first attempt is enqueued only once that transaction commits. Each attempt claims
-the row first, so two workers never send the same delivery at once, and a periodic sweep re-enqueues
-whatever the broker lost.
+with them and its first attempt is enqueued only once that transaction commits, on the deliveries'
+own queue (WEBHOOKS_QUEUE). Each attempt claims the row first, so two workers never send the same
+delivery at once, and a periodic sweep re-enqueues whatever the broker lost.
+
+One merchant's deliveries in one mode are attempted at most WEBHOOK_ATTEMPTS_AT_ONCE at a time,
+across every worker (slots in the shared cache): a receiver that answers slowly, or a byte at a
+time, holds that many threads and no more, and the other merchants' deliveries go on. A task that
+finds every slot taken leaves its delivery due and goes; the task that next gives a slot back
+enqueues the merchant's oldest due delivery (and the sweep any that was missed). Resends are
+bounded per event and per merchant and mode over the last hour (RESENDS_PER_EVENT,
+RESENDS_PER_ACCOUNT), counted in the database.
 """
 
 import logging
+import math
 import time
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from payments import slots
 from payments.broker import publish
 from payments.errors import InvalidRequest
 from payments.models import Merchant, new_webhook_secret
 from webhooks import signing, transport
-from webhooks.models import Delivery, DeliveryAttempt, DeliveryStatus, Event, WebhookEndpoint
+from webhooks.errors import ResendsLimited
+from webhooks.models import (
+    Delivery,
+    DeliveryAttempt,
+    DeliveryStatus,
+    Event,
+    Resend,
+    WebhookEndpoint,
+)
 from webhooks.representations import event_body
 
 logger = logging.getLogger("webhooks")
@@ -34,6 +53,15 @@ ROTATION_OVERLAP = timedelta(hours=24)  # a rotated-out secret still signs deliv
 BACKLOG_WAIT = 1.0
 BATCH = 50
 BATCH_SECONDS = 5.0
+# Resends asked for (API or staff) in the last RESEND_WINDOW: per event, and per merchant and mode.
+RESEND_WINDOW = timedelta(hours=1)
+RESENDS_PER_EVENT = 5
+RESENDS_PER_ACCOUNT = 100
+# The cache's slots of attempts at once (payments.slots), and the mark of a task that found none.
+SLOT_KIND = "webhook"
+WAITING_MARK = "webhook-waiting:{holder}"
+WAITING_MARK_TTL = 600  # seconds: longer than any slot is held
+NO_URL = "The mode's webhook endpoint has no URL any more: not sent."
 
 
 # --- Endpoints: one default URL and signing secret per mode -----------------------------------
@@ -83,10 +111,11 @@ def endpoint_rotate_secret(*, merchant: Merchant, livemode: bool) -> WebhookEndp
 
 
 def _enqueue(delivery_id: int, *, countdown: float | None = None) -> None:
+    """A task for the delivery's next attempt, on the deliveries' own queue (WEBHOOKS_QUEUE)."""
     from webhooks import tasks
 
     eta = timezone.now() + timedelta(seconds=countdown) if countdown else None
-    publish(tasks.delivery_send, (delivery_id,), eta=eta)
+    publish(tasks.delivery_send, (delivery_id,), queue=settings.WEBHOOKS_QUEUE, eta=eta)
 
 
 def _enqueue_on_commit(delivery_id: int) -> None:
@@ -95,8 +124,10 @@ def _enqueue_on_commit(delivery_id: int) -> None:
     transaction.on_commit(lambda: _enqueue(delivery_id), robust=True)
 
 
-def _delivery_create(*, event: Event, url: str) -> Delivery:
-    delivery = Delivery.objects.create(event=event, url=url, next_attempt_at=timezone.now())
+def _delivery_create(*, event: Event, url: str, follows_endpoint: bool) -> Delivery:
+    delivery = Delivery.objects.create(
+        event=event, url=url, follows_endpoint=follows_endpoint, next_attempt_at=timezone.now()
+    )
     _enqueue_on_commit(delivery.id)
     return delivery
 
@@ -118,7 +149,9 @@ def event_record(
         destination_url=destination_url or endpoint_get(merchant=merchant, livemode=livemode).url,
     )
     if event.destination_url:
-        _delivery_create(event=event, url=event.destination_url)
+        _delivery_create(
+            event=event, url=event.destination_url, follows_endpoint=not destination_url
+        )
     return event
 
 
@@ -135,30 +168,27 @@ def status_event_record(obj, *, data: dict, destination_url: str = "") -> Event:
 
 
 @transaction.atomic
-def event_resend(*, event: Event, url: str) -> Delivery:
-    """A new delivery of the same event (same id, so receivers can de-duplicate) to `url`, unless
-    one to `url` is still waiting for its first attempt: that one is the answer. A resend asked
-    in a loop, or twice by a double click, so queues the event once, not once per call, and one
-    merchant's resends cannot fill the delivery workers' queue; once the waiting delivery has been
-    attempted, a resend makes a new one again. The event's row is locked while this is decided,
-    so two resends at once make one delivery."""
+def event_resend(*, event: Event) -> Delivery:
+    """A new delivery of the same event (same id, so receivers can de-duplicate) to where it
+    would go now: its charge's or payout's callback_url, else the mode's default URL (followed
+    at each attempt). 400 webhook_url_missing when there is nowhere to send it.
+
+    Bounded: at most RESENDS_PER_EVENT resends of the event and RESENDS_PER_ACCOUNT of the
+    merchant's events in the mode over the last RESEND_WINDOW, counted in the database (the
+    mode's endpoint row, then the event's, are locked while this is decided, so two resends at
+    once count one after the other); beyond, ResendsLimited (429) with the seconds until one
+    more may be asked. While a delivery to the same destination still waits for its first
+    attempt, that one is the answer, and no second one is queued; it counts all the same."""
+    from webhooks.selectors import event_callback_url
+
+    endpoint = endpoint_get(merchant=event.merchant, livemode=event.livemode)
+    endpoint = WebhookEndpoint.objects.select_for_update().get(pk=endpoint.pk)
     Event.objects.select_for_update().filter(pk=event.pk).values_list("pk").first()
-    waiting = (
-        event.deliveries.filter(url=url, status=DeliveryStatus.PENDING, attempts=0)
-        .order_by("-created_at", "-id")
-        .first()
-    )
-    if waiting is not None:
-        return waiting
-    return _delivery_create(event=event, url=url)
-
-
-def event_resend_now(*, event: Event) -> Delivery:
-    """The merchant's resend: a new delivery to where the event would go now (its charge's
-    callback_url, else the mode's default URL). 400 when there is nowhere to send it."""
-    from webhooks.selectors import event_current_destination
-
-    url = event_current_destination(event=event)
+    now = timezone.now()
+    _resends_check(event=event, now=now)
+    url = event_callback_url(event=event)
+    follows_endpoint = not url
+    url = url or endpoint.url
     if not url:
         raise InvalidRequest(
             _(
@@ -167,7 +197,45 @@ def event_resend_now(*, event: Event) -> Delivery:
             ),
             code="webhook_url_missing",
         )
-    return event_resend(event=event, url=url)
+    waiting = event.deliveries.filter(status=DeliveryStatus.PENDING, attempts=0)
+    waiting = (
+        waiting.filter(Q(follows_endpoint=True) | Q(url=url))
+        if follows_endpoint
+        else waiting.filter(follows_endpoint=False, url=url)
+    )
+    delivery = waiting.order_by("-created_at", "-id").first()
+    if delivery is None:
+        delivery = _delivery_create(event=event, url=url, follows_endpoint=follows_endpoint)
+    Resend.objects.create(
+        event=event,
+        merchant_id=event.merchant_id,
+        livemode=event.livemode,
+        delivery=delivery,
+        created_at=now,
+    )
+    return delivery
+
+
+def _resends_check(*, event: Event, now) -> None:
+    """ResendsLimited when one more resend of `event` would pass a limit of the last hour."""
+    since = now - RESEND_WINDOW
+    limits = [
+        (Resend.objects.filter(event=event), RESENDS_PER_EVENT, ResendsLimited.EVENT),
+        (
+            Resend.objects.filter(merchant_id=event.merchant_id, livemode=event.livemode),
+            RESENDS_PER_ACCOUNT,
+            ResendsLimited.ACCOUNT,
+        ),
+    ]
+    for resends, limit, message in limits:
+        times = list(
+            resends.filter(created_at__gt=since)
+            .order_by("-created_at")
+            .values_list("created_at", flat=True)[:limit]
+        )
+        if len(times) >= limit:  # one more once the limit-th newest has left the window
+            wait = math.ceil((times[-1] + RESEND_WINDOW - now).total_seconds())
+            raise ResendsLimited(message, count=limit, wait=max(1, wait))
 
 
 def _claim(delivery_id: int) -> bool:
@@ -186,16 +254,18 @@ def _claim(delivery_id: int) -> bool:
 
 
 @transaction.atomic
-def _claim_backlog(*, url: str, besides: int) -> list[int]:
-    """Take up to BATCH - 1 more deliveries to the same URL that have been due for BACKLOG_WAIT
-    seconds or more and that nobody holds (oldest first; rows another worker is taking are
-    skipped), held for a whole batch."""
+def _claim_backlog(*, url: str, merchant_id: str, livemode: bool, besides: int) -> list[int]:
+    """Take up to BATCH - 1 more deliveries of the same merchant and mode to the same URL that
+    have been due for BACKLOG_WAIT seconds or more and that nobody holds (oldest first; rows
+    another worker is taking are skipped), held for a whole batch (under the task's one slot)."""
     now = timezone.now()
     ids = list(
-        Delivery.objects.select_for_update(skip_locked=True)
+        Delivery.objects.select_for_update(skip_locked=True, of=("self",))
         .filter(
             Q(locked_until__isnull=True) | Q(locked_until__lt=now),
             url=url,
+            event__merchant_id=merchant_id,
+            event__livemode=livemode,
             status=DeliveryStatus.PENDING,
             next_attempt_at__lte=now - timedelta(seconds=BACKLOG_WAIT),
         )
@@ -216,9 +286,15 @@ def event_signed_headers(*, event: Event, body: bytes, at) -> dict[str, str]:
 
 
 def _send(delivery: Delivery, endpoint: WebhookEndpoint) -> tuple[transport.Answer, object]:
+    """One attempt. A delivery to the mode's default URL goes to that URL as it is now (and
+    records it as its own); none left, it fails without a request."""
     event = delivery.event
-    body = event_body(event)
     attempted_at = timezone.now()
+    if delivery.follows_endpoint:
+        if not endpoint.url:
+            return transport.Answer(None, NO_URL, "", 0, refused=True), attempted_at
+        delivery.url = endpoint.url
+    body = event_body(event)
     headers = signing.signed_headers(
         secrets=endpoint.signing_secrets(attempted_at), msg_id=event.id, body=body
     )
@@ -252,27 +328,93 @@ def delivery_send(*, delivery_id: int) -> Delivery | None:
     """One attempt of the delivery (as delivery_attempt); a failed one that may be retried is
     enqueued again for its next attempt on WEBHOOK_RETRY_SCHEDULE.
 
-    When deliveries to the same URL have been waiting BACKLOG_WAIT or more (the workers are
-    behind), the task also takes up to BATCH of them, sends them one after the other over the
-    same connection and records every attempt in one transaction: a backlog drains in batches. A
-    task whose delivery another task holds (in its batch) takes a batch of the rest. No attempt
-    is started after BATCH_SECONDS, nor after one that got no answer (the receiver is down):
-    those taken are given back untouched, for their own tasks (or the sweep).
+    The attempt takes one of its merchant's slots for the mode (WEBHOOK_ATTEMPTS_AT_ONCE across
+    every worker): with none free, the delivery stays due, untouched, and the task ends at once;
+    whoever gives a slot back then enqueues the merchant's oldest due delivery (_wake_next).
+
+    When deliveries of the same merchant and mode to the same URL have been waiting BACKLOG_WAIT
+    or more (the workers are behind), the task also takes up to BATCH of them, sends them one
+    after the other over the same connection and records every attempt in one transaction: a
+    backlog drains in batches. A task whose delivery another task holds (in its batch) takes a
+    batch of the rest. No attempt is started after BATCH_SECONDS, nor after one that got no
+    answer (the receiver is down): those taken are given back untouched, for their own tasks (or
+    the sweep).
 
     Returns the task's delivery after its attempt, or None when it made none."""
+    found = (
+        Delivery.objects.filter(pk=delivery_id, status=DeliveryStatus.PENDING)
+        .values_list("url", "event__merchant_id", "event__livemode")
+        .first()
+    )
+    if found is None:
+        return None
+    url, merchant_id, livemode = found
+    holder = f"{merchant_id}:{livemode:d}"
+    slot = _slot_take(holder)
+    if slot is None:
+        return None
+    try:
+        return _send_batch(
+            delivery_id=delivery_id, url=url, merchant_id=merchant_id, livemode=livemode
+        )
+    finally:
+        slot.close()
+        _wake_next(holder=holder, merchant_id=merchant_id, livemode=livemode)
+
+
+def _slot_take(holder: str):
+    """One of the holder's slots of attempts at once, or None when all are taken. A task that
+    finds none marks the holder as having a delivery waiting, then looks once more: either a
+    slot given back meanwhile is found, or whoever gives one back later sees the mark."""
+    limit = settings.WEBHOOK_ATTEMPTS_AT_ONCE
+    slot = slots.take(SLOT_KIND, holder, limit)
+    if slot is None:
+        _quietly(cache.set, WAITING_MARK.format(holder=holder), 1, WAITING_MARK_TTL)
+        slot = slots.take(SLOT_KIND, holder, limit)
+    return slot
+
+
+def _wake_next(*, holder: str, merchant_id: str, livemode: bool) -> None:
+    """After a slot is given back: if a task found none free, enqueue the merchant's oldest due
+    delivery of the mode that nobody holds (its task takes the slot). The mark stays while there
+    is one, so that each slot given back wakes one more."""
+    mark = WAITING_MARK.format(holder=holder)
+    if not _quietly(cache.get, mark):
+        return
+    _quietly(cache.delete, mark)
+    now = timezone.now()
+    waiting = (
+        Delivery.objects.filter(
+            Q(locked_until__isnull=True) | Q(locked_until__lt=now),
+            status=DeliveryStatus.PENDING,
+            next_attempt_at__lte=now,
+            event__merchant_id=merchant_id,
+            event__livemode=livemode,
+        )
+        .order_by("next_attempt_at", "id")
+        .values_list("id", flat=True)
+        .first()
+    )
+    if waiting is not None:
+        _quietly(cache.set, mark, 1, WAITING_MARK_TTL)
+        _enqueue(waiting)
+
+
+def _quietly(call, *args):
+    """A call to the shared cache; out of reach, the slots are not counted (payments.slots)."""
+    try:
+        return call(*args)
+    except Exception as exc:
+        logger.warning("webhook slots not counted, cache unavailable: %s", type(exc).__name__)
+        return None
+
+
+def _send_batch(*, delivery_id: int, url: str, merchant_id: str, livemode: bool):
     taken = []
     if _claim(delivery_id):
         taken.append(Delivery.objects.select_related("event").get(pk=delivery_id))
         url = taken[0].url
-    else:
-        url = (
-            Delivery.objects.filter(pk=delivery_id, status=DeliveryStatus.PENDING)
-            .values_list("url", flat=True)
-            .first()
-        )
-        if url is None:
-            return None
-    more = _claim_backlog(url=url, besides=delivery_id)
+    more = _claim_backlog(url=url, merchant_id=merchant_id, livemode=livemode, besides=delivery_id)
     if more:
         others = Delivery.objects.select_related("event").in_bulk(more)
         taken += [others[pk] for pk in more if pk in others]
@@ -349,6 +491,7 @@ def _attempt_apply(*, delivery: Delivery, answer: transport.Answer, attempted_at
 
 
 ATTEMPT_FIELDS = [
+    "url",
     "status",
     "attempts",
     "next_attempt_at",

@@ -189,13 +189,15 @@ def test_a_real_worker_cuts_a_dribbled_answer_at_twice_the_timeout(
 ):
     """In a real Celery worker (prefork: the task runs in its process's main thread, where the
     deadline's timer can be set), as in the test process."""
+    from django.conf import settings
+
     from tests.helpers import wait_for
     from webhooks import tasks
 
     celery_worker_process(WEBHOOK_TIMEOUT="0.3")
     receiver.then({"dribble": 0.1})
     delivery = record_event(merchant, url=receiver.url()).deliveries.get()
-    tasks.delivery_send.delay(delivery.id)
+    tasks.delivery_send.apply_async((delivery.id,), queue=settings.WEBHOOKS_QUEUE)
     wait_for(lambda: DeliveryAttempt.objects.filter(delivery=delivery).exists(), timeout=30)
     attempt = DeliveryAttempt.objects.get(delivery=delivery)
     assert attempt.error == "Timed out after 0.6 s in all."

@@ -28,7 +28,7 @@ def test_a_resend_asked_again_before_it_is_attempted_is_the_same_delivery(api, m
     delivery_attempt(delivery_id=Delivery.objects.get().id)  # the first delivery: tried, failed
 
     first = resend(api, event.id)
-    again = [resend(api, event.id) for _ in range(5)]
+    again = [resend(api, event.id) for _ in range(3)]
     assert all(d == first for d in again)
     assert Delivery.objects.filter(event=event).count() == 2  # the first and one resend
 
@@ -98,6 +98,7 @@ def test_simultaneous_resends_make_one_delivery(live_server, receiver):
     for thread in threads:
         thread.join(timeout=60)
 
-    assert [a.status_code for a in answers] == [200] * 8
-    assert len({a.json()["created_at"] for a in answers}) == 1
+    # Five resends an hour per event, counted one after the other however they come.
+    assert sorted(a.status_code for a in answers) == [200] * 5 + [429] * 3
+    assert len({a.json()["created_at"] for a in answers if a.status_code == 200}) == 1
     assert Delivery.objects.filter(event=event).count() == 2

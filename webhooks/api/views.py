@@ -195,7 +195,10 @@ class EventResendView(ApiView):
         "to where it would go now: its charge's `callback_url` (for a charge or one of its "
         "refunds) or its payout's, else this mode's endpoint URL (400 webhook_url_missing when there is none). "
         "The answer is the new delivery; while a delivery of the event to that URL still waits "
-        "for its first attempt, it is that delivery, and no second one is queued.",
+        "for its first attempt, it is that delivery, and no second one is queued. At most 5 "
+        "resends of an event, and 100 of this mode's events, in an hour (each counts, even one "
+        "answered with the waiting delivery): beyond, 429 rate_limited, with the seconds to wait "
+        "in Retry-After. A delivery to the endpoint URL goes to the URL as it is at each attempt.",
         request=None,
         responses={200: objects.Delivery},
         examples=objects.DELIVERY_EXAMPLES,
@@ -205,5 +208,5 @@ class EventResendView(ApiView):
         event = selectors.event_get(
             merchant=self.merchant, livemode=self.livemode, event_id=event_id
         )
-        delivery = services.event_resend_now(event=event)
+        delivery = services.event_resend(event=event)
         return Response(delivery_repr(delivery))

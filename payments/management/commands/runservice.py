@@ -1,7 +1,7 @@
-"""Run the whole service on one machine: gunicorn, a Celery worker with beat embedded, and a
-worker for the long live M-Pesa payment calls.
+"""Run the whole service on one machine: gunicorn, a Celery worker with beat embedded, a worker
+for the long live M-Pesa payment calls and one for the webhook deliveries.
 
-Production runs the three as separate processes (see README.md); this is the one-command set-up.
+Production runs them as separate processes (see README.md); this is the one-command set-up.
 """
 
 import signal
@@ -39,6 +39,12 @@ class Command(BaseCommand):
                 "--queues", settings.PAYMENTS_LONG_QUEUE, "--pool", "threads",
                 "--concurrency", "8", "--loglevel", "INFO",
             ],
+            # Webhook deliveries wait on merchants' receivers: threads, on their own queue.
+            "webhooks": [
+                python, "-m", "celery", "-A", "config", "worker", "--hostname", "webhooks@%h",
+                "--queues", settings.WEBHOOKS_QUEUE, "--pool", "threads",
+                "--concurrency", "8", "--loglevel", "INFO",
+            ],
             "web": [
                 python, "-m", "gunicorn", "config.wsgi", "-c", str(GUNICORN_CONFIG), "--bind", bind,
                 "--workers", str(web_workers), "--threads", "4",
@@ -73,9 +79,10 @@ class Command(BaseCommand):
 
 
 def prepare_broker() -> None:
-    """The embedded broker's tables and queues, created before the two workers start together."""
+    """The embedded broker's tables and queues, created before the workers start together."""
     from config.celery import app
 
     prepare_embedded_broker(
-        settings.CELERY_BROKER_URL, [app.conf.task_default_queue, settings.PAYMENTS_LONG_QUEUE]
+        settings.CELERY_BROKER_URL,
+        [app.conf.task_default_queue, settings.PAYMENTS_LONG_QUEUE, settings.WEBHOOKS_QUEUE],
     )

@@ -59,7 +59,11 @@ def test_runservice_prepares_the_embedded_broker_it_is_given(tmp_path, settings)
     prepare_broker()
     tables, queues = broker_state(path)
     assert {"kombu_queue", "kombu_message"} <= {name for _, name, _ in tables}
-    assert {name for _, name in queues} == {"celery", settings.PAYMENTS_LONG_QUEUE}
+    assert {name for _, name in queues} == {
+        "celery",
+        settings.PAYMENTS_LONG_QUEUE,
+        settings.WEBHOOKS_QUEUE,
+    }
 
 
 def test_other_brokers_are_left_alone(tmp_path):
