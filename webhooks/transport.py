@@ -1,5 +1,9 @@
 """One signed POST to a merchant's URL, made safely. Knows nothing of the ORM.
 
+What an attempt that got no answer records (and merchants see) is one sentence, NO_ANSWER, whether
+the connection was refused, reset, cut at its deadline or timed out: which of these happened says
+which ports of an address are open, so it is only written to the server's log.
+
 Every mode checks where it sends: the host is resolved, every address is checked, and the
 connection is made to a checked address, so a DNS answer cannot change between the check and the
 connection. Cloud metadata, link-local, multicast, unspecified and reserved addresses are always
@@ -10,6 +14,7 @@ literal, so such a URL is refused when it is given, not only when it is called.
 """
 
 import ipaddress
+import logging
 import re
 import socket
 import threading
@@ -23,12 +28,22 @@ from django.utils.translation import gettext_noop
 from payments import deadlines
 from payments.errors import TranslatableError
 
+logger = logging.getLogger("webhooks")
+
 ANSWER_KEPT = 1024  # bytes of the answer kept for staff
+# Every failure to get an answer, in the same words (the cause goes to the log only).
+NO_ANSWER = "No answer: the connection failed or timed out."
 USER_AGENT = "congopay-webhooks/1"
 
+# The clouds' instance metadata services, refused whatever WEBHOOK_ALLOW_PRIVATE_NETWORKS says:
+# AWS, GCP, Azure, DigitalOcean, OpenStack and most others (169.254.169.254), AWS over IPv6
+# (fd00:ec2::254), Alibaba Cloud (100.100.100.200) and Oracle Cloud (192.0.0.192). Only the first
+# is link-local: the others are private or shared ranges that development may open.
 METADATA_ADDRESSES = {
     ipaddress.ip_address("169.254.169.254"),
     ipaddress.ip_address("fd00:ec2::254"),
+    ipaddress.ip_address("100.100.100.200"),
+    ipaddress.ip_address("192.0.0.192"),
 }
 
 NAT64_PREFIX = ipaddress.ip_network("64:ff9b::/96")  # an IPv4 address behind a NAT64 gateway
@@ -158,11 +173,15 @@ def url_refusal(url: str, *, allow_private: bool) -> DestinationRefused | None:
     )
 
 
+class Unresolved(requests.ConnectionError):
+    """The host name has no address (perhaps for now): said as it is, no port was tried."""
+
+
 def _resolve(host: str, port: int) -> list[IpAddress]:
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
-        raise requests.ConnectionError(f"cannot resolve {host}: {exc.strerror}") from exc
+        raise Unresolved(f"cannot resolve {host}: {exc.strerror}") from exc
     addresses = []
     for info in infos:
         address = ipaddress.ip_address(info[4][0].split("%", 1)[0])
@@ -193,7 +212,7 @@ def checked_address(url: str, *, livemode: bool, allow_private: bool) -> IpAddre
                 reason=reason,
             )
     if not addresses:
-        raise requests.ConnectionError(f"cannot resolve {host}")
+        raise Unresolved(f"cannot resolve {host}")
     return addresses[0]
 
 
@@ -295,15 +314,15 @@ def post(
                 response.close()
     except deadlines.DeadlinePassed:
         _session_drop(address)
-        return Answer(None, f"Timed out after {2 * timeout:g} s in all.", "", elapsed())
+        return _no_answer(url, f"timed out after {2 * timeout:g} s in all", elapsed())
     except DestinationRefused as exc:
         return Answer(None, f"Refused destination: {exc}.", "", elapsed(), refused=True)
+    except Unresolved as exc:
+        return Answer(None, f"Connection failed: {exc}.", "", elapsed())
     except requests.Timeout:
-        return Answer(None, f"Timed out after {timeout:g} s.", "", elapsed())
-    except requests.ConnectionError as exc:
-        return Answer(None, f"Connection failed: {_reason(exc)}", "", elapsed())
-    except requests.RequestException as exc:
-        return Answer(None, f"Request failed: {_reason(exc)}", "", elapsed())
+        return _no_answer(url, f"timed out after {timeout:g} s", elapsed())
+    except requests.RequestException as exc:  # refused, reset, TLS, a broken answer, …
+        return _no_answer(url, _reason(exc), elapsed())
     text = kept.decode("utf-8", errors="replace")
     error = ""
     if response.is_redirect:
@@ -311,6 +330,11 @@ def post(
     elif not 200 <= response.status_code < 300:
         error = f"HTTP {response.status_code}."
     return Answer(response.status_code, error, text, elapsed())
+
+
+def _no_answer(url: str, cause: str, duration_ms: int) -> Answer:
+    logger.info("webhook POST to %s got no answer: %s", url, cause)
+    return Answer(None, NO_ANSWER, "", duration_ms)
 
 
 def _reason(exc: Exception) -> str:

@@ -78,6 +78,14 @@ def test_forbidden_reason(address, expected):
         ("240.0.0.1", "a reserved address"),
         ("0.0.0.0", "an unspecified address"),
         ("::ffff:169.254.169.254", "a cloud metadata address"),
+        # Alibaba Cloud's and Oracle Cloud's metadata, in ranges development may otherwise use.
+        ("100.100.100.200", "a cloud metadata address"),
+        ("192.0.0.192", "a cloud metadata address"),
+        ("::ffff:100.100.100.200", "a cloud metadata address"),
+        ("64:ff9b::c000:c0", "a cloud metadata address"),
+        ("fd00:ec2::254", "a cloud metadata address"),
+        ("100.100.100.201", None),
+        ("192.0.0.193", None),
     ],
 )
 def test_private_networks_allowed_never_open_metadata_or_link_local(address, expected):
@@ -111,6 +119,9 @@ def test_test_mode_delivery_to_a_forbidden_destination_fails_at_once(
     [
         ("http://169.254.169.254/latest/meta-data/", True),
         ("http://[fd00:ec2::254]/", True),
+        ("http://100.100.100.200/latest/meta-data/", True),
+        ("http://192.0.0.192/opc/v2/instance/", True),
+        ("http://1684301000/", True),  # 100.100.100.200 as one number
         ("http://224.0.0.1/hooks", True),
         ("http://127.0.0.1:3000/hooks", False),
         ("http://10.1.2.3/hooks", False),
@@ -380,3 +391,88 @@ def test_a_dribbled_answer_over_tls_is_cut_at_its_deadline(tmp_path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture
+def dns(monkeypatch):
+    """The outside world's DNS, answering for the names a test gives (others as usual)."""
+    import socket
+
+    names: dict[str, str] = {}
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        if host in names:
+            address = names[host]
+            family = socket.AF_INET6 if ":" in address else socket.AF_INET
+            sockaddr = (address, port, 0, 0) if family == socket.AF_INET6 else (address, port)
+            return [(family, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", sockaddr)]
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return names
+
+
+@pytest.mark.parametrize(
+    "address", ["169.254.169.254", "100.100.100.200", "192.0.0.192", "fd00:ec2::254"]
+)
+def test_a_name_resolving_to_a_cloud_metadata_address_is_refused_at_delivery(
+    merchant, settings, dns, address
+):
+    """Private networks allowed (development) or not, and in test mode."""
+    settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = True
+    dns["metadata.shop.example"] = address
+    event = record_event(merchant, url="http://metadata.shop.example/latest/meta-data/")
+    result = delivery_attempt(delivery_id=event.deliveries.get().id)
+    assert (result.status, result.attempts, result.next_attempt_at) == ("failed", 1, None)
+    assert result.last_error.startswith("Refused destination:")
+    assert f"resolves to {address}, a cloud metadata address" in result.last_error
+
+
+def test_no_attempt_says_whether_a_port_is_closed_silent_or_resetting(
+    api, merchant, settings, caplog
+):
+    """Which ports of an address are open must not be read from the deliveries: a refused
+    connection, one that never answers and one reset by the other end are told in the same
+    words, to the API and to staff; the cause is in the server's log."""
+    import socket
+    import struct
+    import threading
+
+    from webhooks.transport import NO_ANSWER
+
+    settings.WEBHOOK_TIMEOUT = 0.3
+    with socket.socket() as probe:  # nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    silent = socket.socket()  # accepts (the kernel does) and never answers
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    resetting = socket.socket()
+    resetting.bind(("127.0.0.1", 0))
+    resetting.listen(8)
+
+    def reset_each():
+        while True:
+            try:
+                connection, _ = resetting.accept()
+            except OSError:
+                return
+            connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            connection.close()  # RST
+
+    threading.Thread(target=reset_each, daemon=True).start()
+    try:
+        errors = []
+        for port in (closed, silent.getsockname()[1], resetting.getsockname()[1]):
+            event = record_event(merchant, url=f"http://127.0.0.1:{port}/hooks")
+            delivery_attempt(delivery_id=event.deliveries.get().id)
+            [shown] = api.get(f"/v1/events/{event.id}/deliveries").json()["data"]
+            errors.append(shown["attempts"][0]["error"])
+    finally:
+        silent.close()
+        resetting.close()
+    assert errors == [NO_ANSWER] * 3
+    assert set(DeliveryAttempt.objects.values_list("error", flat=True)) == {NO_ANSWER}
+    log = caplog.text.lower()
+    assert "refused" in log and "timed out" in log and "reset" in log
