@@ -25,6 +25,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from kombu.exceptions import OperationalError
 
 from payments import slots
 from payments.broker import publish
@@ -397,7 +398,10 @@ def _wake_next(*, holder: str, merchant_id: str, livemode: bool) -> None:
     )
     if waiting is not None:
         _quietly(cache.set, mark, 1, WAITING_MARK_TTL)
-        _enqueue(waiting)
+        try:
+            _enqueue(waiting)
+        except OperationalError as exc:  # the broker is away: the sweep enqueues it later
+            logger.warning("delivery %s not woken, broker unavailable: %s", waiting, exc)
 
 
 def _quietly(call, *args):

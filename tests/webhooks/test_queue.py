@@ -3,6 +3,7 @@ mode are attempted at most WEBHOOK_ATTEMPTS_AT_ONCE at a time: a merchant whose 
 tarpit, resending in a loop, delays neither another merchant's payments nor its webhooks."""
 
 import contextlib
+import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -128,3 +129,41 @@ def test_a_tarpit_and_looping_resends_delay_no_other_merchants_payment_nor_webho
             event__merchant=shop_a.merchant, status="pending", url__startswith=pit["url"]
         )
         assert waiting.count() == 50
+
+
+def queued_deliveries(redis_url: str) -> list[int]:
+    """The delivery ids of the tasks waiting on the deliveries' queue."""
+    import base64
+
+    from redis import Redis
+
+    client = Redis.from_url(redis_url)
+    try:
+        raw = client.lrange(settings.WEBHOOKS_QUEUE, 0, -1)
+    finally:
+        client.close()
+    return sorted(json.loads(base64.b64decode(json.loads(m)["body"]))[0][0] for m in raw)
+
+
+def test_a_delivery_left_waiting_for_a_slot_is_enqueued_when_one_is_given_back(
+    merchant, receiver, settings
+):
+    from payments import slots
+    from webhooks import services
+
+    settings.WEBHOOK_ATTEMPTS_AT_ONCE = 1
+    # Two URLs, so that no batch takes both (a batch is of one URL).
+    first = record_event(merchant, url=receiver.url("/a")).deliveries.get()
+    second = record_event(merchant, url=receiver.url("/b")).deliveries.get()
+    with app.connection_for_write() as connection:
+        connection.default_channel.queue_purge(settings.WEBHOOKS_QUEUE)
+
+    held = slots.take(services.SLOT_KIND, f"{merchant.pk}:0", 1)  # another worker's attempt
+    assert services.delivery_send(delivery_id=first.id) is None  # no slot: left waiting
+    assert receiver.received == [] and queued_deliveries(settings.REDIS_URL) == []
+    held.close()
+
+    assert services.delivery_send(delivery_id=second.id).status == "succeeded"
+    assert queued_deliveries(settings.REDIS_URL) == [first.id]  # woken by the slot given back
+    assert services.delivery_send(delivery_id=first.id).status == "succeeded"
+    assert len(receiver.verified()) == 2
