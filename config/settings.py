@@ -152,8 +152,6 @@ PAYMENTS_LONG_QUEUE = env.str("PAYMENTS_LONG_QUEUE", default="payments-long")
 # never holds a worker that sends prompts, checks statuses or sends payouts.
 WEBHOOKS_QUEUE = env.str("WEBHOOKS_QUEUE", default="webhooks")
 if REDIS_URL:
-    # kombu's Redis transport, publishing through one client per channel (payments/broker.py).
-    CELERY_BROKER_TRANSPORT = "payments.broker:RedisTransport"
     # Longer than the longest countdown we use, so a delayed task is not redelivered early.
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 43200, "socket_connect_timeout": 3}
 # Embedded broker: the options are passed to SQLAlchemy's create_engine; none are needed.

@@ -36,7 +36,6 @@ from payments import tasks, throttles
 from payments.api.errors import callback_refusal as _refuse
 from payments.api.errors import not_found_view, rate_limited_response
 from payments.api.parsers import InvalidJson, loads_object
-from payments.broker import publish
 from payments.models import (
     Charge,
     ChargeStatus,
@@ -123,7 +122,7 @@ def _claim_interval(ident: str, network: str) -> bool:
 
 def _publish(charge_id: str, network: str, task) -> None:
     try:
-        publish(task, (charge_id,))
+        task.apply_async((charge_id,))
     except Exception as exc:  # broker down: the operator must not retry for our fault
         logger.error(
             "%s callback for %s: status check not enqueued (%s); the poller will check it",

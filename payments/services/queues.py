@@ -4,6 +4,11 @@ A live payment call that blocks until the customer has answered on the phone goe
 queue (PAYMENTS_LONG_QUEUE), so a few slow customers never hold the workers that poll and send
 webhooks; everything else goes to the default queue. The periodic sweeps claim what is due here
 before enqueueing it, so the next sweep does not enqueue it again.
+
+Each task is sent by Celery's apply_async, which raises kombu's OperationalError when the broker
+cannot be reached. A caller inside a transaction enqueues from transaction.on_commit (robust: the
+sweeps send what a broker out of reach missed), so that no worker looks for a row that is not
+committed yet, and nothing is sent for a transaction rolled back.
 """
 
 from datetime import datetime, timedelta
@@ -11,7 +16,6 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db.models import QuerySet
 
-from payments.broker import publish
 from payments.models import Charge
 from payments.providers import registry
 
@@ -31,8 +35,7 @@ def payment_request_queue(*, livemode: bool, network: str) -> str | None:
 def charge_request_payment_enqueue(*, charge: Charge) -> None:
     from payments import tasks
 
-    publish(
-        tasks.charge_request_payment,
+    tasks.charge_request_payment.apply_async(
         (charge.id,),
         queue=payment_request_queue(livemode=charge.livemode, network=charge.network),
     )
@@ -41,43 +44,43 @@ def charge_request_payment_enqueue(*, charge: Charge) -> None:
 def charge_refresh_enqueue(*, charge_id: str, eta: datetime | None = None) -> None:
     from payments import tasks
 
-    publish(tasks.charge_refresh, (charge_id,), eta=eta)
+    tasks.charge_refresh.apply_async((charge_id,), eta=eta)
 
 
 def charge_reconcile_enqueue(*, charge_id: str) -> None:
     from payments import tasks
 
-    publish(tasks.charge_reconcile, (charge_id,))
+    tasks.charge_reconcile.apply_async((charge_id,))
 
 
 def refund_send_enqueue(*, refund_id: str) -> None:
     from payments import tasks
 
-    publish(tasks.refund_send, (refund_id,))
+    tasks.refund_send.apply_async((refund_id,))
 
 
 def refund_refresh_enqueue(*, refund_id: str) -> None:
     from payments import tasks
 
-    publish(tasks.refund_refresh, (refund_id,))
+    tasks.refund_refresh.apply_async((refund_id,))
 
 
 def payout_send_enqueue(*, payout_id: str) -> None:
     from payments import tasks
 
-    publish(tasks.payout_send, (payout_id,))
+    tasks.payout_send.apply_async((payout_id,))
 
 
 def payout_refresh_enqueue(*, payout_id: str) -> None:
     from payments import tasks
 
-    publish(tasks.payout_refresh, (payout_id,))
+    tasks.payout_refresh.apply_async((payout_id,))
 
 
 def balance_checkpoint_enqueue(*, merchant_id: str, livemode: bool, currency: str) -> None:
     from payments import tasks
 
-    publish(tasks.balance_checkpoint, (merchant_id, livemode, currency))
+    tasks.balance_checkpoint.apply_async((merchant_id, livemode, currency))
 
 
 def due_claim(
