@@ -102,14 +102,26 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # without, which is all this warning says.
     SILENCED_SYSTEM_CHECKS = ["models.W040"]
 else:
-    DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DB_CONN_MAX_AGE", default=60))
+    # Both options below must stay off behind PgBouncer in transaction mode (one transaction's
+    # prepared statements are not there for the next; a pool in front of a pool holds nothing).
+    db_options = DATABASES["default"].setdefault("OPTIONS", {})
+    if env.bool("DB_SERVER_SIDE_BINDING", default=False):
+        # Django binds the parameters server side, and psycopg prepares a statement once it has
+        # run DB_PREPARE_THRESHOLD times on a connection (its plan then reused).
+        db_options["server_side_binding"] = True
+        db_options["prepare_threshold"] = env.int("DB_PREPARE_THRESHOLD", default=5)
+    if env.bool("DB_POOL", default=False):
+        # psycopg's pool, per process: a request borrows a connection and gives it back at its
+        # end (persistent connections are the pool's, so CONN_MAX_AGE must be 0).
+        db_options["pool"] = {
+            "min_size": env.int("DB_POOL_MIN_SIZE", default=2),
+            "max_size": env.int("DB_POOL_MAX_SIZE", default=8),
+            "timeout": env.float("DB_POOL_TIMEOUT", default=10.0),
+        }
+        DATABASES["default"]["CONN_MAX_AGE"] = 0
+    else:
+        DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DB_CONN_MAX_AGE", default=60))
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-    # The statements bound server side (payments/selectors.py) are prepared once per connection.
-    if env.bool("DB_PREPARED_STATEMENTS", default=True):
-        DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 0)
-# A persistent connection that ran a query this recently is not health-checked again before the
-# next request's first query (config/database.py); 0: before every request.
-DB_HEALTH_CHECK_AFTER = env.float("DB_HEALTH_CHECK_AFTER", default=1.0)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -7,8 +7,6 @@ class PaymentsConfig(AppConfig):
     verbose_name = _("Payments")
 
     def ready(self) -> None:
-        from config import database
         from payments.api import principals
 
         principals.connect()
-        database.connect()

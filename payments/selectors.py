@@ -12,7 +12,6 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.translation import gettext as _
 
-from payments import rows
 from payments.errors import InvalidRequest, ResourceMissing
 from payments.models import (
     Charge,
@@ -94,100 +93,46 @@ def _date_filtered(qs: QuerySet, date_from: str | None, date_to: str | None) -> 
     return qs
 
 
-@dataclass(frozen=True)
-class Listing:
-    """One of the API's lists: the objects of `model` whose `owner` columns hold these values,
-    newest first (created_at DESC, id DESC, as their list indexes hold them), narrowed by the
-    `filters` named here (equal to the value the request gives) and by date_from/date_to. Its
-    pages are statements written out (rows.read_many), one per set of filters, prepared once per
-    connection on PostgreSQL: no request pays for the ORM compiling its queries."""
-
-    model: type
-    owner: tuple[tuple[str, object], ...]
-    filters: tuple[str, ...] = ()
-
-    def _owned(self) -> tuple[list[str], list]:
-        return [f"{column} = %s" for column, _ in self.owner], [v for _, v in self.owner]
-
-    def cursor(self, object_id: str) -> tuple | None:
-        """Where the owner's object `object_id` stands in the list, (created_at, id), whatever
-        the filters (a charge that left `pending` is still a cursor); None if there is none."""
-        where, params = self._owned()
-        found = rows.read_one(
-            self.model, " AND ".join(["id = %s", *where]), [object_id, *params],
-            fields=("created_at",),
-        )  # fmt: skip
-        return None if found is None else (found.created_at, found.id)
-
-    def page(
-        self,
-        query: dict,
-        *,
-        after: tuple | None,
-        offset: int,
-        count: int,
-        fields: tuple[str, ...] | None = None,
-    ) -> list:
-        """The objects matching `query` (the list's validated query string), newest first:
-        those at or before the cursor `after` left out, `offset` skipped, at most `count`."""
-        where, params = self._owned()
-        for name in self.filters:  # column names of the model's own
-            if query.get(name):
-                where.append(f"{name} = %s")
-                params.append(query[name])
-        adapt = connection.ops.adapt_datetimefield_value  # a datetime sent as the ORM sends it
-        lower, upper = _date_bounds(query.get("date_from"), query.get("date_to"))
-        if lower is not None:
-            where.append("created_at >= %s")
-            params.append(adapt(lower))
-        if upper is not None:
-            where.append("created_at < %s")
-            params.append(adapt(upper))
-        if after is not None:
-            # (created_at, id) < the cursor's; the first term bounds the index range scan.
-            where.append("created_at <= %s AND (created_at < %s OR id < %s)")
-            params += [adapt(after[0]), adapt(after[0]), after[1]]
-        return rows.read_many(
-            self.model,
-            " AND ".join(where),
-            params,
-            order_by="created_at DESC, id DESC",
-            limit=count,
-            offset=offset,
-            fields=fields,
-        )
+def _filtered(qs: QuerySet, query: dict, names: tuple[str, ...]) -> QuerySet:
+    """`qs` narrowed by the list filters `names` the (validated) query gives, and its dates."""
+    for name in names:
+        if query.get(name):
+            qs = qs.filter(**{name: query[name]})
+    return _date_filtered(qs, query.get("date_from"), query.get("date_to"))
 
 
-def _of(merchant: Merchant, livemode: bool) -> tuple[tuple[str, object], ...]:
-    return (("merchant_id", merchant.pk), ("livemode", livemode))
+def charges_of(*, merchant: Merchant, livemode: bool) -> QuerySet:
+    return Charge.objects.filter(merchant=merchant, livemode=livemode)
 
 
-def charge_listing(*, merchant: Merchant, livemode: bool) -> Listing:
-    return Listing(Charge, _of(merchant, livemode), ("status", "network", "payment_method"))
+def charge_list(*, merchant: Merchant, livemode: bool, query: dict) -> QuerySet:
+    """The charges a list shows (newest first, by the list's index on merchant, mode and
+    created_at, id), narrowed by the query's filters."""
+    qs = charges_of(merchant=merchant, livemode=livemode)
+    return _filtered(qs, query, ("status", "network", "payment_method"))
 
 
-def refund_listing(*, charge: Charge) -> Listing:
-    return Listing(Refund, (("charge_id", charge.pk),))
+def refunds_of_charge(*, charge: Charge) -> QuerySet:
+    return Refund.objects.filter(charge=charge)
 
 
-def refund_listing_for_merchant(*, merchant: Merchant, livemode: bool) -> Listing:
-    return Listing(Refund, _of(merchant, livemode))
+def refunds_of(*, merchant: Merchant, livemode: bool) -> QuerySet:
+    return Refund.objects.filter(merchant=merchant, livemode=livemode)
 
 
-def payout_listing(*, merchant: Merchant, livemode: bool) -> Listing:
-    return Listing(Payout, _of(merchant, livemode), ("status", "network"))
+def payout_list(*, merchant: Merchant, livemode: bool, query: dict) -> QuerySet:
+    qs = payouts_of(merchant=merchant, livemode=livemode)
+    return _filtered(qs, query, ("status", "network"))
 
 
 def charge_get(
     *, merchant: Merchant, livemode: bool, charge_id: str, fields: tuple[str, ...] | None = None
 ) -> Charge:
-    """The charge, or ResourceMissing; `fields`: only those columns are read (rows.read_one)."""
-    charge = rows.read_one(
-        Charge,
-        "id = %s AND merchant_id = %s AND livemode = %s",
-        [charge_id, merchant.pk, livemode],
-        fields=fields,
-    )
+    """The charge, or ResourceMissing; `fields`: only those columns are read (`.only()`)."""
+    qs = charges_of(merchant=merchant, livemode=livemode).filter(pk=charge_id)
+    if fields is not None:
+        qs = qs.only(*fields)
+    charge = qs.first()
     if charge is None:
         raise ResourceMissing("charge", charge_id)
     return charge
@@ -420,15 +365,9 @@ def network_limits(*, network: str, currency: str) -> tuple[int, int]:
     return low, high
 
 
-def network_closed_where(*, network: str, livemode: bool) -> tuple:
-    """(model, where, params): the row that says staff closed `network` in this mode."""
-    return NetworkState, "network = %s AND livemode = %s AND closed", [network, livemode]
-
-
 def network_is_closed(*, network: str, livemode: bool) -> bool:
-    """Asked by every new payout: its statement is written out once (rows.exists). A new charge asks
-    it in its own insert (services.charges.charge_create)."""
-    return rows.exists(*network_closed_where(network=network, livemode=livemode))
+    """Whether staff closed `network` in this mode (asked by every new charge and payout)."""
+    return NetworkState.objects.filter(network=network, livemode=livemode, closed=True).exists()
 
 
 def networks_closed(*, livemode: bool) -> set[str]:

@@ -34,7 +34,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from config.gunicorn import REPEATED_HEADERS_META
-from payments import rows
 from payments.errors import IdempotencyKeyInUse, IdempotencyKeyInvalid, IdempotencyKeyReused
 from payments.models import IdempotencyRecord, Merchant
 
@@ -144,26 +143,22 @@ def _claim(scope: Scope) -> bool:
     return bool(acquired)
 
 
-# The record of a scope (merchant, mode, key: unique), as rows.read_one reads it: a replay is
-# this one read, so it is written out once instead of compiled by the ORM each time.
-_SCOPE = '"merchant_id" = %s AND "livemode" = %s AND "key" = %s'
+def _records(scope: Scope):
+    """The record of a scope (merchant, mode, key: unique), as a queryset."""
+    return IdempotencyRecord.objects.filter(
+        merchant=scope.merchant, livemode=scope.livemode, key=scope.key
+    )
 
 
 def _stored_answer(scope: Scope) -> IdempotencyRecord | None:
     """The answer stored under the key and still within its 24 h; a read that claims nothing."""
-    return rows.read_one(
-        IdempotencyRecord,
-        _SCOPE + ' AND "expires_at" > %s',
-        [scope.merchant.pk, scope.livemode, scope.key, timezone.now()],
-    )
+    return _records(scope).filter(expires_at__gt=timezone.now()).first()
 
 
 def _live_record(scope: Scope) -> IdempotencyRecord | None:
     """The stored answer, for the request that holds the key: one past its 24 h is deleted, so
     that the key is free again (the purge task may not have run yet)."""
-    record = rows.read_one(
-        IdempotencyRecord, _SCOPE, [scope.merchant.pk, scope.livemode, scope.key]
-    )
+    record = _records(scope).first()
     if record is not None and record.expires_at <= timezone.now():
         record.delete()
         return None
@@ -198,7 +193,7 @@ def _store(scope: Scope, response: HttpResponseBase) -> None:
     try:
         # No savepoint: a conflict ends the whole transaction (the caller rolls it back).
         with transaction.atomic(savepoint=False):
-            record = IdempotencyRecord(
+            IdempotencyRecord.objects.create(
                 merchant=scope.merchant,
                 livemode=scope.livemode,
                 key=scope.key,
@@ -211,6 +206,5 @@ def _store(scope: Scope, response: HttpResponseBase) -> None:
                 created_at=now,
                 expires_at=now + LIFETIME,
             )
-            rows.insert(record)
     except IntegrityError:
         raise _StoredElsewhere() from None

@@ -12,7 +12,7 @@ from payments import selectors, slots
 from payments.api import examples, objects
 from payments.api.base import ApiView
 from payments.api.openapi import errors
-from payments.api.pagination import paginate, paginate_with
+from payments.api.pagination import paginate
 from payments.api.serializers import (
     ChargeCreateIn,
     ChargeListQuery,
@@ -39,18 +39,6 @@ from payments.representations import (
 )
 from payments.services import charges, ledger, payouts, refunds
 from payments.statement import statement_lines
-
-
-def _listed(request, listing: selectors.Listing, query: dict, represent, fields=None) -> dict:
-    """A page of one of the lists read through their own statements (selectors.Listing)."""
-    return paginate_with(
-        request,
-        page=lambda after, offset, count: listing.page(
-            query, after=after, offset=offset, count=count, fields=fields
-        ),
-        cursor=listing.cursor,
-        represent=represent,
-    )
 
 
 def _charges(rows) -> list[dict]:
@@ -91,9 +79,12 @@ class ChargeListCreateView(ApiView):
     )
     def get(self, request):
         query = self.validated(ChargeListQuery, data=self.query())
-        listing = selectors.charge_listing(merchant=self.merchant, livemode=self.livemode)
         # only the columns a charge shows, not the operator's answers
-        return Response(_listed(request, listing, query, _charges, fields=CHARGE_REPR_FIELDS))
+        charges = selectors.charge_list(
+            merchant=self.merchant, livemode=self.livemode, query=query
+        ).only(*CHARGE_REPR_FIELDS)
+        scope = selectors.charges_of(merchant=self.merchant, livemode=self.livemode)
+        return Response(paginate(request, charges, _charges, cursor_scope=scope))
 
 
 class ChargeDetailView(ApiView):
@@ -174,8 +165,8 @@ class ChargeRefundListCreateView(ApiView):
     )
     def get(self, request, charge_id: str):
         charge = self._charge(charge_id)
-        query = self.validated(PageQuery, data=self.query())
-        return Response(_listed(request, selectors.refund_listing(charge=charge), query, _refunds))
+        self.validated(PageQuery, data=self.query())
+        return Response(paginate(request, selectors.refunds_of_charge(charge=charge), _refunds))
 
 
 class RefundListView(ApiView):
@@ -189,11 +180,9 @@ class RefundListView(ApiView):
         examples=examples.REFUND_LIST,
     )
     def get(self, request):
-        query = self.validated(PageQuery, data=self.query())
-        listing = selectors.refund_listing_for_merchant(
-            merchant=self.merchant, livemode=self.livemode
-        )
-        return Response(_listed(request, listing, query, _refunds))
+        self.validated(PageQuery, data=self.query())
+        refunds_of = selectors.refunds_of(merchant=self.merchant, livemode=self.livemode)
+        return Response(paginate(request, refunds_of, _refunds))
 
 
 class RefundDetailView(ApiView):
@@ -249,8 +238,11 @@ class PayoutListCreateView(ApiView):
     )
     def get(self, request):
         query = self.validated(PayoutListQuery, data=self.query())
-        listing = selectors.payout_listing(merchant=self.merchant, livemode=self.livemode)
-        return Response(_listed(request, listing, query, _payouts))
+        payouts_of = selectors.payout_list(
+            merchant=self.merchant, livemode=self.livemode, query=query
+        )
+        scope = selectors.payouts_of(merchant=self.merchant, livemode=self.livemode)
+        return Response(paginate(request, payouts_of, _payouts, cursor_scope=scope))
 
 
 class PayoutDetailView(ApiView):

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from payments import money, rows, selectors, state
+from payments import money, state
 from payments.errors import (
     CardRailDisabled,
     CardReplyRejected,
@@ -74,14 +74,13 @@ def charge_create(
     locale: str = "fr",
 ) -> Charge:
     """Create a pending charge. Mobile money: on a network that takes the amount and is not
-    closed (networks.network_check_payable, its second half asked by the insert itself); the
-    prompt is sent by a task once this commits. Card: the signed form for the hosted page is
-    made now and kept as next_action. The charge is one statement, so it needs no transaction
-    of its own: inside a caller's (idempotency, checkout) it commits with it."""
+    closed (networks.network_check_payable); the prompt is sent by a task once this commits.
+    Card: the signed form for the hosted page is made now and kept as next_action. The charge
+    is one INSERT after reads, so it needs no transaction of its own: inside a caller's
+    (idempotency, checkout) it commits with it."""
     _check_access(merchant=merchant, livemode=livemode, payment_method=payment_method)
     now = timezone.now()
-    charge = rows.new(
-        Charge,
+    charge = Charge(
         merchant=merchant,
         livemode=livemode,
         amount=amount,
@@ -100,22 +99,19 @@ def charge_create(
         charge.provider = provider.name
         charge.provider_requested_at = now
         charge.next_check_at = now + timedelta(seconds=CARD_FIRST_CHECK)
-        rows.insert(charge)
+        charge.save(force_insert=True)
     else:
-        networks.network_check_limits(network=network, amount=amount, currency=currency)
-        try:
-            provider = registry.mobile_money(livemode=livemode, network=network)
-        except ProviderUnavailable:  # a closed network is said first, as for a payout
-            networks.network_check_payable(
-                network=network, livemode=livemode, amount=amount, currency=currency
-            )
-            raise
+        # The limits first, then a closed network, then one without credentials, as for a payout.
+        # Staff closing the network while this runs is as if they closed it just after: the
+        # check reads what is committed, as a single INSERT … WHERE NOT EXISTS would.
+        networks.network_check_payable(
+            network=network, livemode=livemode, amount=amount, currency=currency
+        )
+        provider = registry.mobile_money(livemode=livemode, network=network)
         charge.phone = phone
         charge.network = network
         charge.provider = provider.name
-        closed = selectors.network_closed_where(network=network, livemode=livemode)
-        if not rows.insert(charge, unless=closed):
-            raise networks.network_unavailable(network)
+        charge.save(force_insert=True)
         # robust: with the broker down the charge still stands (201); the unsent-charge sweep
         # of charges_poll_due sends its prompt once the broker is back.
         transaction.on_commit(

@@ -4,8 +4,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import connection, transaction
+from rest_framework.request import Request
+from rest_framework.test import APIRequestFactory
 
 from payments import selectors
+from payments.api.pagination import paginate
 from payments.models import Charge
 from payments.providers.base import ProviderOutcome
 from payments.services import charges
@@ -365,11 +368,16 @@ def test_first_page_is_read_from_an_index_in_order(merchant, filters, index):
 
     middle = Charge.objects.filter(merchant=merchant, livemode=False).order_by("id")[40]
     with connection.execute_wrapper(seen):  # the page's own statements, as the list runs them
-        for after in (None, (middle.created_at, middle.id)):  # the first page, and a next one
-            selectors.charge_listing(merchant=merchant, livemode=False).page(
-                filters, after=after, offset=0, count=11
+        for after in (None, middle.id):  # the first page, and a next one
+            query = {"limit": "10", **({"starting_after": after} if after else {})}
+            paginate(
+                Request(APIRequestFactory().get("/v1/charges", query)),
+                selectors.charge_list(merchant=merchant, livemode=False, query=filters),
+                list,
+                cursor_scope=selectors.charges_of(merchant=merchant, livemode=False),
             )
-    assert len(statements) == 2
+    statements = [(sql, params) for sql, params in statements if "LIMIT 11" in sql]
+    assert len(statements) == 2  # the pages, without the cursor's own lookup
     with connection.cursor() as cursor:
         for method in ("seqscan", "bitmapscan"):
             cursor.execute(f"SET LOCAL enable_{method} = off")
