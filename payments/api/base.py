@@ -122,9 +122,6 @@ class ApiView(APIView):
         """Validate the request body (or `data`) and return the cleaned values."""
         if data is None:
             data = self.request.data
-        values = serializer_class.plain(data)
-        if values is not None:
-            return values
         serializer = serializer_class(data=data, context=self.get_serializer_context())
         serializer.is_valid(raise_exception=True)
         return serializer.validated_data

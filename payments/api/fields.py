@@ -1,15 +1,10 @@
 """Serializer building blocks shared by every /v1 endpoint, raising the contract's codes."""
 
-import copy
-import threading
-
 from django.conf import settings
-from django.utils.functional import cached_property
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail, ValidationError
-from rest_framework.fields import empty
 
 from payments import phones
 from payments.api.pagination import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET
@@ -66,7 +61,7 @@ class AmountField(ContractCodeField):
         return value
 
 
-CURRENCIES = tuple(Currency.values)  # Currency.values builds a new list on every read
+CURRENCIES = tuple(Currency.values)
 
 
 @extend_schema_field({"type": "string", "enum": list(CURRENCIES)})
@@ -228,59 +223,8 @@ class DateBoundParam(serializers.CharField):
     pass
 
 
-_bound = threading.local()  # per thread: serializer class -> its fields, bound once
-
-
 class StrictSerializer(serializers.Serializer):
     """Refuses card data and unknown fields before any field is validated."""
-
-    @cached_property
-    def fields(self):
-        """The declared fields, copied and bound once per serializer class and thread, then lent
-        to each serializer of that class on the thread: validating a request's body does not
-        copy and bind them all again (a tenth of validating a charge). Binding sets a field's
-        name, source and parent, and only the parent differs from one serializer to the next:
-        a serializer makes itself their parent when it first reads them and again when it
-        validates (their context is then its own, even if another serializer of its class read
-        them in between); nothing in a field changes while it validates. A nested serializer,
-        or one holding fields of its own (a child, nested fields), has its own copies, as in
-        DRF."""
-        lent = _bound.__dict__.setdefault("fields", {})
-        fields = lent.get(type(self))
-        if fields is None or self.parent is not None:
-            fields = serializers.Serializer.fields.func(self)
-            if self.parent is None and not any(map(_holds_fields, fields.values())):
-                lent[type(self)] = fields
-            return fields
-        return self._borrowed(fields)
-
-    @classmethod
-    def plain(cls, data) -> dict | None:
-        """The values `validated_data` would hold for `data`, when `data` is of a shape common
-        enough to be checked without the fields (ChargeCreateIn); None for anything else, which
-        the fields validate and, where it is wrong, refuse with their own errors."""
-        return None
-
-    def _borrowed(self, fields):
-        if next(iter(fields.values()), self).parent is not self:
-            for field in fields.values():
-                field.parent = self
-        return fields
-
-    def run_validation(self, data=empty):
-        self._borrowed(self.fields)
-        return super().run_validation(data)
-
-    def get_fields(self):
-        """The declared fields, each this serializer's own copy, as DRF makes them, but a field
-        with no fields of its own is copied shallowly instead of built again from its arguments
-        (DRF's deepcopy: about half of validating a charge). Binding sets only the copy's own
-        attributes; a field with a child or nested fields is still deep-copied, so that what it
-        holds is bound to it."""
-        return {
-            name: copy.deepcopy(field) if _holds_fields(field) else _shallow_copy(field)
-            for name, field in self._declared_fields.items()
-        }
 
     def to_internal_value(self, data):
         if isinstance(data, dict):
@@ -312,17 +256,6 @@ class StrictSerializer(serializers.Serializer):
                         }
                     )
         return super().to_internal_value(data)
-
-
-def _shallow_copy(field):
-    """copy.copy(field), without its detour through __reduce_ex__ (a fifth of the cost)."""
-    clone = object.__new__(type(field))
-    clone.__dict__.update(field.__dict__)
-    return clone
-
-
-def _holds_fields(field) -> bool:
-    return isinstance(field, serializers.BaseSerializer) or hasattr(field, "child")
 
 
 class PageQuery(StrictSerializer):

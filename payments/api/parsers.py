@@ -43,8 +43,6 @@ class InvalidJson(TranslatableError, ValueError):
 
 
 def _too_deep(text: str) -> bool:
-    if text.count("{") + text.count("[") <= MAX_JSON_DEPTH:
-        return False  # no deeper than the brackets it has, in strings or not: no need to look
     depth = 0
     for match in _TOKENS.finditer(text):
         token = match.group()
@@ -105,16 +103,11 @@ def _json_problem(message: str) -> str:
 
 def loads(raw: bytes | str):
     """The JSON value of `raw` (UTF-8), or InvalidJson."""
-    # Text decoded from UTF-8 holds no lone surrogate, and JSON refuses a raw NUL (a control
-    # character) in strings and anywhere else: without a \u escape, every string of its value
-    # is storable as it is.
-    escaped = True
     if isinstance(raw, bytes):
         try:
             raw = raw.decode("utf-8")
         except UnicodeDecodeError:
             raise InvalidJson(gettext_noop("the body is not UTF-8")) from None
-        escaped = "\\u" in raw
     if _too_deep(raw):
         raise InvalidJson(gettext_noop("nested deeper than %(depth)s levels"), depth=MAX_JSON_DEPTH)
     try:
@@ -130,8 +123,7 @@ def loads(raw: bytes | str):
         ) from None
     except ValueError:  # an integer of more digits than Python converts
         raise InvalidJson(gettext_noop("a number has too many digits")) from None
-    if escaped:
-        _check_strings(value)
+    _check_strings(value)
     return value
 
 

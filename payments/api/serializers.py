@@ -1,7 +1,5 @@
 """Request validation for /v1 charges, refunds, payouts, the ledger and the networks."""
 
-import re
-
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
@@ -9,10 +7,6 @@ from rest_framework.exceptions import ErrorDetail, ValidationError
 
 from payments import money, phones
 from payments.api.fields import (
-    AMOUNT_MAX,
-    AMOUNT_MIN,
-    CURRENCIES,
-    DESCRIPTION_MAX,
     AmountField,
     CurrencyField,
     DateBoundParam,
@@ -23,7 +17,6 @@ from payments.api.fields import (
     PageQuery,
     StrictSerializer,
 )
-from payments.carddata import contains_card_number
 from payments.models import (
     MERCHANT_REFUND_REASONS,
     ChargeStatus,
@@ -80,15 +73,6 @@ NETWORK_HELP = "The operator of that number (its prefix must belong to it)."
 CALLBACK_URL_HELP = "Where this object's webhook events go, instead of your webhook endpoint's URL."
 
 
-PLAIN_CHARGE_KEYS = frozenset(
-    {"amount", "currency", "phone", "network", "payment_method", "description"}
-)
-NETWORKS = frozenset(Network.values)
-MOBILE_MONEY_DEFAULT = PaymentMethod.MOBILE_MONEY  # what the field makes of no payment_method
-MOBILE_MONEY_GIVEN = str(PaymentMethod.MOBILE_MONEY)  # and of "mobile_money": the same, a str
-SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 @extend_schema_serializer(component_name="ChargeCreateRequest")
 class ChargeCreateIn(StrictSerializer):
     """A charge: mobile money needs `phone` and `network`; card takes USD only. Card details are
@@ -115,58 +99,6 @@ class ChargeCreateIn(StrictSerializer):
     return_url = HttpUrlField(
         required=False, help_text="Card only: where the customer lands after the hosted page."
     )
-
-    @classmethod
-    def plain(cls, data) -> dict | None:
-        """A mobile money charge as nearly every one comes: amount, currency, phone and network,
-        perhaps payment_method and a description, each a JSON value of its type, nothing to
-        refuse. Its values are what the fields and `validate` would make of it (the same
-        objects; tests/payments/api/test_charge_validation.py compares the two over generated
-        bodies), worked out in a tenth of the time. The card data check needs only the
-        description: an amount is no string, a currency, network and payment method are names,
-        and a valid phone has 12 digits, fewer than any card number."""
-        if type(data) is not dict or not data.keys() <= PLAIN_CHARGE_KEYS:
-            return None
-        amount = data.get("amount")
-        currency = data.get("currency")
-        phone = data.get("phone")
-        network = data.get("network")
-        method = data.get("payment_method", MOBILE_MONEY_DEFAULT)
-        if (
-            type(amount) is not int
-            or not AMOUNT_MIN <= amount <= AMOUNT_MAX
-            or not money.is_whole(amount)
-            or type(currency) is not str
-            or currency not in CURRENCIES
-            or type(network) is not str
-            or network not in NETWORKS
-            or type(phone) is not str
-            or phones.phone_problem(phone, network) is not None
-            or (
-                method is not MOBILE_MONEY_DEFAULT
-                and (type(method) is not str or method != MOBILE_MONEY_GIVEN)
-            )
-        ):
-            return None
-        values = {
-            "amount": amount,
-            "currency": currency,
-            "phone": phone,
-            "network": network,
-            "payment_method": method,
-        }
-        if "description" in data:
-            description = data["description"]
-            if (
-                type(description) is not str
-                or len(description) > DESCRIPTION_MAX
-                or "\x00" in description
-                or SURROGATE.search(description) is not None
-                or contains_card_number(description)
-            ):
-                return None
-            values["description"] = description
-        return values
 
     def validate(self, attrs):
         if attrs["payment_method"] == PaymentMethod.CARD:
