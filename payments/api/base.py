@@ -1,6 +1,8 @@
 """The base of every /v1 view: who is calling, the serializer context that carries the mode, and
 idempotent POSTs for every endpoint alike."""
 
+import functools
+
 from django.utils.translation import gettext_noop
 from rest_framework.views import APIView
 
@@ -12,6 +14,7 @@ from payments.models import Merchant
 
 _default_headers: dict[type, dict] = {}
 READS = ("get", "head")  # the methods whose handlers only read (and may read the query string)
+HANDLED = ("get", "head", "post", "put", "patch", "delete")
 
 
 class ApiView(APIView):
@@ -26,52 +29,26 @@ class ApiView(APIView):
             headers = _default_headers[type(self)] = super().default_response_headers
         return dict(headers)  # finalize_response takes Vary out of it
 
-    def dispatch(self, request, *args, **kwargs):
-        """APIView.dispatch, with a POST that carries an Idempotency-Key run through the
-        idempotency layer once authentication, permissions and throttling have passed, and a
-        query string no handler reads refused (see unread_query)."""
-        self.args = args
-        self.kwargs = kwargs
+    def __init_subclass__(cls, **kwargs):
+        """Each handler a view defines runs through `_handled` (idempotency, the query string)."""
+        super().__init_subclass__(**kwargs)
+        for method in HANDLED:
+            handler = cls.__dict__.get(method)
+            if handler is not None:
+                setattr(cls, method, _handled(handler))
+
+    def initial(self, request, *args, **kwargs):
+        """APIView's (authentication, permissions, throttling), then a query string refused on a
+        request that writes (see unread_query), unless the endpoint does not take its method:
+        that is 405 whatever its query string says."""
+        super().initial(request, *args, **kwargs)
+        self.handling = False
         self.query_read = False
-        request = self.initialize_request(request, *args, **kwargs)
-        self.request = request
-        self.headers = self.default_response_headers
-        try:
-            self.initial(request, *args, **kwargs)
-            method = request.method.lower()
-            has_query = bool(request._request.META.get("QUERY_STRING"))
-            handler = (
-                getattr(self, method, self.http_method_not_allowed)
-                if method in self.http_method_names
-                else self.http_method_not_allowed
-            )
-            # A method the endpoint does not take is 405 whatever its query string says.
-            if has_query and method not in READS and handler != self.http_method_not_allowed:
-                self.unread_query()
-            scope = None
-            if (
-                method == "post"
-                and hasattr(self, "post")
-                and isinstance(request.user, ApiPrincipal)
-            ):
-                scope = idempotency.scope_for(
-                    request, merchant=self.merchant, livemode=self.livemode
-                )
-            if scope is None:
-                response = handler(request, *args, **kwargs)
-                if has_query and not self.query_read:
-                    self.unread_query()
-            else:
-                response = idempotency.run(
-                    scope=scope,
-                    operation=lambda: self.finalize_response(
-                        request, handler(request, *args, **kwargs), *args, **kwargs
-                    ),
-                )
-        except Exception as exc:
-            response = self.handle_exception(exc)
-        self.response = self.finalize_response(request, response, *args, **kwargs)
-        return self.response
+        self.has_query = bool(request.META.get("QUERY_STRING"))
+        method = request.method.lower()
+        takes_it = method in self.http_method_names and hasattr(self, method)
+        if self.has_query and method not in READS and takes_it:
+            self.unread_query()
 
     @property
     def principal(self) -> ApiPrincipal:
@@ -125,3 +102,32 @@ class ApiView(APIView):
         serializer = serializer_class(data=data, context=self.get_serializer_context())
         serializer.is_valid(raise_exception=True)
         return serializer.validated_data
+
+
+def _handled(handler):
+    """`handler` (a view's get, post, …), run as every /v1 handler is: a POST that carries an
+    Idempotency-Key through the idempotency layer (its answer finalized, so that it can be
+    stored), and a read whose handler did not read the query string refused (unread_query). A
+    handler that calls its parent's runs it as it is."""
+
+    @functools.wraps(handler)
+    def handle(view, request, *args, **kwargs):
+        if view.handling:
+            return handler(view, request, *args, **kwargs)
+        view.handling = True
+        method = request.method.lower()
+        if method == "post" and isinstance(request.user, ApiPrincipal):
+            scope = idempotency.scope_for(request, merchant=view.merchant, livemode=view.livemode)
+            if scope is not None:
+                return idempotency.run(
+                    scope=scope,
+                    operation=lambda: view.finalize_response(
+                        request, handler(view, request, *args, **kwargs), *args, **kwargs
+                    ),
+                )
+        response = handler(view, request, *args, **kwargs)
+        if view.has_query and not view.query_read:
+            view.unread_query()
+        return response
+
+    return handle
