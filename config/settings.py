@@ -107,7 +107,9 @@ else:
     db_options = DATABASES["default"].setdefault("OPTIONS", {})
     if env.bool("DB_SERVER_SIDE_BINDING", default=False):
         # Django binds the parameters server side, and psycopg prepares a statement once it has
-        # run DB_PREPARE_THRESHOLD times on a connection (its plan then reused).
+        # run DB_PREPARE_THRESHOLD times on a connection (its plan then reused). `migrate` runs
+        # with it off: a server-bound statement holds one command, and some migrations send
+        # several at once (0007's trigger).
         db_options["server_side_binding"] = True
         db_options["prepare_threshold"] = env.int("DB_PREPARE_THRESHOLD", default=5)
     if env.bool("DB_POOL", default=False):
