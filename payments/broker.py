@@ -5,11 +5,10 @@ created once, before the worker processes start. Started together on an empty br
 workers would otherwise race to create them (`table kombu_queue already exists`).
 
 On Redis, kombu's own transport. Tasks are sent by Celery's `apply_async` (payments/services/
-queues.py); `publish` is the same call, for the modules that enqueue through it.
+queues.py, webhooks/services.py).
 """
 
 from collections.abc import Iterable
-from datetime import datetime
 
 from kombu import Connection
 
@@ -39,10 +38,3 @@ def prepare_embedded_broker(broker_url: str, queues: Iterable[str]) -> bool:
             if attempt == ATTEMPTS:
                 raise
     return True
-
-
-def publish(task, args: tuple, *, queue: str | None = None, eta: datetime | None = None) -> None:
-    """`task.apply_async(args, queue=queue, eta=eta)`: `task(*args)` on `queue` (the default
-    queue when None), at `eta` or at once. Raises kombu's OperationalError when the broker
-    cannot be reached; a caller inside a transaction sends it from transaction.on_commit."""
-    task.apply_async(args, queue=queue, eta=eta)

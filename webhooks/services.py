@@ -28,7 +28,6 @@ from django.utils.translation import gettext as _
 from kombu.exceptions import OperationalError
 
 from payments import slots
-from payments.broker import publish
 from payments.errors import InvalidRequest
 from payments.models import Merchant, new_webhook_secret
 from webhooks import signing, transport
@@ -116,7 +115,7 @@ def _enqueue(delivery_id: int, *, countdown: float | None = None) -> None:
     from webhooks import tasks
 
     eta = timezone.now() + timedelta(seconds=countdown) if countdown else None
-    publish(tasks.delivery_send, (delivery_id,), queue=settings.WEBHOOKS_QUEUE, eta=eta)
+    tasks.delivery_send.apply_async((delivery_id,), queue=settings.WEBHOOKS_QUEUE, eta=eta)
 
 
 def _enqueue_on_commit(delivery_id: int) -> None:
