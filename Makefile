@@ -1,10 +1,11 @@
-# The two commands of README.md, `make run` and `make test`, and `make bench`. Each sets itself up.
+# The two commands of README.md, `make run` and `make test`, `make bench` and `make docs`. Each sets
+# itself up.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench lint format clean
+.PHONY: run test bench docs lint format clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,6 +29,22 @@ test: $(STAMP)
 ## Redis on 127.0.0.1 (started if needed), gunicorn, a Celery worker, Debian's wrk; 3-4 minutes.
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+
+## The documentation site (mkdocs.yml, docs/): built into var/site, or `make docs DOCS=serve` to
+## serve it on 127.0.0.1:8001 while editing. Installs the docs extra into .venv.
+DOCS ?= build
+DOCS_STAMP := $(VENV)/.installed-docs
+
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[dev,docs]"
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+ifeq ($(DOCS),serve)
+	$(BIN)/mkdocs serve --strict --dev-addr 127.0.0.1:8001
+else
+	$(BIN)/mkdocs build --strict -d var/site
+endif
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,11 +1,16 @@
-"""The shell examples of README.md run as written, in order, in one shell, against the service as
-`make run` starts it: every request answers 2xx (curl fails the run otherwise), and no example
-leaves a placeholder for the reader to fill in.
+"""The shell examples of README.md and of the documentation site (docs/**/*.md) run as written
+against the service as `make run` starts it: every request answers 2xx (curl fails the run
+otherwise), and no example leaves a placeholder for the reader to fill in.
+
+Every ```sh (or bash, shell) block runs. A block is left out only when the line before it says so,
+`<!-- not run: why -->` (production's commands, `make` itself); output is shown in ```text or
+```console blocks, which are not run. Each page's blocks run in order in one shell of their own,
+so that a page's examples stand on their own; one service serves every page.
 
 What the test changes, and only that: the service's address (a free port, not 8000), this
 machine's virtualenv for `.venv/bin/`, the demo merchant file of the service's own VAR_DIR, a
 local receiver for the example webhook URLs (so that nothing is sent out), a temporary directory
-for the generated client. `createsuperuser`, which asks questions, is left out."""
+for the generated client and the statement."""
 
 import re
 import subprocess
@@ -17,32 +22,72 @@ from django.conf import settings
 from tests.fakes import merchant as merchant_site
 from tests.helpers import embedded_service
 
-README = settings.BASE_DIR / "README.md"
-BLOCK = re.compile(r"^ *```sh\n(.*?)^ *```", re.M | re.S)
-# The examples that talk to a running service (the others: production, benchmarks).
-RUNNABLE = ("127.0.0.1:8000/v1", "manage.py createmerchant", "openapi-python-client generate")
+BASE = settings.BASE_DIR
+README = BASE / "README.md"
+PAGES = [README, *sorted((BASE / "docs").rglob("*.md"))]
+FENCE = re.compile(
+    r"^(?P<indent> *)```(?P<lang>[^\n`]*)\n(?P<body>.*?)^(?P=indent)```", re.M | re.S
+)
+SHELL = {"sh", "bash", "shell"}
+NOT_RUN = re.compile(r"<!-- not run: (?P<why>[^>]+?) -->\s*$")
 
 
-def runnable_blocks() -> list[str]:
-    blocks = [
-        block for block in BLOCK.findall(README.read_text()) if any(r in block for r in RUNNABLE)
-    ]
-    return [re.sub(r"^ {3}", "", block, flags=re.M) for block in blocks]  # list items' indent
+def blocks(page: Path) -> list[tuple[str, str, str | None]]:
+    """(language, body, why it is not run or None) of each fenced block of a page, in order, the
+    indentation of a block inside a list item taken off."""
+    text = page.read_text(encoding="utf-8")
+    found = []
+    for match in FENCE.finditer(text):
+        indent = match["indent"]
+        body = re.sub(rf"^{indent}", "", match["body"], flags=re.M) if indent else match["body"]
+        not_run = NOT_RUN.search(text[: match.start()].rstrip(" "))
+        found.append((match["lang"].strip(), body, not_run["why"] if not_run else None))
+    return found
+
+
+def runnable(page: Path) -> list[str]:
+    return [body for lang, body, why in blocks(page) if lang in SHELL and why is None]
+
+
+def test_every_block_says_what_it_is_and_few_are_left_out():
+    left_out = []
+    for page in PAGES:
+        for lang, body, why in blocks(page):
+            assert lang, f"{page.relative_to(BASE)}: a block without a language:\n{body}"
+            if why is not None:
+                assert lang in SHELL, f"{page.relative_to(BASE)}: only shell blocks are run"
+                left_out.append((page.relative_to(BASE), why))
+    # Production's commands and `make` itself; everything that talks to a running service runs.
+    assert all(why for _, why in left_out)
+    assert len(left_out) <= 8, left_out
 
 
 def test_the_examples_leave_nothing_to_fill_in():
-    blocks = runnable_blocks()
-    assert len(blocks) >= 8
-    text = "\n".join(blocks)
+    scripts = [block for page in PAGES for block in runnable(page)]
+    assert len(scripts) >= 15
+    text = "\n".join(scripts)
     assert "uuidgen" not in text
     for line in text.splitlines():
         command = line.split(" # ", 1)[0] if not line.lstrip().startswith("#") else ""
         assert "…" not in command and "<" not in command.replace("<<", ""), line
 
 
-def test_the_readme_examples_run_as_written_against_make_run(tmp_path):
+def test_the_readme_is_short_and_its_links_lead_somewhere():
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 250
+    links = re.findall(r"\]\((docs/[^)#\s]+)(?:#[^)]*)?\)", text)
+    assert len(links) >= 10
+    for link in links:
+        assert (BASE / link).is_file(), link
+    assert "../shared" not in text
+    for page in PAGES:
+        assert "../shared" not in page.read_text(encoding="utf-8"), page
+
+
+def test_the_examples_run_as_written_against_make_run(tmp_path):
     var_dir = tmp_path / "var"
     var_dir.mkdir()
+    outputs = {}
     with (
         embedded_service(var_dir) as service,
         merchant_site.serving(service.demo["webhook_secret"]) as receiver,
@@ -56,31 +101,46 @@ def test_the_readme_examples_run_as_written_against_make_run(tmp_path):
             "/tmp/payments_client": str(tmp_path / "payments_client"),
             "-o statement.csv": f"-o {tmp_path / 'statement.csv'}",  # not into the checkout
         }
-        script = "\n".join(runnable_blocks())
-        for written, here in substitutions.items():
-            script = script.replace(written, here)
-        script = expecting_errors(
-            line for line in script.splitlines() if "manage.py createsuperuser" not in line
-        )
-        shell = subprocess.run(
-            ["bash", "-c", PRELUDE + script],
-            cwd=settings.BASE_DIR,
-            env=service.env,
-            capture_output=True,
-            text=True,
-            timeout=240,
-        )
-    output = shell.stdout + shell.stderr
-    assert shell.returncode == 0, output[-6000:]
-    assert '"status":"succeeded"' in output  # the charge, retrieved once final
-    assert "n'est pas un choix valide" in output and "is not a valid choice" in output
-    assert "Idempotent-Replayed: true" in output
-    assert (tmp_path / "payments_client" / "api" / "charges" / "charges_create.py").exists()
+        for page in PAGES:
+            script = "\n".join(runnable(page))
+            if not script:
+                continue
+            for written, here in substitutions.items():
+                script = script.replace(written, here)
+            shell = subprocess.run(
+                ["bash", "-c", PRELUDE + expecting_errors(script.splitlines())],
+                cwd=BASE,
+                env=service.env,
+                capture_output=True,
+                text=True,
+                timeout=180,
+            )
+            name = str(page.relative_to(BASE))
+            outputs[name] = output = shell.stdout + shell.stderr
+            assert shell.returncode == 0, f"{name}:\n{output[-6000:]}"
+
+    # What the examples say they show.
+    first = re.search(r'"id":"(ch_\w+)","object":"charge"', outputs["README.md"])
+    assert first  # the first payment, as it was made
+    assert '"type":"charge","amount":250000' in outputs["README.md"]  # its ledger row, once paid
+    assert f'"source":"{first[1]}"' in outputs["README.md"]
+    assert '"status":"succeeded"' in outputs["docs/guides/charges.md"]
+    assert '"object":"refund"' in outputs["docs/guides/refunds.md"]
+    assert '"object":"payout"' in outputs["docs/guides/payouts.md"]
+    assert '"failure_code":"insufficient_funds"' in outputs["docs/guides/sandbox.md"]
+    assert '"status":"expired"' in outputs["docs/guides/checkout.md"]
+    assert '"object":"event"' in outputs["docs/guides/webhooks.md"]
+    assert "Idempotent-Replayed: true" in outputs["docs/guides/idempotency.md"]
+    errors = outputs["docs/guides/errors.md"]
+    assert "n'est pas un choix valide" in errors and "is not a valid choice" in errors
+    assert '"network":"VODACOM_MPESA"' in outputs["docs/guides/networks.md"]
+    assert "the books balance" in outputs["docs/guides/balance.md"]
     assert (tmp_path / "statement.csv").read_text(encoding="utf-8-sig").startswith("id,created_at,")
+    assert (tmp_path / "payments_client" / "api" / "charges" / "charges_create.py").exists()
 
 
 def expecting_errors(lines) -> str:
-    """The script, where a curl the README shows answering an error (its next line is a comment
+    """The script, where a curl the page shows answering an error (its next line is a comment
     `# → 400 …`) must answer that status instead of 2xx."""
     lines = list(lines)
     for index, line in enumerate(lines[:-1]):
