@@ -25,7 +25,7 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-## The hot paths side by side, as production runs them (README "Performance"): PostgreSQL and
+## The hot paths side by side, as production runs them (docs/performance.md): PostgreSQL and
 ## Redis on 127.0.0.1 (started if needed), gunicorn, a Celery worker, Debian's wrk; 3-4 minutes.
 bench: $(STAMP)
 	$(BIN)/python bench/run.py

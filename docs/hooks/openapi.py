@@ -15,8 +15,6 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
-from mkdocs.structure.files import File
-
 ROOT = Path(__file__).resolve().parents[2]
 REDOC = "static/drf_spectacular_sidecar/redoc/bundles/redoc.standalone.js"
 
@@ -74,6 +72,8 @@ def export_openapi() -> dict:
 
 
 def on_files(files, config):
+    from mkdocs.structure.files import File  # only here: the test imports export_openapi alone
+
     document = json.dumps(export_openapi(), ensure_ascii=False, indent=2)
     sidecar = resources.files("drf_spectacular_sidecar")
     generated = {

@@ -12,12 +12,14 @@ machine's virtualenv for `.venv/bin/`, the demo merchant file of the service's o
 local receiver for the example webhook URLs (so that nothing is sent out), a temporary directory
 for the generated client and the statement."""
 
+import importlib.util
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 from django.conf import settings
+from django.test import Client
 
 from tests.fakes import merchant as merchant_site
 from tests.helpers import embedded_service
@@ -137,6 +139,26 @@ def test_the_examples_run_as_written_against_make_run(tmp_path):
     assert "the books balance" in outputs["docs/guides/balance.md"]
     assert (tmp_path / "statement.csv").read_text(encoding="utf-8-sig").startswith("id,created_at,")
     assert (tmp_path / "payments_client" / "api" / "charges" / "charges_create.py").exists()
+
+
+def test_the_configuration_page_lists_every_variable_the_settings_read():
+    read = set()
+    for module in (BASE / "config").glob("*.py"):
+        text = module.read_text(encoding="utf-8")
+        read |= set(re.findall(r'\b(?:env|Env\(\))(?:\.\w+)?\(\s*"([A-Z][A-Z0-9_]+)"', text))
+        read |= set(re.findall(r'(?:environ(?:\.get)?|getenv)\(\s*"([A-Z][A-Z0-9_]+)"', text))
+    assert len(read) >= 80
+    page = (BASE / "docs/operations/configuration.md").read_text(encoding="utf-8")
+    assert sorted(name for name in read if f"`{name}`" not in page) == []
+
+
+def test_the_sites_api_reference_is_what_the_service_serves():
+    """docs/hooks/openapi.py exports the document the site's API reference shows with Django's
+    `spectacular` command; it is the one /v1/openapi.json answers."""
+    spec = importlib.util.spec_from_file_location("docs_openapi", BASE / "docs/hooks/openapi.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    assert hook.export_openapi() == Client().get("/v1/openapi.json").json()
 
 
 def expecting_errors(lines) -> str:
