@@ -9,7 +9,7 @@ sending its request slowly, or not reading its answer, holds a thread for as lon
 Two threads per worker: no request waits on anything slower than PostgreSQL or Redis (operators,
 the card provider and merchants' receivers are called by Celery workers), so a thread is free
 again within milliseconds, while each wait hands the interpreter to another of its worker's
-threads and back, which costs CPU with every thread more (README "Performance": 4 × 2 answered
+threads and back, which costs CPU with every thread more (docs/performance.md: 4 × 2 answered
 GET and POST of a charge faster than 4 × 4, with half the p99)."""
 
 import os

@@ -1,7 +1,7 @@
 """Settings, all from the environment (django-environ).
 
 The defaults are the embedded set-up: SQLite in var/, Celery on a SQLite broker, sandbox providers.
-Every variable read here is listed in README.md.
+Every variable read here is listed in docs/operations/configuration.md.
 """
 
 from pathlib import Path
@@ -418,7 +418,7 @@ LOGGING = {
 # --- Live providers -------------------------------------------------------------------------
 # A live network is offered only when its credentials are set; otherwise live charges on it answer
 # 503 provider_unavailable (payouts also need their own settings, below). Test mode never uses
-# these adapters. See README "Live providers".
+# these adapters. See docs/providers/.
 PROVIDER_HTTP_TIMEOUT = env.float("PROVIDER_HTTP_TIMEOUT", default=15)
 PROVIDER_HTTP_RETRIES = env.int("PROVIDER_HTTP_RETRIES", default=2)
 
@@ -448,8 +448,8 @@ ORANGE_BASE_URL = env.str("ORANGE_BASE_URL", default="https://api.orange.com").r
 ORANGE_CLIENT_ID = env.str("ORANGE_CLIENT_ID", default="")
 ORANGE_CLIENT_SECRET = env.str("ORANGE_CLIENT_SECRET", default="")
 ORANGE_POS_ID = env.str("ORANGE_POS_ID", default="")
-# What public material leaves open about the B2B RDC API, one setting each (README "to confirm
-# with the vendor"; payments/providers/orange.py, Assumptions).
+# What public material leaves open about the B2B RDC API, one setting each
+# (docs/providers/orange.md, "To confirm with Orange"; payments/providers/orange.py, Assumptions).
 ORANGE_API_PATH = env.str("ORANGE_API_PATH", default="/orange-money-b2b/v1/cd").rstrip("/")
 ORANGE_CASHOUT_SERVICE = env.str("ORANGE_CASHOUT_SERVICE", default="cashout")
 ORANGE_CASHIN_SERVICE = env.str("ORANGE_CASHIN_SERVICE", default="cashin")
@@ -508,7 +508,7 @@ for _rail, _path in PAYMENT_PROVIDERS["live"].items():
         raise ImproperlyConfigured(
             f"{_rail} is configured for live mode ({', '.join(_adapter.required_settings)}) but "
             f"{', '.join(_unset)} is not set: without it anyone could post {_adapter.label} "
-            "callbacks. Set it (README, Live providers), or unset the credentials to leave "
+            "callbacks. Set it (docs/providers/), or unset the credentials to leave "
             f"{_rail} off."
         )
 

@@ -27,7 +27,7 @@ independent integrations public code shows, each of which speaks the same protoc
   body, peerId as 9 digits without 243, a Basic `Authorization` header checked on notifications
   that Orange posts to the registered URL followed by `/notifications`.
 No issue thread about this API was found. Confidence stays low: every assumption is read from a
-setting, in one place (Assumptions below), and listed in README's "to confirm with the vendor".
+setting, in one place (Assumptions below), and listed in docs/providers/orange.md ("To confirm").
 
 What this adapter does:
 - Token: POST /oauth/v3/token with Basic auth (client id:secret), form grant_type=client_credentials;
@@ -60,7 +60,7 @@ What this adapter does:
   401, a bare 403, a 5xx, no answer in time, a body that is not JSON → pending. Status:
   GET {api}/transactions/{our payout id}; no record there, or no answer, keeps it pending.
 
-Doubts, to settle with Orange before going live (README "to confirm with the vendor"): the API
+Doubts, to settle with Orange before going live (docs/providers/orange.md, "To confirm"): the API
 path for cd (ORANGE_API_PATH), the service names (ORANGE_CASHOUT_SERVICE, ORANGE_CASHIN_SERVICE),
 whether the /services → /forms discovery and its headers are required (ORANGE_FORMS), the shape of
 their answers, whether the forms `endpoint` can name another path than /transactions/{service}
@@ -120,8 +120,8 @@ DISCOVERY_TOKEN_LIFETIME = 3600
 @dataclass(frozen=True)
 class Assumptions:
     """Everything the public material leaves open about the B2B RDC API, in one place. Each value
-    comes from a setting (config/settings.py) and is listed in README's "to confirm with the
-    vendor"; the header names are those every public integration sends."""
+    comes from a setting (config/settings.py) and is listed in docs/providers/orange.md ("To
+    confirm with Orange"); the header names are those every public integration sends."""
 
     api_path: str  # ORANGE_API_PATH: the API's root, e.g. /orange-money-b2b/v1/cd
     cashout_service: str  # ORANGE_CASHOUT_SERVICE: the customer pays us

@@ -1,7 +1,8 @@
 """Run the whole service on one machine: gunicorn, a Celery worker with beat embedded, a worker
 for the long live M-Pesa payment calls and one for the webhook deliveries.
 
-Production runs them as separate processes (see README.md); this is the one-command set-up.
+Production runs them as separate processes (docs/operations/production.md); this is the
+one-command set-up.
 """
 
 import signal

@@ -13,7 +13,7 @@ ASSET = re.compile(r"""(?:src|href)\s*=\s*["']([^"']+)["']""")
 
 
 def test_docs_page_references_only_our_own_assets_and_they_are_served(settings, tmp_path):
-    # As in production: collected static files served by whitenoise (README, "Production").
+    # Collected static files (docs/operations/production.md), here served by whitenoise.
     settings.STATIC_ROOT = tmp_path
     call_command("collectstatic", "--noinput", verbosity=0)
     client = Client()
