@@ -114,7 +114,13 @@ class MerchantAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
                     "card_rail_enabled",
                     "created_at",
                     "balance",
-                )
+                ),
+                "description": _(
+                    "Payouts and the merchant's refunds draw on the balance of their mode and "
+                    "currency: either is refused (balance_insufficient) when that balance cannot "
+                    "cover it. The automatic refund of a late payment is never refused: the late "
+                    "payment's own ledger row pays for it."
+                ),
             },
         ),
         (

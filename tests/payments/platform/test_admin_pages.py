@@ -47,6 +47,16 @@ def test_read_only_records_offer_no_save_button(staff, merchant):
     assert 'name="_save"' in staff.get(admin_url(merchant)).text
 
 
+def test_the_merchant_page_says_what_draws_on_the_balance(staff, merchant):
+    """Staff reading a merchant's balance learn that payouts and the merchant's refunds draw on
+    it and are refused beyond it, and that a late payment's automatic refund never is."""
+    page = staff.get(admin_url(merchant), HTTP_ACCEPT_LANGUAGE="en").text
+    assert "refunds draw on the balance of their mode and currency" in page
+    assert "balance_insufficient" in page and "never refused" in page
+    page = staff.get(admin_url(merchant), HTTP_ACCEPT_LANGUAGE="fr").text
+    assert "les remboursements du marchand puisent dans le solde" in page
+
+
 def test_revoking_a_key_needs_the_permission_to_change_keys(staff, merchant):
     viewer = get_user_model().objects.create_user("viewer", password="pw-123-long", is_staff=True)
     viewer.user_permissions.add(Permission.objects.get(codename="view_apikey"))
