@@ -20,12 +20,11 @@ way must call `invalidate()` itself.
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models.base import ModelState
+from django.db import router, transaction
 from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 
@@ -36,11 +35,19 @@ MAX_ENTRIES = 10_000
 LAST_USED_PRECISION = timedelta(minutes=1)
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Entry:
-    generation: int
-    api_key: ApiKey  # with its merchant; copied before each use
+    """A key as read, kept as its columns' values (never as model instances, which a request
+    could change): each request is given instances of its own, made from them."""
+
+    generation: int | None
+    key: tuple  # ApiKey's column values, in KEY_FIELDS order
+    merchant: tuple  # its Merchant's, in MERCHANT_FIELDS order
     read_at: float  # time.time() before the read; a clock set back makes the entry read again
+
+
+KEY_FIELDS = [field.attname for field in ApiKey._meta.concrete_fields]
+MERCHANT_FIELDS = [field.attname for field in Merchant._meta.concrete_fields]
 
 
 _entries: dict[str, _Entry] = {}
@@ -55,13 +62,12 @@ def lookup(key_hash: str, *, generation: int | None) -> ApiKey | None:
         # cached before now may be trusted once it is back.
         _entries.clear()
     entry = _entries.get(key_hash) if generation is not None else None
-    if (
+    cached = (
         entry is not None
         and entry.generation == generation
         and 0 <= time.time() - entry.read_at < settings.API_KEY_CACHE_SECONDS
-    ):
-        api_key = entry.api_key
-    else:
+    )
+    if not cached:
         read_at = time.time()
         api_key = (
             ApiKey.objects.select_related("merchant")
@@ -71,32 +77,32 @@ def lookup(key_hash: str, *, generation: int | None) -> ApiKey | None:
         if api_key is None:
             _entries.pop(key_hash, None)  # revoked, or never was
             return None
-        if generation is not None:
-            with _lock:
-                if len(_entries) >= MAX_ENTRIES:
-                    _entries.clear()
-                _entries[key_hash] = _Entry(generation, api_key, read_at)
+        entry = _Entry(generation, _values(api_key), _values(api_key.merchant), read_at)
+    api_key = _instances(entry)
     now = timezone.now()
     if api_key.last_used_at is None or now - api_key.last_used_at > LAST_USED_PRECISION:
         ApiKey.objects.filter(pk=api_key.pk).update(last_used_at=now)
         api_key.last_used_at = now
-    return _copy(api_key)
+        entry, cached = replace(entry, key=_values(api_key)), False
+    if not cached and generation is not None:
+        with _lock:
+            if len(_entries) >= MAX_ENTRIES:
+                _entries.clear()
+            _entries[key_hash] = entry
+    return api_key
 
 
-def _copy(api_key: ApiKey) -> ApiKey:
-    """A request's own copy: nothing a request does to its key or merchant reaches another."""
-    own = _clone(api_key)
-    own._state.fields_cache["merchant"] = _clone(api_key.merchant)
-    return own
+def _values(instance) -> tuple:
+    return tuple(getattr(instance, field.attname) for field in instance._meta.concrete_fields)
 
 
-def _clone(instance):
-    """A fresh instance with the same field values, as loaded from the database."""
-    clone = instance.__class__.__new__(instance.__class__)
-    clone.__dict__.update(instance.__dict__)
-    clone._state = ModelState()
-    clone._state.db, clone._state.adding = instance._state.db, False
-    return clone
+def _instances(entry: _Entry) -> ApiKey:
+    """A request's own key and merchant, as loaded from the database (Model.from_db): nothing a
+    request does to them reaches another."""
+    db = router.db_for_read(ApiKey)
+    api_key = ApiKey.from_db(db, KEY_FIELDS, entry.key)
+    api_key.merchant = Merchant.from_db(db, MERCHANT_FIELDS, entry.merchant)
+    return api_key
 
 
 def invalidate() -> None:

@@ -69,6 +69,24 @@ def test_a_key_cached_under_an_old_generation_is_read_again(django_assert_num_qu
 
 
 @pytest.mark.django_db
+def test_each_request_gets_its_own_key_and_merchant(django_assert_num_queries):
+    """What one request does to the key and merchant it was given reaches no other request."""
+    created = merchant_with_keys()
+    key_hash = hash_api_key(created.test_key.plaintext)
+    generation = gate.ask(address="192.0.2.3", rate_ident=None, rate_text="1/s").generation
+    first = principals.lookup(key_hash, generation=generation)
+    first.merchant.card_rail_enabled = not first.merchant.card_rail_enabled
+    first.mode = "live"
+    with django_assert_num_queries(0):
+        again = principals.lookup(key_hash, generation=generation)
+    assert again is not first and again.merchant is not first.merchant
+    assert again.merchant.card_rail_enabled == created.merchant.card_rail_enabled
+    assert (again.mode, again.merchant_id) == ("test", created.merchant.pk)
+    assert again.merchant.pk == created.merchant.pk and again.last_used_at is not None
+    assert not again._state.adding  # as loaded from the database: a save() updates its row
+
+
+@pytest.mark.django_db
 def test_a_revoked_key_is_never_found_in_the_cache():
     created = merchant_with_keys()
     key_hash = hash_api_key(created.test_key.plaintext)
