@@ -6,10 +6,11 @@ Nothing here logs a request or response body, a header or a credential: callers 
 choose (the charge id, the provider's codes), never secrets.
 """
 
+import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import requests
@@ -31,20 +32,42 @@ RETRY_STATUSES = {429, 502, 503, 504}
 MAX_ANSWER = 1 << 20
 
 
-def _read_at_most(response: requests.Response, what: str) -> None:
-    """Read the answer's body now, within the call's deadline, as `requests` would have; past
-    MAX_ANSWER bytes (decoded) the connection is dropped and the answer refused."""
+@dataclass(frozen=True)
+class Answer:
+    """A provider's answer, read whole (at most MAX_ANSWER bytes): what the adapters look at."""
+
+    status_code: int
+    headers: Mapping[str, str]  # case-insensitive, as requests gives them
+    content: bytes
+    encoding: str | None  # the charset the answer declares, as requests reads it from its headers
+
+    @property
+    def text(self) -> str:
+        try:
+            return str(self.content, self.encoding or "utf-8", errors="replace")
+        except LookupError:  # a charset Python does not know
+            return str(self.content, "utf-8", errors="replace")
+
+    def json(self):
+        """The JSON value of the body; ValueError when it is not JSON."""
+        return json.loads(self.text if self.encoding else self.content)
+
+
+def _read_at_most(response: requests.Response, what: str) -> Answer:
+    """Read the answer's body now, within the call's deadline; past MAX_ANSWER bytes (decoded)
+    the connection is dropped and the answer refused."""
     chunks, size = [], 0
-    for chunk in response.iter_content(64 * 1024):
-        size += len(chunk)
-        if size > MAX_ANSWER:
-            response.close()
-            raise ProviderError(
-                f"{what}: HTTP {response.status_code}, an answer over {MAX_ANSWER} bytes"
-            )
-        chunks.append(chunk)
-    response._content = b"".join(chunks)  # what `response.content` reads, as requests keeps it
-    response.close()  # read whole: the connection goes back to the session's pool
+    try:
+        for chunk in response.iter_content(64 * 1024):
+            size += len(chunk)
+            if size > MAX_ANSWER:
+                raise ProviderError(
+                    f"{what}: HTTP {response.status_code}, an answer over {MAX_ANSWER} bytes"
+                )
+            chunks.append(chunk)
+    finally:
+        response.close()  # read whole, the connection goes back to the session's pool; else dropped
+    return Answer(response.status_code, response.headers, b"".join(chunks), response.encoding)
 
 
 def timeout() -> float:
@@ -60,7 +83,7 @@ def send(
     idempotent: bool,
     read_timeout: float | None = None,
     **kwargs,
-) -> requests.Response:
+) -> Answer:
     """One call to a provider. `what`/`ref` name it in logs (e.g. "airtel enquiry", a charge id).
 
     Idempotent calls (token fetch, status queries) are tried up to PROVIDER_HTTP_RETRIES more
@@ -77,7 +100,7 @@ def send(
                 response = _session.request(
                     method, url, timeout=(connect, read_timeout or connect), stream=True, **kwargs
                 )
-                _read_at_most(response, what)
+                answer = _read_at_most(response, what)
         except (requests.Timeout, deadlines.DeadlinePassed) as exc:
             logger.warning("%s for %s: timeout (attempt %s/%s)", what, ref, attempt, attempts)
             if attempt == attempts:
@@ -89,11 +112,11 @@ def send(
             if attempt == attempts:
                 raise ProviderError(f"{what}: {type(exc).__name__}") from exc
         else:
-            if response.status_code in RETRY_STATUSES and attempt < attempts:
-                logger.warning("%s for %s: HTTP %s, retrying", what, ref, response.status_code)
+            if answer.status_code in RETRY_STATUSES and attempt < attempts:
+                logger.warning("%s for %s: HTTP %s, retrying", what, ref, answer.status_code)
             else:
-                logger.info("%s for %s: HTTP %s", what, ref, response.status_code)
-                return response
+                logger.info("%s for %s: HTTP %s", what, ref, answer.status_code)
+                return answer
         time.sleep(min(0.2 * attempt, 1.0))
     raise ProviderError(f"{what}: gave up")  # pragma: no cover - the loop returns or raises
 
@@ -106,7 +129,7 @@ def send_authorized(
     fetch_token: Callable[[], tuple[str, float]],
     headers: Callable[[str], dict[str, str]],
     **kwargs,
-) -> requests.Response:
+) -> Answer:
     """One call with the cached access token of `token_key` (headers(token) builds the headers).
     A 401 means the token was refused (expired, revoked): it is renewed, and an idempotent call
     (a status query) is made once more. A call that moves money (idempotent=False) is never made
@@ -136,7 +159,7 @@ def client_credentials_token(
     return str(token), lifetime(body.get("expires_in"), default_lifetime)
 
 
-def json_body(response: requests.Response, what: str) -> dict:
+def json_body(response: Answer, what: str) -> dict:
     """The JSON object of an answer, or ProviderError when it is not one."""
     try:
         body = response.json()

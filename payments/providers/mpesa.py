@@ -53,7 +53,6 @@ import logging
 import secrets
 import time
 
-import requests
 from django.conf import settings
 
 from payments import money
@@ -181,7 +180,7 @@ def transaction_reference(charge_id: str) -> str:
     return charge_id.split("_", 1)[-1][:20]
 
 
-def ins_code(response: requests.Response) -> str:
+def ins_code(response: http.Answer) -> str:
     """The INS code an answer carries ("" when it carries none or is not JSON)."""
     try:
         body = response.json()
@@ -230,7 +229,7 @@ class VodacomMpesa(PaysOut):
             "Content-Type": "application/json",
         }
 
-    def _call(self, method: str, endpoint: str, **kwargs) -> requests.Response:
+    def _call(self, method: str, endpoint: str, **kwargs) -> http.Answer:
         """A call within our session, answered by M-Pesa (a timeout raises ProviderTimeout and
         is never repeated: the outcome is unknown).
 
@@ -269,7 +268,7 @@ class VodacomMpesa(PaysOut):
             else:
                 return response
 
-    def _answer(self, response: requests.Response, what: str) -> dict:
+    def _answer(self, response: http.Answer, what: str) -> dict:
         if response.status_code >= 500 and response.status_code != 503:
             raise ProviderError(f"{what}: HTTP {response.status_code}")
         return http.json_body(response, what)

@@ -84,7 +84,6 @@ import json
 import logging
 from dataclasses import dataclass
 
-import requests
 from django.conf import settings
 
 from payments import money
@@ -199,7 +198,7 @@ def outcome_for_status(body: dict, subject: str = "payment", ours: str = "") -> 
     return ProviderOutcome(status="pending", provider_reference=reference, raw=raw)
 
 
-def _lenient_body(response: requests.Response) -> dict:
+def _lenient_body(response: http.Answer) -> dict:
     """A refusal's body as kept for staff: its JSON object, or the start of its text."""
     try:
         body = response.json()
@@ -215,7 +214,7 @@ def _error_code(body: dict) -> str:
     return code if code.replace("_", "").replace("-", "").isalnum() and len(code) <= 40 else ""
 
 
-def _cashin_outcome(response: requests.Response, subject: str, ours: str) -> ProviderOutcome:
+def _cashin_outcome(response: http.Answer, subject: str, ours: str) -> ProviderOutcome:
     """Orange's answer (not a 5xx) to a cashin paying a refund or a payout. ProviderError when a
     2xx body is not JSON."""
     status = response.status_code
@@ -377,7 +376,7 @@ class OrangeMoney(PaysOut):
     # --- transactions -----------------------------------------------------------------------
     def _send(
         self, service: str, *, transaction_id: str, phone: str, amount: int, currency: str
-    ) -> requests.Response:
+    ) -> http.Answer:
         """A cashout (the customer pays us) or a cashin (we pay the customer): never retried."""
         a = assumptions()
         headers = {}
