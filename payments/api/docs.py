@@ -6,6 +6,7 @@ import threading
 
 from django.conf import settings
 from django.utils import translation
+from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularRedocView
 from rest_framework.response import Response
 
@@ -31,22 +32,30 @@ class ApiSchemaView(SpectacularJSONAPIView):
     a restart brings) and answered from memory afterwards. Making it costs a few tenths of a
     second of CPU, on an address anyone may ask for; and drf-spectacular cannot make it in two
     threads at once (its extensions load their classes on first use, and a second request during
-    the first one's answered 500), so it is made under a lock."""
+    the first one's answered 500), so it is made under a lock. It is made by drf-spectacular's
+    generator, in the language asked for (?lang=, else Accept-Language) when it is one of
+    LANGUAGES, else in the default one."""
 
-    _made: dict[str, tuple[dict, str]] = {}  # language → (description, Content-Disposition)
+    _made: dict[str, dict] = {}  # language → description
     _lock = threading.Lock()
 
-    def _get_schema_response(self, request):
-        language = translation.get_language()
-        if language not in dict(settings.LANGUAGES):  # ?lang=xx is answered in the default one
+    @extend_schema(exclude=True)  # the description does not describe itself
+    def get(self, request, *args, **kwargs):
+        language = request.GET.get("lang") or translation.get_language()
+        if language not in dict(settings.LANGUAGES):
             language = settings.LANGUAGE_CODE
         made = self._made.get(language)
         if made is None:
             with self._lock:
                 made = self._made.get(language)
                 if made is None:
-                    response = super()._get_schema_response(request)
-                    made = (response.data, response["Content-Disposition"])
+                    generator = self.generator_class(
+                        urlconf=self.urlconf,
+                        api_version=self.api_version or request.version,
+                        patterns=self.patterns,
+                    )
+                    with translation.override(language):
+                        made = generator.get_schema(request=request, public=self.serve_public)
                     self._made[language] = made
-        data, disposition = made
-        return Response(data=data, headers={"Content-Disposition": disposition})
+        title = settings.SPECTACULAR_SETTINGS["TITLE"]
+        return Response(made, headers={"Content-Disposition": f'inline; filename="{title}.json"'})
