@@ -8,6 +8,7 @@ Every POST documents its Idempotency-Key header."""
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import build_examples_list, build_media_type_object
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
@@ -264,14 +265,29 @@ class ApiSchema(AutoSchema):
             statuses.append(409)
         return statuses
 
-    def _get_response_bodies(self, direction="response"):
-        responses = super()._get_response_bodies(direction)
-        for status, response in errors(*self.error_statuses()).items():
-            if str(status) not in responses:
-                responses[str(status)] = self._get_response_for_code(
-                    response, str(status), direction=direction
-                )
-        return dict(sorted(responses.items()))
+    def get_operation(self, *args, **kwargs):
+        operation = super().get_operation(*args, **kwargs)
+        if operation is None:  # excluded from the document
+            return None
+        responses = operation["responses"]
+        for status in self.error_statuses():
+            if str(status) not in responses:  # what the operation declares itself stays
+                responses[str(status)] = self.error_response(status)
+        operation["responses"] = dict(sorted(responses.items()))
+        return operation
+
+    def error_response(self, status: int) -> dict:
+        """The response object of `status`: the error envelope, with its examples after those the
+        operation gives for that status (`extend_schema(examples=[...])`)."""
+        description, examples = ERRORS[status]
+        own = [
+            example
+            for example in self.get_examples()
+            if not example.request_only and str(status) in map(str, example.status_codes or ())
+        ]
+        schema = self.resolve_serializer(Error, "response").ref
+        media_type = build_media_type_object(schema, build_examples_list([*own, *examples]))
+        return {"content": {"application/json": media_type}, "description": description}
 
 
 class ApiKeyScheme(OpenApiAuthenticationExtension):
