@@ -14,7 +14,21 @@ AUTO = "auto"
 NETWORK_LABELS = dict(Network.choices)  # the display names the networks' adapters declare
 
 
+class DescribedField(forms.BoundField):
+    """A field whose errors are read out with it: a field in error is aria-invalid (Django's own
+    doing) and described first by its message, whose id is "<name>-error" (pay.html), then by
+    what its widget says describes it (the phone's help)."""
+
+    def build_widget_attrs(self, attrs, widget=None):
+        attrs = super().build_widget_attrs(attrs, widget)
+        if self.errors:
+            described = (widget or self.field.widget).attrs.get("aria-describedby")
+            attrs["aria-describedby"] = " ".join(filter(None, [f"{self.name}-error", described]))
+        return attrs
+
+
 class MobileMoneyForm(forms.Form):
+    bound_field_class = DescribedField
     phone = forms.CharField(
         label=_("Mobile money number"),
         max_length=32,
@@ -113,11 +127,3 @@ class MobileMoneyForm(forms.Form):
         data["phone"] = phone
         data["network"] = network
         return data
-
-    def _post_clean(self):
-        super()._post_clean()
-        for name in self.errors:
-            if name in self.fields:
-                attrs = self.fields[name].widget.attrs
-                described = " ".join(filter(None, [f"{name}-error", attrs.get("aria-describedby")]))
-                attrs.update({"aria-invalid": "true", "aria-describedby": described})

@@ -117,6 +117,27 @@ def test_phone_errors_are_inline_in_the_customers_language(client, merchant, fie
     assert not Charge.objects.exists()
 
 
+@pytest.mark.parametrize(
+    "fields, described",
+    [
+        ({"phone": "12345"}, {"id_phone": "phone-error phone-help"}),
+        ({"phone": "0812345678", "network": "AIRTEL_MONEY"}, {"id_network": "network-error"}),
+    ],
+)
+def test_a_field_in_error_is_described_by_its_message(client, merchant, fields, described):
+    session = make_session(merchant)
+    html = client.post(f"/pay/{session.id}/mobile-money", fields).text
+    for field_id, ids in described.items():
+        field = re.search(rf'<(?:input|select)[^>]*id="{field_id}"[^>]*>', html).group(0)
+        assert 'aria-invalid="true"' in field
+        assert f'aria-describedby="{ids}"' in field
+        for one in ids.split():
+            assert f'id="{one}"' in html
+    other = "id_network" if "id_phone" in described else "id_phone"
+    field = re.search(rf'<(?:input|select)[^>]*id="{other}"[^>]*>', html).group(0)
+    assert "aria-invalid" not in field and "-error" not in field
+
+
 def test_english_error(client, merchant):
     session = make_session(merchant)
     response = client.post(
