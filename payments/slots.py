@@ -1,14 +1,14 @@
 """Slots: at most a few of one kind of long answer at once per holder, counted in the shared cache
 (Redis in production, the file cache of the embedded set-up), across every process.
 
-A merchant's statement (GET /v1/balance_transactions/export) streams for as long as the client
-takes to read it, and a web server thread writes it all along (past what the worker keeps waiting
-for the client, config/gunicorn_worker.py): without a bound, one key asking for a few statements
-at once and reading them slowly could hold every thread of the service. A slot is one of `limit`
-cache entries per holder, taken with `add` (atomic in Redis), held for LEASE seconds and renewed
-while the answer is being written, given back when the answer ends or its client goes; one whose
-process died frees itself after LEASE. A cache that cannot be reached lets the answer through (and
-says so in the log), as the throttles do.
+A merchant's statement (GET /v1/balance_transactions/export) streams, and a web server thread
+writes it all along, for as long as it takes to make and to be taken (by nginx in production,
+config/gunicorn.py; by the client itself without nginx): without a bound, one key asking for a
+few statements at once (and, without nginx, reading them slowly) could hold every thread of the
+service. A slot is one of `limit` cache entries per holder, taken with `add` (atomic in Redis),
+held for LEASE seconds and renewed while the answer is being written, given back when the answer
+ends or its client goes; one whose process died frees itself after LEASE. A cache that cannot be
+reached lets the answer through (and says so in the log), as the throttles do.
 """
 
 import logging

@@ -27,10 +27,10 @@ def request_bodies(app):
       a body only as long as CONTENT_LENGTH says, so such a body would be read as empty (a charge
       sent so answered "Missing required param: amount"). It is read where the server says the
       input ends with the body (PEP 3333's wsgi.input_terminated: gunicorn decodes the chunks).
-    - A body that stops arriving is answered 408 `request_timeout` in the error envelope. The
-      web server's sockets give up on a client silent for CLIENT_IDLE_TIMEOUT seconds
-      (config/gunicorn.py); the read then fails here, whatever view the request was for, instead
-      of inside a view as an unreadable body (a 500)."""
+    - A body whose read fails before it ends (the client went away, or its connection was cut)
+      is answered 408 `request_timeout` in the error envelope, here, whatever view the request
+      was for, instead of inside a view as an unreadable body (a 500). In production nginx hands
+      a request over only once it has it whole (config/gunicorn.py)."""
 
     def application(environ, start_response):
         cap = settings.MAX_REQUEST_BODY + 1

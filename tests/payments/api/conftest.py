@@ -43,8 +43,6 @@ def server(transactional_db, tmp_path, server_workers, server_env):
         "PYTHONPATH": str(settings.BASE_DIR),
         "API_RATE_LIMIT": "100000/s",
         "LOG_LEVEL": "WARNING",
-        "CLIENT_IDLE_TIMEOUT": "1",  # a silent client is dropped after 1 s (15 by default)
-        "CLIENT_REQUEST_TIMEOUT": "3",  # a request must arrive whole within 3 s (60 by default)
         **server_env,
     }
     log = open(tmp_path / "gunicorn.log", "w")  # noqa: SIM115
