@@ -24,6 +24,10 @@ worker_class = "gthread"
 reuse_port = True
 # A request taking longer than this has its worker restarted (nginx's proxy_read_timeout is longer).
 timeout = 30
+# On SIGTERM gunicorn stops accepting at once and gives the requests it holds this long to finish.
+# A web node is drained before it gets SIGTERM (deploy/congopay-drain, congopay-web.service's
+# ExecStop=): /readyz answers 503 for DRAIN_SECONDS first, so that the balancer has stopped
+# sending it requests by then.
 graceful_timeout = 30
 # nginx keeps its idle upstream connections for 60 s (upstream keepalive_timeout): gunicorn keeps
 # them longer, so nginx never sends a request on a connection gunicorn is closing.

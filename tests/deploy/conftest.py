@@ -1,6 +1,8 @@
 """Debian's nginx with the deployed configuration (deploy/nginx/), in front of a real gunicorn
-(config/gunicorn.py) serving the test database: `nginx(upstream_port)` starts one."""
+(config/gunicorn.py) serving the test database: `nginx(upstream_port, …)` starts one in front of
+one gunicorn or several."""
 
+import dataclasses
 import getpass
 import os
 import shlex
@@ -8,12 +10,13 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 
-from tests.helpers import free_port
+from tests.helpers import database_url_for_subprocess, free_port
 from tests.payments.api.conftest import server, server_workers  # noqa: F401 (fixtures)
 
 NGINX = "/usr/sbin/nginx"
@@ -71,13 +74,14 @@ def server_env(access_log) -> dict:
 
 @pytest.fixture
 def nginx(tmp_path, static_root):
-    """`nginx(upstream_port)`: nginx as deployed (deploy/nginx/congopay.conf and its snippet,
+    """`nginx(upstream_port, …)`: nginx as deployed (deploy/nginx/congopay.conf and its snippet,
     only its addresses changed), with its own prefix, pid, logs and temporary files here, in
-    front of the gunicorn at `upstream_port`; its base URL. It stands in for Debian's
+    front of the gunicorn at each `upstream_port` (one upstream `server` line each); its base
+    URL. It stands in for Debian's
     /etc/nginx/nginx.conf with a minimal one of its own."""
     started = []
 
-    def start(upstream_port: int) -> str:
+    def start(*upstream_ports: int) -> str:
         prefix = tmp_path / f"nginx-{len(started)}"
         (prefix / "conf" / "snippets").mkdir(parents=True)
         (prefix / "logs").mkdir()
@@ -85,7 +89,7 @@ def nginx(tmp_path, static_root):
         site = render(
             (DEPLOY / "congopay.conf").read_text(),
             {
-                UPSTREAM: f"server 127.0.0.1:{upstream_port};",
+                UPSTREAM: "\n    ".join(f"server 127.0.0.1:{up};" for up in upstream_ports),
                 HTTPS: f"listen 127.0.0.1:{port};",
                 HTTP: f"listen 127.0.0.1:{free_port()};",
                 CERTIFICATE: "",
@@ -143,3 +147,77 @@ http {{
     for proc in started:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@dataclasses.dataclass
+class WebNode:
+    """One web node: a gunicorn as congopay-web.service runs it, with its own DRAIN_FILE."""
+
+    name: str
+    port: int
+    proc: subprocess.Popen
+    drain_file: Path
+    log: Path
+    env: dict
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+@pytest.fixture
+def web_node(transactional_db, tmp_path):
+    """`web_node(name, **env)`: a gunicorn (production's config/gunicorn.py, one worker of two
+    threads) serving the test database on a port of its own, with DRAIN_FILE in tmp_path; started
+    and answering. Whatever is still running is stopped at the end of the test."""
+    started = []
+
+    def start(name: str, **extra_env) -> WebNode:
+        port = free_port()
+        drain_file = tmp_path / f"{name}.draining"
+        env = {
+            **os.environ,
+            "DATABASE_URL": database_url_for_subprocess(),
+            "REDIS_URL": settings.REDIS_URL,
+            "VAR_DIR": str(settings.VAR_DIR),
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "PYTHONPATH": str(settings.BASE_DIR),
+            "API_RATE_LIMIT": "100000/s",
+            "LOG_LEVEL": "WARNING",
+            "THROTTLE_TRUSTED_PROXIES": "1",
+            "DRAIN_FILE": str(drain_file),
+            "GUNICORN_BIND": f"127.0.0.1:{port}",
+            "GUNICORN_WORKERS": "1",
+            "GUNICORN_THREADS": "2",
+            **{key: str(value) for key, value in extra_env.items()},
+        }
+        log_path = tmp_path / f"gunicorn-{name}.log"
+        log = open(log_path, "w")  # noqa: SIM115
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "config.wsgi", "-c", "config/gunicorn.py"],
+            cwd=settings.BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        started.append((proc, log))
+        node = WebNode(name, port, proc, drain_file, log_path, env)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(node.base + "/healthz", timeout=2) as answer:
+                    assert answer.status == 200
+                return node
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError(
+                        "gunicorn did not start:\n" + log_path.read_text()
+                    ) from None
+                time.sleep(0.2)
+
+    yield start
+    for proc, log in started:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        log.close()
