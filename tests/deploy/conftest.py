@@ -6,6 +6,7 @@ import dataclasses
 import getpass
 import os
 import shlex
+import signal
 import socket
 import subprocess
 import sys
@@ -164,6 +165,11 @@ class WebNode:
     def base(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    def kill(self) -> None:
+        """SIGKILL to gunicorn and its workers at once, as a machine lost."""
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
 
 @pytest.fixture
 def web_node(transactional_db, tmp_path):
@@ -196,6 +202,7 @@ def web_node(transactional_db, tmp_path):
         proc = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "config.wsgi", "-c", "config/gunicorn.py"],
             cwd=settings.BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, for kill()
         )  # fmt: skip
         started.append((proc, log))
         node = WebNode(name, port, proc, drain_file, log_path, env)
