@@ -4,6 +4,7 @@ import os
 
 from celery import Celery
 from celery.signals import task_postrun, task_prerun
+from django.conf import settings
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -27,7 +28,10 @@ def _database_connections_as_around_a_request(task=None, **kwargs):
 
 
 # Every periodic job of the service, in one place (seconds between runs). Tasks are thin
-# wrappers around services.
+# wrappers around services. The schedule is this code, the same on every machine: beat's file
+# (CELERY_BEAT_SCHEDULE_FILENAME) keeps only when each job last ran, for its own process. Every
+# job is safe to run twice at once (each claims its rows under a row lock, skipping those another
+# run holds), so two beats, or a beat that lost its file, enqueue nothing twice.
 app.conf.beat_schedule = {
     "charges-poll-due": {"task": "payments.tasks.charges_poll_due", "schedule": 5.0},
     "refunds-poll-due": {"task": "payments.tasks.refunds_poll_due", "schedule": 5.0},
@@ -43,4 +47,8 @@ app.conf.beat_schedule = {
         "schedule": 3600.0,
     },
     "webhooks-sweep": {"task": "webhooks.tasks.deliveries_sweep", "schedule": 30.0},
+}
+# The sweeps run on their own queue, so a backlog of ordinary tasks never delays them.
+app.conf.task_routes = {
+    entry["task"]: {"queue": settings.PERIODIC_QUEUE} for entry in app.conf.beat_schedule.values()
 }

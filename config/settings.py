@@ -125,6 +125,52 @@ else:
         DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DB_CONN_MAX_AGE", default=60))
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
+    # --- Database: pooler, timeouts, keepalives (deployment on several machines) -------------
+    # DB_POOLER=pgbouncer: the service reaches PostgreSQL through PgBouncer in transaction mode,
+    # where consecutive transactions of one connection may run on different server sessions. A
+    # server-side cursor, a prepared statement or a session setting made in one transaction is
+    # then not there in the next: Django's server-side cursors (QuerySet.iterator) are off, no
+    # statement is prepared, and our own pool (DB_POOL) is refused, PgBouncer being the pool.
+    DB_POOLER = env.str("DB_POOLER", default="")
+    if DB_POOLER not in ("", "pgbouncer"):
+        raise ImproperlyConfigured("DB_POOLER must be empty (direct) or 'pgbouncer'.")
+    if DB_POOLER == "pgbouncer":
+        if env.bool("DB_POOL", default=False) or env.bool("DB_SERVER_SIDE_BINDING", default=False):
+            raise ImproperlyConfigured(
+                "DB_POOLER=pgbouncer (transaction mode) cannot be used with DB_POOL or "
+                "DB_SERVER_SIDE_BINDING: unset them (PgBouncer is the pool)."
+            )
+        DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+        db_options["prepare_threshold"] = None  # psycopg prepares nothing
+    # Server-side limits, in milliseconds (0: none). A statement running longer than
+    # DB_STATEMENT_TIMEOUT is cancelled; a session idle inside a transaction for longer than
+    # DB_IDLE_IN_TRANSACTION_TIMEOUT is ended by the server and its locks freed (a process frozen
+    # or cut off mid-transaction holds nothing for long); a lock waited for longer than
+    # DB_LOCK_TIMEOUT fails the statement. They are sent as the connection's startup `options`;
+    # PgBouncer refuses or drops that parameter, so behind it they are set on the role instead
+    # (ALTER ROLE … SET, docs/operations/production.md) and not sent.
+    DB_STATEMENT_TIMEOUT = env.int("DB_STATEMENT_TIMEOUT", default=60_000)
+    DB_IDLE_IN_TRANSACTION_TIMEOUT = env.int("DB_IDLE_IN_TRANSACTION_TIMEOUT", default=60_000)
+    DB_LOCK_TIMEOUT = env.int("DB_LOCK_TIMEOUT", default=10_000)
+    if not DB_POOLER:
+        db_options["options"] = " ".join(
+            [
+                f"-c statement_timeout={DB_STATEMENT_TIMEOUT}",
+                f"-c idle_in_transaction_session_timeout={DB_IDLE_IN_TRANSACTION_TIMEOUT}",
+                f"-c lock_timeout={DB_LOCK_TIMEOUT}",
+            ]
+        )
+    # TCP keepalives (libpq): a connection whose other end vanished (a machine gone, a NAT that
+    # forgot it) is noticed within about idle + interval × count seconds, on both sides.
+    db_options.update(
+        {
+            "keepalives": 1,
+            "keepalives_idle": env.int("DB_KEEPALIVES_IDLE", default=60),
+            "keepalives_interval": env.int("DB_KEEPALIVES_INTERVAL", default=10),
+            "keepalives_count": env.int("DB_KEEPALIVES_COUNT", default=5),
+        }
+    )
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache and broker -----------------------------------------------------------------------
@@ -146,6 +192,26 @@ else:
         }
     }
 
+# --- One machine on purpose, or many ---------------------------------------------------------
+# SQLite and the embedded broker (a file in VAR_DIR) serve one machine only: with DEBUG off the
+# service refuses them unless EMBEDDED=true says that this is a one-machine set-up on purpose.
+EMBEDDED = env.bool("EMBEDDED", default=False)
+if not DEBUG and not EMBEDDED:
+    _one_machine = [
+        name
+        for name, unset in (
+            ("DATABASE_URL (PostgreSQL)", DATABASES["default"]["ENGINE"].endswith("sqlite3")),
+            ("REDIS_URL", not REDIS_URL),
+        )
+        if unset
+    ]
+    if _one_machine:
+        raise ImproperlyConfigured(
+            f"Set {' and '.join(_one_machine)}: with DEBUG off the service runs on PostgreSQL "
+            "and Redis shared by every machine. For a one-machine set-up on SQLite and the "
+            "embedded broker, on purpose, set EMBEDDED=true."
+        )
+
 CELERY_BROKER_URL = REDIS_URL or f"sqla+sqlite:///{VAR_DIR / 'broker.sqlite3'}"
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_RESULT_BACKEND = None
@@ -153,7 +219,13 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Beat's file holds only the last run of each periodic job, for this beat process: the schedule
+# itself is in config/celery.py, and every job is safe to run twice, so a beat on each machine, or
+# a file lost, costs a run or two early and nothing else.
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+# The periodic sweeps run on their own queue (config/celery.py), so a backlog on the default
+# queue never delays them: a worker must consume it (runservice's does).
+PERIODIC_QUEUE = env.str("PERIODIC_QUEUE", default="periodic")
 CELERY_TIMEZONE = "UTC"
 # Celery would close the database connection around every task; config/celery.py keeps it as
 # Django does around a request (DB_CONN_MAX_AGE, health checks). Celery still recycles it now
@@ -186,8 +258,10 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = VAR_DIR / "staticfiles"
-STATIC_ROOT.mkdir(exist_ok=True)
+# Built once per release (`manage.py collectstatic`) into the release's own tree, read by
+# whitenoise and nginx from there: a web node keeps nothing of its own for them.
+STATIC_ROOT = Path(env.str("STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 STATICFILES_DIRS = [BASE_DIR / "static"]
 # Files served at the site's root (/favicon.ico), so browsers asking for them never get a 404.
 WHITENOISE_ROOT = BASE_DIR / "static" / "root"

@@ -1,10 +1,14 @@
 """The ledger as a CSV statement for reconciliation in a spreadsheet: UTF-8 with a byte order
 mark (so Excel reads it as UTF-8; LibreOffice ignores it), a header row, CRLF line ends, one line
-per ledger row with what it came from. Rows are produced one by one, so a year of them streams
-without being held in memory."""
+per ledger row with what it came from. Rows are read in chunks of a few thousand, each by a query
+of its own that starts after the last row of the one before (keyset), and produced one by one:
+a year of them streams without being held in memory, and without a server-side cursor, which
+PgBouncer in transaction mode would lose between two chunks."""
 
 import csv
 from collections.abc import Iterable, Iterator
+
+from django.db.models import Q, QuerySet
 
 from payments import money
 from payments.models import LedgerEntry
@@ -69,3 +73,16 @@ def statement_lines(entries: Iterable[LedgerEntry]) -> Iterator[str]:
     yield BOM + writer.writerow(HEADER)
     for entry in entries:
         yield writer.writerow(_row(entry))
+
+
+def rows_in_chunks(rows: QuerySet, *, chunk: int) -> Iterator[LedgerEntry]:
+    """The rows of `rows` (ordered by created_at, then id), `chunk` at a time: each chunk is one
+    query of its own, in its own transaction, for the rows after the last one read."""
+    after = Q()
+    while True:
+        batch = list(rows.filter(after)[:chunk])
+        yield from batch
+        if len(batch) < chunk:
+            return
+        last = batch[-1]
+        after = Q(created_at__gt=last.created_at) | Q(created_at=last.created_at, id__gt=last.id)

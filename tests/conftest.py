@@ -277,8 +277,8 @@ def celery_worker_process(transactional_db, tmp_path):
 
     Usage: `worker = celery_worker_process(SANDBOX_MOBILE_MONEY_DELAY="0")` starts one with extra
     environment; it is stopped at the end of the test. `beat=True` also runs the periodic jobs
-    (`celery worker -B`), as `make run` does. It consumes the default queue and the webhook
-    deliveries' (WEBHOOKS_QUEUE); `queues="a,b"` names the queues it consumes instead. Several
+    (`celery worker -B`), as `make run` does. It consumes the default queue, the periodic sweeps'
+    (PERIODIC_QUEUE) and the webhook deliveries' (WEBHOOKS_QUEUE); `queues="a,b"` names the queues it consumes instead. Several
     may run at once, each with its own `name` (its node name's first part); the first one
     started empties the queues.
     """
@@ -296,7 +296,10 @@ def celery_worker_process(transactional_db, tmp_path):
             app.control.purge()
             with app.connection_for_write() as connection:
                 connection.default_channel.queue_purge(settings.WEBHOOKS_QUEUE)
-        queues = queues or f"{app.conf.task_default_queue},{settings.WEBHOOKS_QUEUE}"
+                connection.default_channel.queue_purge(settings.PERIODIC_QUEUE)
+        queues = queues or ",".join(
+            [app.conf.task_default_queue, settings.PERIODIC_QUEUE, settings.WEBHOOKS_QUEUE]
+        )
         env = {
             **os.environ,
             "DATABASE_URL": database_url_for_subprocess(),

@@ -10,3 +10,6 @@ os.environ.setdefault("SANDBOX_CARD_SECRET_KEY", "test-only-sandbox-card-secret-
 os.environ.setdefault("WEBHOOK_ALLOW_PRIVATE_NETWORKS", "true")
 # Static files are served as found, without `collectstatic`'s hashed names.
 os.environ.setdefault("STATIC_MANIFEST", "false")
+# Without DATABASE_URL and REDIS_URL the tests run on SQLite and the embedded broker, on purpose.
+if not (os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL")):
+    os.environ.setdefault("EMBEDDED", "true")

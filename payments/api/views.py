@@ -38,7 +38,7 @@ from payments.representations import (
     refund_repr,
 )
 from payments.services import charges, ledger, payouts, refunds
-from payments.statement import statement_lines
+from payments.statement import rows_in_chunks, statement_lines
 
 
 def _charges(rows) -> list[dict]:
@@ -333,7 +333,7 @@ class BalanceTransactionExportView(ApiView):
         if slot is None:
             raise StatementsBusy(headers={"Retry-After": "5"}, params={"count": STATEMENTS_AT_ONCE})
         response = StreamingHttpResponse(
-            slot.holding(statement_lines(rows.iterator(chunk_size=EXPORT_CHUNK))),
+            slot.holding(statement_lines(rows_in_chunks(rows, chunk=EXPORT_CHUNK))),
             content_type="text/csv; charset=utf-8",
         )
         mode = "live" if self.livemode else "test"

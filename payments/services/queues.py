@@ -14,6 +14,7 @@ committed yet, and nothing is sent for a transaction rolled back.
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import QuerySet
 
 from payments.models import Charge
@@ -88,10 +89,19 @@ def due_claim(
 ) -> list[str]:
     """Ids of the rows of queryset whose `field` (a due time) has come (oldest first, one batch),
     with it pushed out so the next sweep does not enqueue them again. A row whose due time was
-    cleared meanwhile is left cleared."""
+    cleared meanwhile is left cleared.
+
+    The rows are claimed under a row lock that skips rows another sweep holds: two sweeps at
+    once (two beats) share out the due rows, and neither returns a row the other has."""
     due_now = {f"{field}__lte": now}
-    due = list(queryset.filter(**due_now).order_by(field).values_list("id", flat=True)[:POLL_BATCH])
-    queryset.model.objects.filter(pk__in=due, **due_now).update(
-        **{field: now + timedelta(seconds=push)}
-    )
+    with transaction.atomic():
+        due = list(
+            queryset.filter(**due_now)
+            .order_by(field)
+            .select_for_update(skip_locked=True)
+            .values_list("id", flat=True)[:POLL_BATCH]
+        )
+        queryset.model.objects.filter(pk__in=due, **due_now).update(
+            **{field: now + timedelta(seconds=push)}
+        )
     return due

@@ -1,5 +1,6 @@
-"""Run the whole service on one machine: gunicorn, a Celery worker with beat embedded, a worker
-for the long live M-Pesa payment calls and one for the webhook deliveries.
+"""Run the whole service on one machine: gunicorn, a Celery worker with beat embedded (the default
+queue and the periodic sweeps' PERIODIC_QUEUE), a worker for the long live M-Pesa payment calls
+and one for the webhook deliveries.
 
 Production runs them as separate processes (docs/operations/production.md); this is the
 one-command set-up.
@@ -28,10 +29,13 @@ class Command(BaseCommand):
 
     def handle(self, *args, bind, web_workers, **options):
         python = sys.executable
+        from config.celery import app
+
         commands = {
             "worker": [
                 python, "-m", "celery", "-A", "config", "worker", "--beat",
                 "--loglevel", "INFO", "--concurrency", "2",
+                "--queues", f"{app.conf.task_default_queue},{settings.PERIODIC_QUEUE}",
                 "--schedule", str(settings.VAR_DIR / "celerybeat-schedule"),
             ],
             # Live M-Pesa payment calls wait for the customer's PIN: threads, on their own queue.
@@ -85,5 +89,10 @@ def prepare_broker() -> None:
 
     prepare_embedded_broker(
         settings.CELERY_BROKER_URL,
-        [app.conf.task_default_queue, settings.PAYMENTS_LONG_QUEUE, settings.WEBHOOKS_QUEUE],
+        [
+            app.conf.task_default_queue,
+            settings.PERIODIC_QUEUE,
+            settings.PAYMENTS_LONG_QUEUE,
+            settings.WEBHOOKS_QUEUE,
+        ],
     )
