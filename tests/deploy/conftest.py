@@ -30,7 +30,7 @@ CERTIFICATE = (
     "    ssl_certificate /etc/letsencrypt/live/pay.example.cd/fullchain.pem;\n"
     "    ssl_certificate_key /etc/letsencrypt/live/pay.example.cd/privkey.pem;\n"
 )
-STATIC_ALIAS = "alias /srv/congopay/var/staticfiles/;"
+STATIC_ALIAS = "alias /srv/congopay/staticfiles/;"
 
 
 def render(text: str, replacements: dict[str, str]) -> str:
@@ -44,14 +44,14 @@ def render(text: str, replacements: dict[str, str]) -> str:
 @pytest.fixture(scope="session")
 def static_root(tmp_path_factory) -> Path:
     """STATIC_ROOT as production's `collectstatic` fills it (hashed, compressed names)."""
-    var_dir = tmp_path_factory.mktemp("var")
+    static_root = tmp_path_factory.mktemp("release") / "staticfiles"
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
         cwd=settings.BASE_DIR,
-        env={**os.environ, "VAR_DIR": str(var_dir), "STATIC_MANIFEST": "true"},
+        env={**os.environ, "STATIC_ROOT": str(static_root), "STATIC_MANIFEST": "true"},
         check=True,
     )
-    return var_dir / "staticfiles"
+    return static_root
 
 
 @pytest.fixture

@@ -184,4 +184,3 @@ def test_the_service_refuses_its_own_pool_behind_pgbouncer():
         text=True,
     )
     assert done.returncode != 0 and "DB_POOLER=pgbouncer" in done.stderr
-
