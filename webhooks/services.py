@@ -536,16 +536,22 @@ def deliveries_overdue() -> list[int]:
     """Pending deliveries due for a while that nobody holds: their task was lost (broker down,
     worker died). They are marked as due now, so the next sweep leaves them alone for a while."""
     now = timezone.now()
-    ids = list(
-        Delivery.objects.filter(
-            Q(locked_until__isnull=True) | Q(locked_until__lt=now),
-            status=DeliveryStatus.PENDING,
-            next_attempt_at__lte=now - timedelta(seconds=SWEEP_GRACE),
+    overdue = {
+        "status": DeliveryStatus.PENDING,
+        "next_attempt_at__lte": now - timedelta(seconds=SWEEP_GRACE),
+    }
+    # Claimed under a row lock that skips rows another sweep holds: two sweeps at once (two
+    # beats) never both return a delivery.
+    with transaction.atomic():
+        ids = list(
+            Delivery.objects.filter(
+                Q(locked_until__isnull=True) | Q(locked_until__lt=now), **overdue
+            )
+            .order_by("next_attempt_at")
+            .select_for_update(skip_locked=True)
+            .values_list("id", flat=True)[:SWEEP_BATCH]
         )
-        .order_by("next_attempt_at")
-        .values_list("id", flat=True)[:SWEEP_BATCH]
-    )
-    Delivery.objects.filter(pk__in=ids, status=DeliveryStatus.PENDING).update(next_attempt_at=now)
+        Delivery.objects.filter(pk__in=ids, **overdue).update(next_attempt_at=now)
     return ids
 
 

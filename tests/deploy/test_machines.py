@@ -43,6 +43,23 @@ def test_two_sweeps_at_once_claim_each_due_row_once(merchant):
         assert len(first) + len(second) == 120
 
 
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_webhook_sweeps_at_once_claim_each_lost_delivery_once(merchant):
+    from tests.factories import record_event
+    from webhooks.models import Delivery
+    from webhooks.services import SWEEP_GRACE, deliveries_overdue
+
+    for _ in range(60):
+        record_event(merchant, url="https://receiver.example/hooks")
+    overdue = timezone.now() - timedelta(seconds=SWEEP_GRACE + 60)
+    for _ in range(3):
+        Delivery.objects.update(next_attempt_at=overdue, status="pending", locked_until=None)
+        first, second = race(deliveries_overdue, count=2)
+        assert not set(first) & set(second), "a delivery claimed by both sweeps"
+        assert len(first) + len(second) == Delivery.objects.count()
+
+
 CHILD = """
 import os, sys, time
 import django
