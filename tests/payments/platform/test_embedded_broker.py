@@ -61,6 +61,7 @@ def test_runservice_prepares_the_embedded_broker_it_is_given(tmp_path, settings)
     assert {"kombu_queue", "kombu_message"} <= {name for _, name, _ in tables}
     assert {name for _, name in queues} == {
         "celery",
+        settings.PERIODIC_QUEUE,
         settings.PAYMENTS_LONG_QUEUE,
         settings.WEBHOOKS_QUEUE,
     }

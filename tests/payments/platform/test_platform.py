@@ -22,7 +22,8 @@ def settings_in_subprocess(env: dict, expr: str) -> str:
         for k, v in os.environ.items()
         if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY"} | TEST_ONLY_ENV
     }
-    clean.update(env, DJANGO_SETTINGS_MODULE="config.settings")
+    # SQLite and the embedded broker, as these tests' settings are read, on purpose.
+    clean.update({"EMBEDDED": "true", **env}, DJANGO_SETTINGS_MODULE="config.settings")
     code = f"import django; django.setup(); from django.conf import settings as s; print({expr})"
     result = subprocess.run(
         [sys.executable, "-c", code], env=clean, cwd=ROOT, capture_output=True, text=True
@@ -37,7 +38,8 @@ def run_settings(env: dict) -> subprocess.CompletedProcess:
         for k, v in os.environ.items()
         if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY", "SANDBOX_CARD_SECRET_KEY"}
     }
-    clean.update(env, DJANGO_SETTINGS_MODULE="config.settings")
+    # SQLite and the embedded broker, as these tests' settings are read, on purpose.
+    clean.update({"EMBEDDED": "true", **env}, DJANGO_SETTINGS_MODULE="config.settings")
     code = "import django; django.setup()"
     return subprocess.run(
         [sys.executable, "-c", code], env=clean, cwd=ROOT, capture_output=True, text=True
