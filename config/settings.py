@@ -155,6 +155,7 @@ else:
     if not DB_POOLER:
         db_options["options"] = " ".join(
             [
+                *filter(None, [db_options.get("options")]),  # any of DATABASE_URL's own first
                 f"-c statement_timeout={DB_STATEMENT_TIMEOUT}",
                 f"-c idle_in_transaction_session_timeout={DB_IDLE_IN_TRANSACTION_TIMEOUT}",
                 f"-c lock_timeout={DB_LOCK_TIMEOUT}",
