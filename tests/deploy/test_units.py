@@ -61,6 +61,7 @@ def test_there_is_a_unit_for_each_kind_of_process():
     assert set(services()) == {
         "congopay-web",
         "congopay-worker",
+        "congopay-periodic",
         "congopay-long-calls",
         "congopay-webhooks",
         "congopay-beat",
