@@ -157,7 +157,7 @@ def test_the_service_on_two_nodes_and_two_workers_survives_losing_one_of_each(
             return not left.exists()
 
         try:
-            wait_for(settled, timeout=60, interval=0.5)
+            wait_for(settled, timeout=120, interval=0.5)
         except AssertionError:
             left = model.objects.filter(id__in=ids).exclude(status__in=FINAL)
             raise AssertionError(
@@ -215,7 +215,7 @@ def test_the_service_on_two_nodes_and_two_workers_survives_losing_one_of_each(
             got[hook.headers["webhook-id"]].add(hook.body)
         return set(events) <= set(got) and got
 
-    got = wait_for(delivered, timeout=60, interval=0.5)
+    got = wait_for(delivered, timeout=120, interval=0.5)
     assert [hook for hook in receiver.received if hook.verified is None] == []
     assert {event_id: len(bodies) for event_id, bodies in got.items() if len(bodies) > 1} == {}
     assert set(got) == set(events)
