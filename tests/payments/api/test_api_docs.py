@@ -43,6 +43,7 @@ def test_docs_page_policy_allows_only_this_host():
             assert source in {"'self'", "'none'", "'unsafe-inline'", "data:", "blob:"}, policy
 
 
+@pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_docs_render_in_a_browser_without_leaving_this_host(live_server, page):
     own = urlsplit(live_server.url).netloc
