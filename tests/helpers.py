@@ -247,11 +247,17 @@ def broker_down():
 
     from config.celery import app
 
-    url, eager = app.conf.broker_url, app.conf.task_always_eager
+    eager = app.conf.task_always_eager
     cache = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": BROKER_NOBODY}
 
-    def reconnect(broker_url: str) -> None:
-        app.conf.broker_url = broker_url
+    def reconnect(broker_url: str | None) -> None:
+        # Set under the name the settings give it (config/celery.py's CELERY namespace), and
+        # dropped again afterwards: Celery before 5.7 prefers that name, from wherever it comes,
+        # to a plain broker_url set here.
+        if broker_url is None:
+            app.conf.pop("CELERY_BROKER_URL", None)
+        else:
+            app.conf["CELERY_BROKER_URL"] = broker_url
         app._pool = None  # what Celery does after a fork: new pools for the new URL
         app.amqp._producer_pool = None
 
@@ -262,7 +268,7 @@ def broker_down():
             yield
     finally:
         app.conf.task_always_eager = eager
-        reconnect(url)
+        reconnect(None)
 
 
 # --- `make run`, started by a test ---------------------------------------------------------------
