@@ -173,6 +173,16 @@ def _backoff(charge: Charge) -> float:
     return schedule[min(charge.check_count, len(schedule) - 1)]
 
 
+def _lost_request_check_at(now: datetime) -> datetime:
+    """When to ask the operator about a prompt claimed at `now` if nothing records its outcome:
+    once the longest payment request (the connection, then M-Pesa's wait for the PIN) is over,
+    plus the first wait. Recording the outcome replaces it; a worker lost while it asked the
+    operator leaves it, and the status sweep (charges_poll_due) then asks, instead of leaving the
+    charge pending for good."""
+    longest = settings.PROVIDER_HTTP_TIMEOUT + settings.MPESA_TIMEOUT
+    return now + timedelta(seconds=longest + POLL_BACKOFF[0])
+
+
 def charge_request_payment(*, charge_id: str) -> None:
     """Hand a mobile money charge to its operator (sends the prompt), at most once, and only
     before its deadline (counted from creation while unsent): the claim itself
@@ -192,7 +202,7 @@ def charge_request_payment(*, charge_id: str) -> None:
         status=ChargeStatus.PENDING,
         provider_requested_at__isnull=True,
         created_at__gt=now - timedelta(seconds=settings.MOBILE_MONEY_PROMPT_TIMEOUT),
-    ).update(provider_requested_at=now)
+    ).update(provider_requested_at=now, next_check_at=_lost_request_check_at(now))
     if not claimed:
         charge_fail_unsent(charge_id=charge_id)
         return
