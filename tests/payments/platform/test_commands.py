@@ -1,13 +1,18 @@
 """createmerchant / createapikey / revokeapikey / demomerchant."""
 
 import json
+import os
+import subprocess
+import sys
 from io import StringIO
 
 import pytest
+from django.conf import settings
 from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
 from payments.models import ApiKey, Merchant
+from tests.helpers import database_url_for_subprocess
 from webhooks.services import endpoint_get
 
 pytestmark = pytest.mark.django_db
@@ -95,3 +100,23 @@ def test_demomerchant_is_created_once(settings, tmp_path):
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
     assert client.get("/v1/webhook_endpoint").status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_commands_speak_one_language_djangos_createsuperuser_too():
+    """manage.py's commands are English throughout, although LANGUAGE_CODE is French: Django's
+    createsuperuser writes English sentences around its field names and validation messages."""
+    env = {
+        **os.environ,
+        "DEBUG": "true",
+        "DATABASE_URL": database_url_for_subprocess(),
+        "DJANGO_SUPERUSER_PASSWORD": "a-long-staff-password-42",
+    }
+    manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
+    create = [*manage, "createsuperuser", "--noinput", "--username", "admin", "--email", "a@b.cd"]
+    first = subprocess.run(create, env=env, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.strip() == "Superuser created successfully."
+    again = subprocess.run(create, env=env, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 1
+    assert "Error: That username is already taken." in again.stderr, again.stderr
