@@ -3,6 +3,10 @@ both have 2 minor units (ISO 4217). Mobile money operators take and pay whole un
 francs or dollars), card payments may carry cents. Decimals appear only at the edges that need
 them: the card form's `amount`, and the amounts people read."""
 
+from decimal import Decimal
+
+from django.utils.formats import number_format
+
 MINOR_PER_UNIT = 100
 SEPARATORS = {"fr": (" ", ","), "en": (",", ".")}
 
@@ -25,18 +29,26 @@ def major_units(amount: int) -> str:
 
 
 def format_amount(
-    amount: int, currency: str, language: str = "en", *, drop_zero_cents: bool = False
+    amount: int, currency: str, language: str | None = None, *, drop_zero_cents: bool = False
 ) -> str:
-    """An amount as people read it: `2 500,00 CDF` in French, `2,500.00 CDF` in English (staff
-    pages use English, always with two decimals so that columns line up). The French thousands
-    separator is a plain space.
+    """An amount as people read it: `2 500,00 CDF` in French, `2,500.00 CDF` in English, always
+    with two decimals so that columns line up.
+
+    Without a language (the staff's pages), in the active language's format, Django's own
+    (`2\xa0500,00 CDF` in French: a non-breaking space between thousands). With one (the API's
+    messages, the customer's pages), the French thousands separator is a plain space.
 
     With `drop_zero_cents` (the customer's pages) a whole amount is shown without decimals,
     `2 500 CDF` or `20 USD`, and one with cents keeps both digits, `19,99 USD`. The rule is the
     same for both currencies: mobile money is paid in whole francs or dollars, so the page then
     shows the amount the operator's prompt on the phone shows."""
-    thousands, decimal = SEPARATORS.get((language or "fr")[:2], SEPARATORS["fr"])
     units, cents = divmod(abs(amount), MINOR_PER_UNIT)
+    if language is None:
+        decimals = 0 if drop_zero_cents and cents == 0 else 2
+        number = Decimal(amount).scaleb(-2)
+        text = number_format(number, decimals, use_l10n=True, force_grouping=True)
+        return f"{text} {currency}"
+    thousands, decimal = SEPARATORS.get((language or "fr")[:2], SEPARATORS["fr"])
     grouped = f"{units:,}".replace(",", thousands)
     sign = "-" if amount < 0 else ""
     fraction = "" if drop_zero_cents and cents == 0 else f"{decimal}{cents:02d}"

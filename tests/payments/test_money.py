@@ -1,6 +1,7 @@
 """Amounts as people read them: two decimals for staff, whole amounts without them for customers."""
 
 import pytest
+from django.utils import translation
 
 from payments.money import format_amount, format_customer_amount
 
@@ -23,5 +24,9 @@ def test_staff_and_customer_formats(amount, currency, language, staff, customer)
     assert format_customer_amount(amount, currency, language) == customer
 
 
-def test_staff_pages_default_to_english_with_two_decimals():
-    assert format_amount(250000, "CDF") == "2,500.00 CDF"
+def test_staff_pages_use_the_active_languages_format_with_two_decimals():
+    with translation.override("fr"):
+        assert format_amount(250000, "CDF") == "2\xa0500,00 CDF"
+        assert format_amount(-1250, "USD") == "-12,50 USD"
+    with translation.override("en"):
+        assert format_amount(250000, "CDF") == "2,500.00 CDF"

@@ -61,7 +61,7 @@ def only(page: str, payouts: dict, *names: str) -> bool:
 def test_list_filters_and_search(staff, payouts, funded):
     everything = page_of(staff)
     assert only(everything, payouts, *payouts)
-    assert "70.00 CDF" in everything and "20.00 USD" in everything
+    assert "70,00 CDF" in everything and "20,00 USD" in everything
     assert "en attente de l’équipe" in row_of(everything, payouts["waiting"])
     assert "en attente de l’équipe" not in row_of(everything, payouts["pending"])  # still checked
 
@@ -88,10 +88,10 @@ def test_detail_is_read_only(staff, payouts):
     response = staff.get(admin_url(payout))
     assert response.status_code == 200
     page = response.content.decode()
-    assert "70.00 CDF" in page and "+243812345700" in page and "HTTP 503" in page
+    assert "70,00 CDF" in page and "+243812345700" in page and "HTTP 503" in page
     assert "terminées : l’opérateur n’a pas pu le confirmer" in page  # French by default
     row = LedgerEntry.objects.get(payout=payout)
-    assert admin_url(row) in page and "-70.00 CDF" in page
+    assert admin_url(row) in page and "-70,00 CDF" in page
     assert 'name="amount"' not in page and 'name="_save"' not in page
     assert staff.get(f"{LIST}add/").status_code == 403
     assert staff.get(admin_url(payout, "delete")).status_code == 403

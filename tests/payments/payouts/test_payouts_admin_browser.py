@@ -34,7 +34,7 @@ def test_staff_settle_a_payout_and_read_the_ledger_and_balance(
     page.select_option("select[name=action]", "mark_succeeded")
     page.click("button[name=index]")
     page.wait_for_selector("text=Confirmez ce que l’opérateur vous a dit")
-    assert "400.00 CDF" in page.content()
+    assert "400,00 CDF" in page.content()
     screenshot(page, "payout-admin-confirm")
     assert Payout.objects.get(pk=waiting.id).status == "pending"
     page.click("input[value='Oui, l’opérateur les a payés']")
@@ -49,12 +49,12 @@ def test_staff_settle_a_payout_and_read_the_ledger_and_balance(
     page.goto(f"{live_server.url}{admin_url(merchant)}")
     page.wait_for_selector("text=écritures du grand livre")
     balance = page.inner_text("table.balance")
-    assert "2,000.00 CDF" in balance  # 2,500.00 received, 400.00 and 100.00 paid out
+    assert "2\xa0000,00 CDF" in balance  # 2,500.00 received, 400.00 and 100.00 paid out
     screenshot(page, "merchant-admin-balance")
 
     page.click("table.balance tr:first-child >> text=écritures du grand livre")
     page.wait_for_selector(f"text={waiting.id}")
-    assert "-400.00 CDF" in page.content()
+    assert "-400,00 CDF" in page.content()
     screenshot(page, "ledger-admin-list")
     page.click(f"a:text-is('{waiting.id}')")
     page.wait_for_selector("text=Réponses de l’opérateur")  # the French admin's label

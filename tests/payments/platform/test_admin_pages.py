@@ -188,16 +188,16 @@ def test_overview_counts_the_days_and_weeks_charges_and_finds_what_is_late(staff
     # success rate, failure rate.
     assert sorted(today) == sorted(
         [
-            ["Vodacom M-Pesa", "CDF", "2", "1", "2,500.00 CDF", "0", "1", "100\xa0%", "0\xa0%"],
-            ["Airtel Money", "CDF", "1", "0", "0.00 CDF", "1", "0", "0\xa0%", "100\xa0%"],
-            ["Orange Money", "CDF", "1", "0", "0.00 CDF", "0", "1", "—", "—"],
-            ["Carte", "USD", "1", "1", "19.99 USD", "0", "0", "100\xa0%", "0\xa0%"],
+            ["Vodacom M-Pesa", "CDF", "2", "1", "2\xa0500,00 CDF", "0", "1", "100\xa0%", "0\xa0%"],
+            ["Airtel Money", "CDF", "1", "0", "0,00 CDF", "1", "0", "0\xa0%", "100\xa0%"],
+            ["Orange Money", "CDF", "1", "0", "0,00 CDF", "0", "1", "—", "—"],
+            ["Carte", "USD", "1", "1", "19,99 USD", "0", "0", "100\xa0%", "0\xa0%"],
         ]
     )
     vodacom_week = next(row for row in week if row[0] == "Vodacom M-Pesa")
     # Monday's 1 000 CDF, today's 2 500 CDF and the two pending; the late payment failed
     # (timeout), and last Sunday's charge is last week's.
-    assert vodacom_week[1:8] == ["CDF", "4", "2", "3,500.00 CDF", "1", "1", "67\xa0%"]
+    assert vodacom_week[1:8] == ["CDF", "4", "2", "3\xa0500,00 CDF", "1", "1", "67\xa0%"]
 
     overdue = [table(page, "data-overdue", i) for i in range(3)]
     stuck, fresh = week_of_charges["stuck"], week_of_charges["fresh"]
@@ -211,7 +211,7 @@ def test_overview_counts_the_days_and_weeks_charges_and_finds_what_is_late(staff
 
     [late] = table(page, "data-late")
     assert late[0] == week_of_charges["late"].id
-    assert late[2:4] == ["Vodacom M-Pesa", "50.00 CDF"] and late[5] == "Réussi"
+    assert late[2:4] == ["Vodacom M-Pesa", "50,00 CDF"] and late[5] == "Réussi"
 
     assert live.count("Aucun encaissement.") == 2  # live mode is counted apart
     assert week_of_charges["stuck"].id not in live

@@ -27,7 +27,7 @@ def refunds(merchant):
 def test_list_filters_and_search(staff, refunds):
     page = staff.get(LIST).content.decode()
     assert all(refund.id in page for refund in refunds.values())
-    assert "5.50 USD" in page and "20.00 CDF" in page
+    assert "5,50 USD" in page and "20,00 CDF" in page
 
     failed = staff.get(LIST, {"status": "failed"}).content.decode()
     assert refunds["failed"].id in failed and refunds["card"].id not in failed
@@ -100,7 +100,7 @@ def test_staff_record_what_the_operator_confirmed_after_a_confirmation_page(
 
     page = resolve(staff, "mark_failed", [pending.id, refunds["card"].id]).content.decode()
     assert "ne <strong>pas</strong> avoir reversé" in page and pending.id in page
-    assert "20.00 CDF" in page
+    assert "20,00 CDF" in page
     assert refunds["card"].id not in page  # already succeeded: nothing to settle
     assert Refund.objects.get(pk=pending.id).status == "pending"  # nothing happens before "yes"
 
