@@ -3,6 +3,7 @@ card provider, admin, health."""
 
 from django.contrib import admin
 from django.urls import include, path, re_path
+from django.views.generic import TemplateView
 
 from payments.admin.login import admin_login
 from payments.admin.overview import overview
@@ -11,6 +12,8 @@ from payments.api.docs import ApiDocsView, ApiSchemaView
 from payments.views import healthz, readyz
 
 urlpatterns = [
+    # Home: where the admin's "View site" leads; links to the API reference and the admin.
+    path("", TemplateView.as_view(template_name="home.html"), name="home"),
     path("admin/login/", admin_login, name="admin-login"),
     path("admin/overview/", admin.site.admin_view(overview), name="admin-overview"),
     path("admin/", admin.site.urls),
