@@ -14,8 +14,9 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 ## Run the whole service: web on 127.0.0.1:8000, Celery worker and beat (embedded broker by default).
-## The embedded set-up on one machine runs with DEBUG on (unless DEBUG is set), and EMBEDDED=true
-## says that SQLite and the embedded broker are meant (docs/operations/configuration.md).
+## The embedded set-up on one machine runs with DEBUG on (unless DEBUG is set), for itself only, and
+## EMBEDDED=true says that SQLite and the embedded broker are meant (docs/operations/configuration.md);
+## manage.py's staff commands in another shell need DEBUG=true too (docs/operations/staff.md).
 run: export DEBUG ?= true
 run: export EMBEDDED ?= true
 run: $(STAMP)
