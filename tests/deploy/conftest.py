@@ -1,9 +1,8 @@
-"""Debian's nginx with the deployed configuration (deploy/nginx/), in front of a real gunicorn
-(config/gunicorn.py) serving the test database: `nginx(upstream_port, …)` starts one in front of
-one gunicorn or several."""
+"""Debian's nginx with the deployed configuration (deploy/nginx/, made runnable here by
+deploy/render.py), in front of a real gunicorn (config/gunicorn.py) serving the test database:
+`nginx(upstream_port, …)` starts one in front of one gunicorn or several."""
 
 import dataclasses
-import getpass
 import os
 import shlex
 import signal
@@ -17,28 +16,9 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from deploy.render import DEPLOY, nginx_command, nginx_prefix  # noqa: F401 (DEPLOY: tests)
 from tests.helpers import database_url_for_subprocess, free_port
 from tests.payments.api.conftest import server, server_workers  # noqa: F401 (fixtures)
-
-NGINX = "/usr/sbin/nginx"
-DEPLOY = Path(settings.BASE_DIR) / "deploy" / "nginx"
-# The deployed files' addresses, as the test substitutes them: every other line is as deployed.
-UPSTREAM = "server 127.0.0.1:8000;"
-HTTPS = "listen 443 ssl http2;"
-HTTP = "listen 80;"
-CERTIFICATE = (
-    "    ssl_certificate /etc/letsencrypt/live/pay.example.cd/fullchain.pem;\n"
-    "    ssl_certificate_key /etc/letsencrypt/live/pay.example.cd/privkey.pem;\n"
-)
-STATIC_ALIAS = "alias /srv/congopay/staticfiles/;"
-
-
-def render(text: str, replacements: dict[str, str]) -> str:
-    """`text` with each of `replacements` made; each must be there exactly once."""
-    for old, new in replacements.items():
-        assert text.count(old) == 1, f"{old!r} is not once in the deployed configuration"
-        text = text.replace(old, new)
-    return text
 
 
 @pytest.fixture(scope="session")
@@ -84,52 +64,17 @@ def nginx(tmp_path, static_root):
 
     def start(*upstream_ports: int) -> str:
         prefix = tmp_path / f"nginx-{len(started)}"
-        (prefix / "conf" / "snippets").mkdir(parents=True)
-        (prefix / "logs").mkdir()
         port = free_port()
-        site = render(
-            (DEPLOY / "congopay.conf").read_text(),
-            {
-                UPSTREAM: "\n    ".join(f"server 127.0.0.1:{up};" for up in upstream_ports),
-                HTTPS: f"listen 127.0.0.1:{port};",
-                HTTP: f"listen 127.0.0.1:{free_port()};",
-                CERTIFICATE: "",
-            },
-        )
-        snippet = render(
-            (DEPLOY / "snippets" / "congopay.conf").read_text(),
-            {STATIC_ALIAS: f"alias {static_root}/;"},
-        )
-        (prefix / "conf" / "congopay.conf").write_text(site)
-        (prefix / "conf" / "snippets" / "congopay.conf").write_text(snippet)
-        temp = "\n".join(
-            f"    {kind}_temp_path {prefix / kind};"
-            for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
-        )
-        (prefix / "conf" / "nginx.conf").write_text(
-            f"""daemon off;
-user {getpass.getuser()};
-worker_processes 1;
-pid {prefix / "nginx.pid"};
-error_log {prefix / "logs" / "error.log"} info;
-events {{
-    worker_connections 1024;
-}}
-http {{
-    include /etc/nginx/mime.types;
-    default_type application/octet-stream;
-    sendfile on;
-    access_log {prefix / "logs" / "access.log"};
-{temp}
-    include congopay.conf;
-}}
-"""
+        nginx_prefix(
+            prefix,
+            upstream_ports=upstream_ports,
+            port=port,
+            http_port=free_port(),
+            static_root=static_root,
         )
         proc = subprocess.Popen(
-            [NGINX, "-p", str(prefix), "-c", str(prefix / "conf" / "nginx.conf"),
-             "-e", str(prefix / "logs" / "error.log")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+            nginx_command(prefix), stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
+        )
         started.append(proc)
         deadline = time.monotonic() + 20
         while True:
