@@ -28,8 +28,10 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-## The hot paths side by side, as production runs them (docs/performance.md): PostgreSQL and
-## Redis on 127.0.0.1 (started if needed), gunicorn, a Celery worker, Debian's wrk; 3-4 minutes.
+## The service as deployed (nginx, gunicorn, the Celery workers) beside the code of
+## BENCH_OLD_COMMIT, in one run (docs/performance.md): the HTTP rows, the webhook drain and
+## payments end to end; PostgreSQL and Redis on 127.0.0.1 (started if needed), Debian's wrk
+## and nginx; about 5 minutes on a quiet 2-core machine.
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 

@@ -1,46 +1,52 @@
-"""A fast webhook receiver for the benchmark (not a test): an asyncio HTTP/1.1 server on 127.0.0.1
-that answers every POST 200 at once, keeps connections alive, checks each Standard Webhooks
-signature and counts the events it received. `GET /stats` answers its counts as JSON.
+"""A merchant's webhook receiver for the benchmark (not a test): an asyncio HTTP/1.1 server on
+127.0.0.1 that verifies each delivery's Standard Webhooks signature with the `standardwebhooks`
+package, as a merchant would, answers it 200 at once and keeps the connection alive. It counts the
+events it received (each id once) and notes when each arrived. `GET /stats` answers its counts,
+`GET /arrivals` every verified event as [object id, event type, arrival time (Unix seconds)].
 
     python bench/receiver.py PORT WHSEC_SECRET
 """
 
 import asyncio
-import base64
-import hashlib
-import hmac
 import json
 import sys
 import time
+
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 OK = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
 
 
 class Stats:
     def __init__(self, secret: str) -> None:
-        self.key = base64.b64decode(secret.removeprefix("whsec_"))
-        self.ids: set[str] = set()
+        self.webhook = Webhook(secret)
+        self.arrivals: dict[str, tuple[str, str, float]] = {}
         self.bad = 0
         self.first = 0.0
         self.last = 0.0
 
     def received(self, headers: dict[str, str], body: bytes) -> None:
-        msg_id = headers.get("webhook-id", "")
-        signed = f"{msg_id}.{headers.get('webhook-timestamp', '')}.".encode() + body
-        expected = base64.b64encode(hmac.new(self.key, signed, hashlib.sha256).digest()).decode()
-        given = [s.partition(",")[2] for s in headers.get("webhook-signature", "").split()]
-        if not any(hmac.compare_digest(expected, s) for s in given):
+        now = time.time()
+        try:
+            event = self.webhook.verify(body, headers)
+        except (WebhookVerificationError, ValueError):
             self.bad += 1
             return
-        now = time.time()
-        if not self.ids:
+        if not self.arrivals:
             self.first = now
         self.last = now
-        self.ids.add(msg_id)
+        data = event.get("data") or {}
+        obj = data.get("object", data)
+        self.arrivals.setdefault(event["id"], (obj.get("id", ""), event.get("type", ""), now))
 
     def as_json(self) -> bytes:
         return json.dumps(
-            {"events": len(self.ids), "bad": self.bad, "first": self.first, "last": self.last}
+            {
+                "events": len(self.arrivals),
+                "bad": self.bad,
+                "first": self.first,
+                "last": self.last,
+            }
         ).encode()
 
 
@@ -56,8 +62,11 @@ async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, stat
                     name, _, value = line.partition(":")
                     headers[name.strip().lower()] = value.strip()
             body = await reader.readexactly(int(headers.get("content-length") or 0))
-            if method == "GET" and path == "/stats":
-                payload = stats.as_json()
+            if method == "GET" and path in ("/stats", "/arrivals"):
+                if path == "/stats":
+                    payload = stats.as_json()
+                else:
+                    payload = json.dumps(list(stats.arrivals.values())).encode()
                 writer.write(
                     b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
                     + f"Content-Length: {len(payload)}\r\n\r\n".encode()
