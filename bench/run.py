@@ -957,10 +957,11 @@ def main() -> None:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old_tree)],
                        capture_output=True)  # fmt: skip
         shutil.rmtree(folder, ignore_errors=True)
+        for version in versions:
+            shutil.rmtree(version.env["VAR_DIR"], ignore_errors=True)
     report(rows, drains, e2e, pgbench, load_at_start, started)
     for version in versions:
         drop_database(version.database)
-        shutil.rmtree(version.env["VAR_DIR"], ignore_errors=True)
 
 
 if __name__ == "__main__":
