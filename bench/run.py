@@ -81,11 +81,12 @@ WORKERS = {
     "old": [["--concurrency", "4"]],
     "new": [
         ["--concurrency", "4"],
+        ["--hostname", "periodic@%h", "--queues", "periodic", "--concurrency", "2"],
         ["--hostname", "webhooks@%h", "--queues", "webhooks", "--pool", "threads",
          "--concurrency", "32"],
     ],
 }  # fmt: skip
-QUEUES = {"old": "celery,payments-long", "new": "celery,payments-long,webhooks"}
+QUEUES = {"old": "celery,payments-long", "new": "celery,payments-long,webhooks,periodic"}
 
 
 def log(message: str) -> None:
@@ -188,6 +189,7 @@ class Version:
             "VAR_DIR": tempfile.mkdtemp(prefix=f"bench-var-{self.name}-"),
             "PYTHONPATH": str(self.tree),
         }
+        self.env["STATIC_ROOT"] = str(Path(self.env["VAR_DIR"]) / "staticfiles")
 
     def python(self, code: str, timeout: float = 300) -> str:
         """Run `code` with this version's code and settings; its standard output."""
@@ -330,7 +332,7 @@ def start_web(procs: Processes, version: Version, folder: Path) -> None:
     if version.name == "new":
         prefix = folder / "nginx"
         front = free_port()
-        nginx_prefix(prefix, upstream_port=port, port=front, http_port=free_port(),
+        nginx_prefix(prefix, upstream_ports=(port,), port=front, http_port=free_port(),
                      static_root=Path(version.env["VAR_DIR"]) / "staticfiles",
                      worker_processes="auto")  # fmt: skip
         proxy = procs.start(*nginx_command(prefix))
