@@ -4,11 +4,11 @@ from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
 from checkout.models import CheckoutSession
+from core.money import format_amount
 from payments.admin.actions import ActionsByPermission
 from payments.admin.addresses import PublicIdAdmin
 from payments.admin.columns import merchant_name
 from payments.models import Charge
-from payments.money import format_amount
 
 
 class SessionChargeInline(admin.TabularInline):

@@ -5,9 +5,9 @@ from django import forms
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
+from core.money import format_customer_amount
 from payments import phones
 from payments.models import Network
-from payments.money import format_customer_amount
 from payments.selectors import network_limits
 
 AUTO = "auto"

@@ -1,7 +1,7 @@
 """The checkout session object as the API and events show it."""
 
 from checkout.models import CheckoutSession
-from payments.links import public_url
+from core.links import public_url
 from payments.representations import iso
 
 

@@ -5,7 +5,7 @@ from datetime import datetime
 from django.db.models import QuerySet
 
 from checkout.models import CheckoutSession, SessionStatus
-from payments.errors import ResourceMissing
+from core.errors import ResourceMissing
 from payments.models import Charge, ChargeStatus
 from payments.selectors import OVERDUE_GRACE, _date_filtered
 

@@ -14,15 +14,15 @@ from django.utils.translation import gettext as _
 
 from checkout import state
 from checkout.models import CheckoutSession, SessionStatus
-from payments import money
-from payments.errors import (
+from core import money
+from core.errors import (
     CardRailDisabled,
     CheckoutSessionNotOpen,
     CheckoutSessionPaymentPending,
     InvalidRequest,
     LiveModeNotApproved,
 )
-from payments.links import with_query
+from core.links import with_query
 from payments.models import Charge, ChargeStatus, Currency, Merchant, Network, PaymentMethod
 from payments.providers import registry
 from payments.selectors import networks_closed

@@ -15,10 +15,10 @@ from django.views.decorators.http import require_GET, require_POST
 from checkout import selectors, services
 from checkout.forms import MobileMoneyForm
 from checkout.models import CheckoutSession, SessionStatus
-from payments import throttles
-from payments.errors import ApiError, CheckoutSessionNotOpen
+from core import throttles
+from core.errors import ApiError, CheckoutSessionNotOpen
+from core.money import format_customer_amount
 from payments.models import Charge, ChargeStatus, PaymentMethod
-from payments.money import format_customer_amount
 from payments.services import charges
 
 LANGUAGES = {code for code, _name in settings.LANGUAGES}

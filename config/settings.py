@@ -55,12 +55,12 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "payments.api.middleware.RequestIdMiddleware",
+    "core.api.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
-    "payments.api.middleware.ApiLanguageMiddleware",
+    "core.api.middleware.ApiLanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -306,18 +306,18 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["payments.api.authentication.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["payments.api.authentication.HasApiKey"],
-    "DEFAULT_PARSER_CLASSES": ["payments.api.parsers.JsonObjectParser"],
-    "DEFAULT_RENDERER_CLASSES": ["payments.api.renderers.JsonRenderer"],
-    "DEFAULT_THROTTLE_CLASSES": ["payments.api.throttling.ApiKeyRateThrottle"],
+    "DEFAULT_PARSER_CLASSES": ["core.api.parsers.JsonObjectParser"],
+    "DEFAULT_RENDERER_CLASSES": ["core.api.renderers.JsonRenderer"],
+    "DEFAULT_THROTTLE_CLASSES": ["core.api.throttling.ApiKeyRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"api_key": env.str("API_RATE_LIMIT", default="100/s")},
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "payments.api.renderers.JsonOnlyNegotiation",
-    "EXCEPTION_HANDLER": "payments.api.errors.exception_handler",
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "core.api.renderers.JsonOnlyNegotiation",
+    "EXCEPTION_HANDLER": "core.api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,
 }
 
 # --- Throttles and sign-in lockouts ---------------------------------------------------------
-# Throttles per client address ("N/s", "N/m", "N/h", "N/d"; payments/throttles.py). Failed API
+# Throttles per client address ("N/s", "N/m", "N/h", "N/d"; core/throttles.py). Failed API
 # authentications only ever refuse requests without a valid key (payments/api/authentication.py).
 THROTTLE_AUTH_FAILURES = env.str("THROTTLE_AUTH_FAILURES", default="20/m")
 THROTTLE_CHECKOUT_ATTEMPTS_SESSION = env.str("THROTTLE_CHECKOUT_ATTEMPTS_SESSION", default="10/h")

@@ -5,9 +5,9 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from django.views.generic import TemplateView
 
+from core.api import errors as api_errors
 from payments.admin.login import admin_login
 from payments.admin.overview import overview
-from payments.api import errors as api_errors
 from payments.api.docs import ApiDocsView, ApiSchemaView
 from payments.views import healthz, readyz
 
@@ -30,6 +30,6 @@ urlpatterns = [
     path("sandbox/", include("sandbox.urls")),
 ]
 
-handler400 = "payments.api.errors.handler400"
-handler404 = "payments.api.errors.handler404"
-handler500 = "payments.api.errors.handler500"
+handler400 = "core.api.errors.handler400"
+handler404 = "core.api.errors.handler404"
+handler500 = "core.api.errors.handler500"

@@ -13,11 +13,10 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from core import ids
 from payments.providers.airtel import AirtelMoney
 from payments.providers.mpesa import VodacomMpesa
 from payments.providers.orange import OrangeMoney
-
-from . import ids
 
 
 class Mode(models.TextChoices):

@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.translation import gettext as _
 
-from payments.errors import InvalidRequest, ResourceMissing
+from core.errors import InvalidRequest, ResourceMissing
 from payments.models import (
     Charge,
     ChargeStatus,

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 
 from django.db.models import Q, QuerySet
 
-from payments import money
+from core import money
 from payments.models import LedgerEntry
 from payments.representations import iso
 

@@ -3,7 +3,7 @@
 from django.db import models
 from django.utils import timezone
 
-from payments import ids
+from core import ids
 
 
 class SandboxTransaction(models.Model):

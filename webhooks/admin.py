@@ -6,10 +6,10 @@ from django.utils.html import format_html
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from core.errors import InvalidRequest
 from payments.admin.actions import ActionsByPermission
 from payments.admin.addresses import PublicIdAdmin
 from payments.admin.columns import merchant_name
-from payments.errors import InvalidRequest
 from webhooks import services
 from webhooks.errors import ResendsLimited
 from webhooks.models import Delivery, DeliveryAttempt, Event

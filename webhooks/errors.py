@@ -2,7 +2,7 @@
 
 from django.utils.translation import gettext_noop
 
-from payments.errors import ApiError
+from core.errors import ApiError
 
 
 class ResendsLimited(ApiError):

@@ -7,7 +7,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from payments import ids
+from core import ids
 from payments.models import Merchant, new_webhook_secret
 from webhooks.transport import url_refusal
 

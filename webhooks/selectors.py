@@ -2,7 +2,7 @@
 
 from django.db.models import QuerySet
 
-from payments.errors import ResourceMissing
+from core.errors import ResourceMissing
 from payments.models import Charge, Merchant, Payout
 from webhooks.models import Event, WebhookEndpoint
 

@@ -27,8 +27,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from kombu.exceptions import OperationalError
 
-from payments import slots
-from payments.errors import InvalidRequest
+from core import slots
+from core.errors import InvalidRequest
 from payments.models import Merchant, new_webhook_secret
 from webhooks import signing, transport
 from webhooks.errors import ResendsLimited
@@ -57,7 +57,7 @@ BATCH_SECONDS = 5.0
 RESEND_WINDOW = timedelta(hours=1)
 RESENDS_PER_EVENT = 5
 RESENDS_PER_ACCOUNT = 100
-# The cache's slots of attempts at once (payments.slots), and the mark of a task that found none.
+# The cache's slots of attempts at once (core.slots), and the mark of a task that found none.
 SLOT_KIND = "webhook"
 WAITING_MARK = "webhook-waiting:{holder}"
 WAITING_MARK_TTL = 600  # seconds: longer than any slot is held
@@ -404,7 +404,7 @@ def _wake_next(*, holder: str, merchant_id: str, livemode: bool) -> None:
 
 
 def _quietly(call, *args):
-    """A call to the shared cache; out of reach, the slots are not counted (payments.slots)."""
+    """A call to the shared cache; out of reach, the slots are not counted (core.slots)."""
     try:
         return call(*args)
     except Exception as exc:

@@ -25,8 +25,8 @@ from urllib.parse import urlsplit
 import requests
 from django.utils.translation import gettext_noop
 
-from payments import deadlines
-from payments.errors import TranslatableError
+from core import deadlines
+from core.errors import TranslatableError
 
 logger = logging.getLogger("webhooks")
 

@@ -2,7 +2,7 @@
 
 import django.db.models.deletion
 import django.utils.timezone
-import payments.ids
+import core.ids
 from django.db import migrations, models
 
 
@@ -61,7 +61,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='checkoutsession',
             name='id',
-            field=models.CharField(default=payments.ids.session_id, editable=False, max_length=40, primary_key=True, serialize=False, verbose_name='ID'),
+            field=models.CharField(default=core.ids.session_id, editable=False, max_length=40, primary_key=True, serialize=False, verbose_name='ID'),
         ),
         migrations.AlterField(
             model_name='checkoutsession',

@@ -2,7 +2,7 @@
 
 Django's admin quotes an object id in its addresses (`_` becomes `_5F`), so an id copied from the
 address bar (`evt_5F0U6…`) would be no id of ours. Our ids are a prefix, `_` and letters and
-digits (payments.ids): nothing in them needs quoting. The admin keeps reversing its addresses with
+digits (core.ids): nothing in them needs quoting. The admin keeps reversing its addresses with
 quoted ids and unquoting what it is given; the converter below sits between the two, so the
 address itself shows the id."""
 
@@ -10,7 +10,7 @@ from django.contrib.admin.utils import quote, unquote
 from django.db.models import Q
 from django.urls import URLPattern, path, register_converter
 
-from payments import ids
+from core import ids
 
 
 class PublicIdConverter:

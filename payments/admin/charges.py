@@ -6,6 +6,7 @@ from django.contrib.admin.utils import unquote
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
+from core.money import format_amount
 from payments import state
 from payments.admin.actions import ActionsByPermission, ask_again
 from payments.admin.addresses import PublicIdAdmin
@@ -13,7 +14,6 @@ from payments.admin.columns import merchant_name
 from payments.admin.display import fieldset_fields, json_block, status_word
 from payments.admin.refunds import RefundInline
 from payments.models import Charge, ChargeStatus
-from payments.money import format_amount
 from payments.services import charges
 
 

@@ -18,6 +18,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from core.money import format_amount
 from payments import selectors
 from payments.admin.actions import ActionsByPermission
 from payments.admin.addresses import PublicIdAdmin
@@ -25,7 +26,6 @@ from payments.admin.api_keys import ApiKeyInline
 from payments.admin.columns import merchant_name
 from payments.admin.display import mode_name, nowrap
 from payments.models import Merchant, Mode
-from payments.money import format_amount
 from payments.services import accounts
 from webhooks import services as webhook_services
 from webhooks.models import WebhookEndpoint

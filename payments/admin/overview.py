@@ -15,9 +15,9 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
 
 from checkout.selectors import sessions_past_expiry
+from core.money import format_amount
 from payments import selectors
 from payments.models import Network
-from payments.money import format_amount
 
 LIST_LIMIT = 50  # rows of each list; the count above it says how many there are
 RAIL_NAMES = {**dict(Network.choices), "card": _("Card")}

@@ -15,6 +15,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from core.money import format_amount
 from payments import phones
 from payments.admin.actions import ActionsByPermission, ask_again, confirmation_page
 from payments.admin.addresses import PublicIdAdmin
@@ -22,7 +23,6 @@ from payments.admin.display import fieldset_fields, json_block, nowrap, status_w
 from payments.admin.merchants import MerchantFilter, MerchantRowsMixin
 from payments.admin.refunds import ReadOnlyMixin
 from payments.models import LedgerEntry, Payout, PayoutStatus
-from payments.money import format_amount
 from payments.services import payouts as payout_services
 
 

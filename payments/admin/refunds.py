@@ -14,12 +14,12 @@ from django.utils.html import format_html
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from core.money import format_amount
 from payments.admin.actions import ActionsByPermission, ask_again, confirmation_page
 from payments.admin.addresses import PublicIdAdmin
 from payments.admin.columns import merchant_name
 from payments.admin.display import json_block, status_word
 from payments.models import Refund, RefundStatus
-from payments.money import format_amount
 from payments.providers.base import STAFF_REASON
 from payments.services import refunds
 

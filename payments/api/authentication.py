@@ -2,8 +2,8 @@
 
 The key decides the merchant and the mode; views read both from `request.user`. The key is looked
 up in the process's key cache (payments/api/principals.py), checked against the shared cache in
-the request's one round trip (payments/api/gate.py), which also counts the request for the rate
-limit (payments/api/throttling.py).
+the request's one round trip (core/api/gate.py), which also counts the request for the rate
+limit (core/api/throttling.py).
 """
 
 from dataclasses import dataclass
@@ -15,8 +15,9 @@ from rest_framework.exceptions import AuthenticationFailed, Throttled
 from rest_framework.permissions import BasePermission
 from rest_framework.settings import api_settings
 
-from payments import throttles
-from payments.api import gate, principals
+from core import throttles
+from core.api import gate
+from payments.api import principals
 from payments.models import ApiKey, Merchant, hash_api_key
 
 KEY_PREFIXES = ("sk_test_", "sk_live_")

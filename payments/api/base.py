@@ -6,10 +6,10 @@ import functools
 from django.utils.translation import gettext_noop
 from rest_framework.views import APIView
 
+from core.errors import InvalidRequest
 from payments.api import idempotency
 from payments.api.authentication import ApiPrincipal
 from payments.api.openapi import ApiSchema
-from payments.errors import InvalidRequest
 from payments.models import Merchant
 
 _default_headers: dict[type, dict] = {}

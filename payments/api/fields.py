@@ -6,8 +6,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail, ValidationError
 
+from core.api.pagination import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET
 from payments import phones
-from payments.api.pagination import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET
 from payments.carddata import find_card_data
 from payments.models import Currency
 from webhooks.transport import DestinationRefused, literal_address, split_url, url_refusal

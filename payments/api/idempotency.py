@@ -34,7 +34,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from config.gunicorn import REPEATED_HEADERS_META
-from payments.errors import IdempotencyKeyInUse, IdempotencyKeyInvalid, IdempotencyKeyReused
+from core.errors import IdempotencyKeyInUse, IdempotencyKeyInvalid, IdempotencyKeyReused
 from payments.models import IdempotencyRecord, Merchant
 
 HEADER = "HTTP_IDEMPOTENCY_KEY"

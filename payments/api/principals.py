@@ -8,7 +8,7 @@ depends on a message arriving.
 
 Within those seconds, every entry carries the generation of the key cache it was read under; the
 generation lives in the shared cache (Redis in production) and is read by every request in its
-one round trip (payments/api/gate.py). Any save or deletion of an API key or a merchant (a
+one round trip (core/api/gate.py). Any save or deletion of an API key or a merchant (a
 revocation, a staff change of live approval or the card rail, through a service, the admin or a
 command) bumps the generation once it commits (and at once, for the transaction's own reads), so
 while Redis can be reached every process reads every key from the database again on its next
@@ -28,7 +28,7 @@ from django.db import router, transaction
 from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 
-from payments.api import gate
+from core.api import gate
 from payments.models import ApiKey, Merchant
 
 MAX_ENTRIES = 10_000

@@ -5,7 +5,8 @@ from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail, ValidationError
 
-from payments import money, phones
+from core import money
+from payments import phones
 from payments.api.fields import (
     AmountField,
     CurrencyField,

@@ -8,11 +8,13 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from payments import selectors, slots
+from core import slots
+from core.api.pagination import paginate
+from core.errors import StatementsBusy
+from payments import selectors
 from payments.api import examples, objects
 from payments.api.base import ApiView
 from payments.api.openapi import errors
-from payments.api.pagination import paginate
 from payments.api.serializers import (
     ChargeCreateIn,
     ChargeListQuery,
@@ -25,7 +27,6 @@ from payments.api.serializers import (
     PayoutListQuery,
     RefundCreateIn,
 )
-from payments.errors import StatementsBusy
 from payments.representations import (
     CHARGE_REPR_FIELDS,
     balance_repr,
@@ -328,7 +329,7 @@ class BalanceTransactionExportView(ApiView):
             merchant=self.merchant, livemode=self.livemode, filters=filters
         )
         # A thread writes a long statement for as long as its client reads it: a few at once
-        # per account and mode, so that no key can hold every thread (payments/slots.py).
+        # per account and mode, so that no key can hold every thread (core/slots.py).
         slot = slots.take("statement", f"{self.merchant.pk}:{self.livemode:d}", STATEMENTS_AT_ONCE)
         if slot is None:
             raise StatementsBusy(headers={"Retry-After": "5"}, params={"count": STATEMENTS_AT_ONCE})

@@ -12,10 +12,10 @@ from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from payments.api.errors import callback_refusal
+from core.api.errors import callback_refusal
+from core.errors import CardReplyRejected
+from core.links import with_query
 from payments.callbacks.views import callbacks_throttled
-from payments.errors import CardReplyRejected
-from payments.links import with_query
 from payments.models import Charge
 from payments.services import charges
 

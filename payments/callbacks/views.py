@@ -32,10 +32,11 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from payments import tasks, throttles
-from payments.api.errors import callback_refusal as _refuse
-from payments.api.errors import not_found_view, rate_limited_response
-from payments.api.parsers import InvalidJson, loads_object
+from core import throttles
+from core.api.errors import callback_refusal as _refuse
+from core.api.errors import not_found_view, rate_limited_response
+from core.api.parsers import InvalidJson, loads_object
+from payments import tasks
 from payments.models import (
     Charge,
     ChargeStatus,

@@ -2,7 +2,7 @@
 
 import django.db.models.deletion
 import django.utils.timezone
-import payments.ids
+import core.ids
 import payments.models
 from django.db import migrations, models
 
@@ -19,7 +19,7 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='Merchant',
             fields=[
-                ('id', models.CharField(default=payments.ids.merchant_id, editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=core.ids.merchant_id, editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('name', models.CharField(max_length=200)),
                 ('live_approved', models.BooleanField(default=False, help_text='Approved by staff to take live payments.')),
                 ('card_rail_enabled', models.BooleanField(default=True, help_text='Card payments enabled for this merchant.')),
@@ -34,7 +34,7 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='Charge',
             fields=[
-                ('id', models.CharField(default=payments.ids.charge_id, editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=core.ids.charge_id, editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('livemode', models.BooleanField(default=False)),
                 ('amount', models.BigIntegerField()),
                 ('currency', models.CharField(choices=[('CDF', 'Congolese franc'), ('USD', 'US dollar')], max_length=3)),
@@ -87,7 +87,7 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='Refund',
             fields=[
-                ('id', models.CharField(default=payments.ids.refund_id, editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=core.ids.refund_id, editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('livemode', models.BooleanField(default=False)),
                 ('amount', models.BigIntegerField()),
                 ('currency', models.CharField(choices=[('CDF', 'Congolese franc'), ('USD', 'US dollar')], max_length=3)),
@@ -111,7 +111,7 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='SandboxTransaction',
             fields=[
-                ('id', models.CharField(default=payments.ids.sandbox_id, editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=core.ids.sandbox_id, editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('kind', models.CharField(choices=[('mobile_money', 'Mobile Money'), ('card', 'Card'), ('refund', 'Refund')], max_length=20)),
                 ('reference', models.CharField(db_index=True, help_text='Our charge or refund id.', max_length=64)),
                 ('attempt', models.CharField(blank=True, default='', max_length=64)),

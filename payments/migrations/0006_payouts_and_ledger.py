@@ -2,7 +2,7 @@
 
 import django.db.models.deletion
 import django.utils.timezone
-import payments.ids
+import core.ids
 from django.db import migrations, models
 
 
@@ -16,7 +16,7 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='Payout',
             fields=[
-                ('id', models.CharField(default=payments.ids.payout_id, editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=core.ids.payout_id, editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('livemode', models.BooleanField(default=False)),
                 ('amount', models.BigIntegerField()),
                 ('currency', models.CharField(choices=[('CDF', 'Congolese franc'), ('USD', 'US dollar')], max_length=3)),
@@ -46,7 +46,7 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='LedgerEntry',
             fields=[
-                ('id', models.CharField(default=payments.ids.balance_transaction_id, editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=core.ids.balance_transaction_id, editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('livemode', models.BooleanField()),
                 ('currency', models.CharField(choices=[('CDF', 'Congolese franc'), ('USD', 'US dollar')], max_length=3)),
                 ('type', models.CharField(choices=[('charge', 'Charge'), ('refund', 'Refund'), ('refund_failure', 'Refund failure'), ('payout', 'Payout'), ('payout_failure', 'Payout failure'), ('late_payment', 'Late payment')], max_length=20)),

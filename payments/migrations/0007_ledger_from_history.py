@@ -3,7 +3,7 @@ the first deploy; and, on PostgreSQL, a trigger that refuses any UPDATE or DELET
 
 from django.db import migrations
 
-from payments import ids
+from core import ids
 
 BATCH = 2000
 

@@ -3,7 +3,7 @@
 import django.core.validators
 import django.db.models.deletion
 import django.utils.timezone
-import payments.ids
+import core.ids
 from django.db import migrations, models
 
 
@@ -124,7 +124,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='charge',
             name='id',
-            field=models.CharField(default=payments.ids.charge_id, editable=False, max_length=40, primary_key=True, serialize=False, verbose_name='ID'),
+            field=models.CharField(default=core.ids.charge_id, editable=False, max_length=40, primary_key=True, serialize=False, verbose_name='ID'),
         ),
         migrations.AlterField(
             model_name='charge',
@@ -239,7 +239,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='merchant',
             name='id',
-            field=models.CharField(default=payments.ids.merchant_id, editable=False, max_length=40, primary_key=True, serialize=False, verbose_name='ID'),
+            field=models.CharField(default=core.ids.merchant_id, editable=False, max_length=40, primary_key=True, serialize=False, verbose_name='ID'),
         ),
         migrations.AlterField(
             model_name='merchant',
@@ -294,7 +294,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='refund',
             name='id',
-            field=models.CharField(default=payments.ids.refund_id, editable=False, max_length=40, primary_key=True, serialize=False, verbose_name='ID'),
+            field=models.CharField(default=core.ids.refund_id, editable=False, max_length=40, primary_key=True, serialize=False, verbose_name='ID'),
         ),
         migrations.AlterField(
             model_name='refund',

@@ -2,7 +2,7 @@
 
 import django.db.models.deletion
 import django.utils.timezone
-import payments.ids
+import core.ids
 from django.db import migrations, models
 
 
@@ -44,7 +44,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='ledgerentry',
             name='id',
-            field=models.CharField(default=payments.ids.balance_transaction_id, editable=False, max_length=40, primary_key=True, serialize=False, verbose_name='ID'),
+            field=models.CharField(default=core.ids.balance_transaction_id, editable=False, max_length=40, primary_key=True, serialize=False, verbose_name='ID'),
         ),
         migrations.AlterField(
             model_name='ledgerentry',
@@ -124,7 +124,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='payout',
             name='id',
-            field=models.CharField(default=payments.ids.payout_id, editable=False, max_length=40, primary_key=True, serialize=False, verbose_name='ID'),
+            field=models.CharField(default=core.ids.payout_id, editable=False, max_length=40, primary_key=True, serialize=False, verbose_name='ID'),
         ),
         migrations.AlterField(
             model_name='payout',

@@ -58,8 +58,8 @@ import logging
 
 from django.conf import settings
 
-from payments import money
-from payments.ids import looks_like_id
+from core import money
+from core.ids import looks_like_id
 from payments.providers import http
 from payments.providers.base import (
     CallbackIncomplete,

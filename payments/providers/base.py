@@ -9,8 +9,8 @@ from typing import Literal, Protocol
 from django.conf import settings
 from django.utils.translation import gettext_noop
 
-from payments import money
-from payments.errors import ProviderUnavailable
+from core import money
+from core.errors import ProviderUnavailable
 
 logger = logging.getLogger("payments.providers")
 

@@ -45,7 +45,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 
-from payments import money
+from core import money
 from payments.providers import http, secure_acceptance
 from payments.providers.base import (
     CardPayment,

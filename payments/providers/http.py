@@ -16,13 +16,13 @@ from dataclasses import dataclass
 import requests
 from django.conf import settings
 
-from payments import deadlines
+from core import deadlines
 from payments.providers.base import ProviderError, ProviderTimeout
 
 logger = logging.getLogger("payments.providers")
 
 _session = requests.Session()
-# Each call as a whole ends by its deadline (payments.deadlines): connecting, then answering.
+# Each call as a whole ends by its deadline (core.deadlines): connecting, then answering.
 _session.mount("https://", deadlines.WatchedAdapter())
 _session.mount("http://", deadlines.WatchedAdapter())
 RETRY_STATUSES = {429, 502, 503, 504}

@@ -55,7 +55,7 @@ import time
 
 from django.conf import settings
 
-from payments import money
+from core import money
 from payments.providers import http
 from payments.providers.base import (
     MobileMoneyPayment,

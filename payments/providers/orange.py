@@ -86,7 +86,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from payments import money
+from core import money
 from payments.providers import http
 from payments.providers.base import (
     CallbackIncomplete,

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 from django.utils.translation import gettext_noop
 
-from payments.errors import ProviderUnavailable
+from core.errors import ProviderUnavailable
 from payments.models import Network
 from payments.providers.base import (
     CallingBack,

@@ -21,7 +21,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from payments.links import public_url
+from core.links import public_url
 from payments.providers import secure_acceptance
 from payments.providers.base import (
     CardPayment,

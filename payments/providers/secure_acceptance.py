@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 from django.conf import settings
 
-from payments import money
+from core import money
 from payments.providers.base import (
     CardPayment,
     CardRedirect,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from payments import ids
+from core import ids
 from payments.models import ApiKey, Merchant, Mode, hash_api_key
 
 

@@ -16,14 +16,15 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from payments import money, state
-from payments.errors import (
+from core import money
+from core.errors import (
     CardRailDisabled,
     CardReplyRejected,
     LiveModeNotApproved,
     ProviderUnavailable,
 )
-from payments.links import public_url
+from core.links import public_url
+from payments import state
 from payments.models import Charge, ChargeStatus, LedgerType, Merchant, PaymentMethod, Refund
 from payments.providers import registry
 from payments.providers.base import (

@@ -29,8 +29,8 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Count, Q, Sum
 
+from core.errors import BalanceInsufficient
 from payments import selectors
-from payments.errors import BalanceInsufficient
 from payments.models import (
     BalanceCheckpoint,
     Charge,

@@ -13,10 +13,10 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from core.errors import InvalidRequest, NetworkUnavailable
+from core.money import format_amount
 from payments import selectors
-from payments.errors import InvalidRequest, NetworkUnavailable
 from payments.models import Network, NetworkState
-from payments.money import format_amount
 
 logger = logging.getLogger("payments.services")
 

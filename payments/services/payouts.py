@@ -22,8 +22,8 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from core.errors import LiveModeNotApproved, ProviderUnavailable
 from payments import state
-from payments.errors import LiveModeNotApproved, ProviderUnavailable
 from payments.models import LedgerType, Merchant, Payout, PayoutStatus
 from payments.providers import registry
 from payments.providers.base import (

@@ -12,7 +12,7 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from payments.errors import ProviderUnavailable
+from core.errors import ProviderUnavailable
 from payments.models import Charge, PaymentMethod, Payout, Refund
 from payments.providers import registry
 from payments.providers.base import OutcomeStatus, ProviderError, ProviderOutcome

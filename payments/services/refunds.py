@@ -23,13 +23,14 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from payments import money, state
-from payments.errors import (
+from core import money
+from core.errors import (
     AmountExceedsRefundable,
     ChargeNotRefundable,
     InvalidRequest,
     ProviderUnavailable,
 )
+from payments import state
 from payments.models import (
     MERCHANT_REFUND_REASONS,
     Charge,

@@ -2,7 +2,7 @@
 only Django's record of which app owns the model changes, so no row is touched."""
 
 import django.utils.timezone
-import payments.ids
+import core.ids
 from django.db import migrations, models
 
 
@@ -20,7 +20,7 @@ class Migration(migrations.Migration):
                 migrations.CreateModel(
                     name="SandboxTransaction",
                     fields=[
-                        ("id", models.CharField(default=payments.ids.sandbox_id, editable=False, max_length=40, primary_key=True, serialize=False)),
+                        ("id", models.CharField(default=core.ids.sandbox_id, editable=False, max_length=40, primary_key=True, serialize=False)),
                         ("kind", models.CharField(choices=[("mobile_money", "Mobile Money"), ("card", "Card"), ("refund", "Refund")], max_length=20)),
                         ("reference", models.CharField(db_index=True, help_text="Our charge or refund id.", max_length=64)),
                         ("attempt", models.CharField(blank=True, default="", max_length=64)),

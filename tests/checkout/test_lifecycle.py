@@ -9,7 +9,7 @@ from django.utils import timezone
 from checkout import services
 from checkout.models import CheckoutSession
 from checkout.tasks import sessions_expire_due
-from payments.errors import CheckoutSessionNotOpen
+from core.errors import CheckoutSessionNotOpen
 from payments.models import Charge
 from tests.factories import make_session, settle
 from tests.helpers import race

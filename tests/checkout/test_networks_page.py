@@ -7,7 +7,7 @@ import re
 import pytest
 
 from checkout import services
-from payments.errors import NetworkUnavailable
+from core.errors import NetworkUnavailable
 from payments.models import Charge
 from payments.services.networks import network_set_closed
 from tests.factories import close_network, make_session

@@ -4,7 +4,7 @@ likely as any other."""
 import re
 from collections import Counter
 
-from payments import ids
+from core import ids
 
 
 def test_an_id_is_its_prefix_and_24_characters_of_the_alphabet():

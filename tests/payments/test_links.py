@@ -1,6 +1,6 @@
 """Our parameters on the merchant's return URLs: theirs kept, ours set once."""
 
-from payments.links import with_query
+from core.links import with_query
 
 
 def test_the_merchants_parameters_are_kept_and_ours_replaced_never_repeated():

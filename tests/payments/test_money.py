@@ -3,7 +3,7 @@
 import pytest
 from django.utils import translation
 
-from payments.money import format_amount, format_customer_amount
+from core.money import format_amount, format_customer_amount
 
 
 @pytest.mark.parametrize(

@@ -423,7 +423,7 @@ def test_a_live_callback_hashed_with_the_client_secret_queues_the_check(
 
 
 def test_collection_references_map_back_to_their_charge():
-    from payments.ids import charge_id
+    from core.ids import charge_id
 
     for _ in range(50):
         ident = charge_id()

@@ -14,8 +14,8 @@ import time
 import pytest
 from django.utils import timezone
 
-from payments import ids
-from payments.errors import ProviderUnavailable
+from core import ids
+from core.errors import ProviderUnavailable
 from payments.providers import registry
 from payments.providers.airtel import AirtelMoney
 from payments.providers.base import PayoutNotSent, PayoutQuery, PayoutRequest

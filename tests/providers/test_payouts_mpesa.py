@@ -7,8 +7,8 @@ import time
 import pytest
 from django.utils import timezone
 
-from payments import ids
-from payments.errors import ProviderUnavailable
+from core import ids
+from core.errors import ProviderUnavailable
 from payments.providers.base import PayoutNotSent, PayoutQuery, PayoutRequest
 from payments.providers.mpesa import VodacomMpesa
 from tests.fakes.base import Dribble, Response, Silence

@@ -6,8 +6,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from payments import ids
-from payments.errors import ProviderUnavailable
+from core import ids
+from core.errors import ProviderUnavailable
 from payments.providers import registry
 from payments.providers.base import PayoutQuery, PayoutRequest
 from payments.providers.sandbox import SandboxMobileMoney

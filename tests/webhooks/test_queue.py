@@ -148,7 +148,7 @@ def queued_deliveries(redis_url: str) -> list[int]:
 def test_a_delivery_left_waiting_for_a_slot_is_enqueued_when_one_is_given_back(
     merchant, receiver, settings
 ):
-    from payments import slots
+    from core import slots
     from webhooks import services
 
     settings.WEBHOOK_ATTEMPTS_AT_ONCE = 1

@@ -352,11 +352,11 @@ def test_createmerchant_refuses_a_webhook_url_deliveries_may_not_call(url):
 
 
 def test_a_dribbled_answer_over_tls_is_cut_at_its_deadline(tmp_path):
-    """The deadline's cut (payments.deadlines) ends a wait inside TLS too."""
+    """The deadline's cut (core.deadlines) ends a wait inside TLS too."""
     import time
     from http.server import BaseHTTPRequestHandler
 
-    from payments import deadlines
+    from core import deadlines
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args):

@@ -2,7 +2,7 @@
 
 import django.db.models.deletion
 import django.utils.timezone
-import payments.ids
+import core.ids
 from django.db import migrations, models
 
 
@@ -18,7 +18,7 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='Event',
             fields=[
-                ('id', models.CharField(default=payments.ids.event_id, editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=core.ids.event_id, editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('livemode', models.BooleanField(default=False)),
                 ('type', models.CharField(choices=[('charge.succeeded', 'Charge Succeeded'), ('charge.failed', 'Charge Failed'), ('charge.declined', 'Charge Declined'), ('refund.succeeded', 'Refund Succeeded'), ('refund.failed', 'Refund Failed'), ('checkout.session.completed', 'Checkout Session Completed'), ('checkout.session.expired', 'Checkout Session Expired')], max_length=60)),
                 ('data', models.JSONField(help_text='The resource as the API showed it when the event happened.')),

@@ -2,7 +2,7 @@
 
 import django.db.models.deletion
 import django.utils.timezone
-import payments.ids
+import core.ids
 import payments.models
 from django.db import migrations, models
 
@@ -139,7 +139,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='event',
             name='id',
-            field=models.CharField(default=payments.ids.event_id, editable=False, max_length=40, primary_key=True, serialize=False, verbose_name='ID'),
+            field=models.CharField(default=core.ids.event_id, editable=False, max_length=40, primary_key=True, serialize=False, verbose_name='ID'),
         ),
         migrations.AlterField(
             model_name='event',

@@ -7,8 +7,8 @@ from django.db import connection, transaction
 from rest_framework.request import Request
 from rest_framework.test import APIRequestFactory
 
+from core.api.pagination import paginate
 from payments import selectors
-from payments.api.pagination import paginate
 from payments.models import Charge
 from payments.providers.base import ProviderOutcome
 from payments.services import charges

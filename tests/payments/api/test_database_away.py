@@ -143,7 +143,7 @@ def test_any_other_failure_of_a_page_shows_the_same_page_and_the_staff_pages_kee
     says the same "try again in a moment" (500, no Retry-After); the admin keeps Django's."""
     from django.utils import translation
 
-    from payments.api.errors import handler500
+    from core.api.errors import handler500
 
     request = rf.get("/pay/cs_" + "x" * 24)
     request.request_id = "req_test"
@@ -210,7 +210,7 @@ def test_a_deadlock_is_logged_with_its_traceback_an_unreachable_database_in_one_
     from django.db.utils import OperationalError
     from django.test import RequestFactory
 
-    from payments.api.errors import service_unavailable_response
+    from core.api.errors import service_unavailable_response
 
     db = connections[DEFAULT_DB_ALIAS]
     deadlock = _deadlock_between_two_sessions(db.get_connection_params())

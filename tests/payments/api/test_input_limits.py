@@ -9,7 +9,7 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.test import AsyncClient
 
-from payments.api.parsers import MAX_JSON_DEPTH, InvalidJson, loads
+from core.api.parsers import MAX_JSON_DEPTH, InvalidJson, loads
 from payments.models import Charge, IdempotencyRecord
 from tests.helpers import assert_error
 

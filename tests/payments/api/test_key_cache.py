@@ -9,7 +9,8 @@ from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
 
-from payments.api import gate, principals
+from core.api import gate
+from payments.api import principals
 from payments.models import hash_api_key
 from payments.services import accounts
 from tests.factories import merchant_with_keys

@@ -15,7 +15,7 @@ import pytest
 import time_machine
 from django.conf import settings
 
-from payments.api import gate
+from core.api import gate
 from tests.factories import merchant_with_keys
 from tests.helpers import (
     BROKER_NOBODY,

@@ -68,7 +68,7 @@ def test_redis_forgetting_the_script_or_dropping_the_connection_loses_no_count()
     import redis
     from django.conf import settings
 
-    from payments.api import gate
+    from core.api import gate
 
     created = merchant_with_keys()
     client = api_client(created.test_key.plaintext)

@@ -1,4 +1,4 @@
-"""Throttles per client address (payments/throttles.py): failed authentication (never refusing a
+"""Throttles per client address (core/throttles.py): failed authentication (never refusing a
 valid key), payment attempts from a hosted page (also per session) and operators' callbacks. Each
 test calls from an address of its own, since the counts live in the cache, which outlives a test.
 The staff sign-in lockout: test_throttles_staff_sign_in.py."""

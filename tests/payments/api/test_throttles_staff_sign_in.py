@@ -11,7 +11,7 @@ from axes.helpers import get_client_ip_address
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.test import Client, RequestFactory
 
-from payments import throttles
+from core import throttles
 from tests.helpers import race
 
 

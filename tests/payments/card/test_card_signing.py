@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from payments import money
+from core import money
 from payments.providers import secure_acceptance
 from payments.providers.base import InvalidSignature
 

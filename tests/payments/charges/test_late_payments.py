@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import time_machine
 
+from core.errors import InvalidRequest, ProviderUnavailable
 from payments import tasks
-from payments.errors import InvalidRequest, ProviderUnavailable
 from payments.models import Refund
 from payments.providers.base import ProviderOutcome
 from payments.services import charges, refunds

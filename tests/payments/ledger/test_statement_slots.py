@@ -10,7 +10,7 @@ from django.core.cache import cache
 from django.core.signals import request_finished
 from django.db import close_old_connections
 
-from payments import slots
+from core import slots
 from tests.factories import merchant_with_keys
 from tests.helpers import api_client
 

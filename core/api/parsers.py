@@ -15,7 +15,7 @@ from django.utils.translation import gettext_noop
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from payments.errors import TranslatableError
+from core.errors import TranslatableError
 
 MAX_JSON_DEPTH = 32  # our own bodies need 2 levels, the operators' callbacks fewer than 10
 

@@ -32,7 +32,7 @@ from redis.commands.core import Script
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.retry import Retry
 
-from payments import throttles
+from core import throttles
 
 logger = logging.getLogger("payments.api")
 

@@ -17,7 +17,7 @@ import time
 
 from django.core.cache import cache
 
-logger = logging.getLogger("payments.slots")
+logger = logging.getLogger("core.slots")
 
 LEASE = 60  # seconds a slot is held without news of its answer
 RENEW = 10  # seconds between two renewals while the answer is written

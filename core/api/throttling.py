@@ -1,7 +1,7 @@
 """Rate limit per API key (429 rate_limited with Retry-After); API_RATE_LIMIT sets the rate.
 
 The request was counted by authentication, in its one round trip to the cache (Redis in
-production; payments/api/gate.py): this throttle only reads the count. When the cache cannot be
+production; core/api/gate.py): this throttle only reads the count. When the cache cannot be
 reached the limit is not applied rather than failing every request: payments keep working
 through a Redis outage.
 """
@@ -11,7 +11,7 @@ import logging
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
-from payments.api import gate
+from core.api import gate
 
 logger = logging.getLogger("payments.api")
 

@@ -16,7 +16,7 @@ from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions as drf
 
-from payments.errors import ApiError
+from core.errors import ApiError
 
 logger = logging.getLogger("payments.api")
 
@@ -58,9 +58,9 @@ def error_body(
 
 def raw_error(*, type: str, code: str, message: str) -> tuple[str, bytes, list[tuple[str, str]]]:
     """An answer in the error envelope for code that answers outside Django (the WSGI wrapper of
-    payments.api.middleware, and through raw_http_answer the web server's own answers in
+    core.api.middleware, and through raw_http_answer the web server's own answers in
     config/): its new request id, its body and its headers."""
-    from payments.ids import request_id
+    from core.ids import request_id
 
     rid = request_id()
     data = json.dumps(
@@ -390,7 +390,7 @@ def page_error(request: HttpRequest, status: int):
     if request.path.startswith("/admin"):
         return defaults.server_error(request)
     if request.path.startswith(MACHINE_PATH_PREFIXES):
-        from payments.api.middleware import api_language
+        from core.api.middleware import api_language
 
         with override(api_language(request)):
             if status == 503:

@@ -11,7 +11,7 @@ from django.http.multipartparser import MultiPartParserError
 from django.utils import translation
 from django.utils.translation import gettext
 
-from payments.ids import request_id
+from core.ids import request_id
 
 logger = logging.getLogger("payments.api")
 
@@ -57,7 +57,7 @@ def request_bodies(app):
 
 
 def _body_timed_out(environ, start_response, exc: OSError):
-    from payments.api.errors import raw_error
+    from core.api.errors import raw_error
 
     rid, data, headers = raw_error(
         type="invalid_request_error",
@@ -85,7 +85,7 @@ def declared_length(request) -> int:
 
 
 def _refusal(request):
-    from payments.api.errors import error_response, request_too_large_response
+    from core.api.errors import error_response, request_too_large_response
 
     if declared_length(request) > settings.MAX_REQUEST_BODY:
         return request_too_large_response(request)
@@ -117,7 +117,7 @@ class RequestIdMiddleware:
         return response
 
     def process_exception(self, request, exception):
-        from payments.api.errors import (
+        from core.api.errors import (
             UNAVAILABLE,
             error_response,
             internal_error_response,

@@ -8,7 +8,7 @@ from django.db.models import Q, QuerySet
 from django.utils.translation import gettext as _
 from rest_framework.request import Request
 
-from payments.errors import InvalidRequest
+from core.errors import InvalidRequest
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 100

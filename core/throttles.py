@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.cache import cache
 
-logger = logging.getLogger("payments.throttles")
+logger = logging.getLogger("core.throttles")
 
 PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
