@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 
 from checkout import state
 from checkout.models import CheckoutSession, SessionStatus
-from core import money
+from core import events, money
 from core.errors import (
     CardRailDisabled,
     CheckoutSessionNotOpen,
@@ -190,18 +190,24 @@ def _session_transition(
         session.completed_at = now
         fields += ["succeeded_charge", "completed_at"]
     session.save(update_fields=fields)
-    from webhooks.services import event_record
-
-    event_record(
-        merchant=session.merchant,
-        livemode=session.livemode,
+    events.session_changed.send(
+        sender=CheckoutSession,
+        instance=session,
         type=state.SESSION_EVENTS[to],
         data=session_repr(session),
+        destination_url="",
     )
     return session
 
 
 @transaction.atomic
+def session_on_charge_changed(sender, *, instance: Charge, **kwargs) -> None:
+    """checkout/'s receiver of core.events.charge_changed: a charge of a session that reached a
+    final status, in the transaction of that change."""
+    if instance.checkout_session_id:
+        session_charge_finalized(charge=instance)
+
+
 def session_charge_finalized(*, charge: Charge) -> None:
     """A charge of the session reached a final status. A success completes the session, once.
 

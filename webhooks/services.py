@@ -155,13 +155,14 @@ def event_record(
     return event
 
 
-def status_event_record(obj, *, data: dict, destination_url: str = "") -> Event:
-    """The `<object>.<status>` event (charge.succeeded, refund.failed, payout.succeeded, …) of a
-    charge, refund or payout that has just reached its status; `data` is how the API shows it."""
-    return event_record(
-        merchant=obj.merchant,
-        livemode=obj.livemode,
-        type=f"{data['object']}.{obj.status}",
+def event_on_change(sender, *, instance, type: str, data: dict, destination_url: str, **kwargs):
+    """The outbox's receiver of the domain events (core/events.py): the `<object>.<status>` event
+    (charge.succeeded, refund.failed, payout.succeeded, checkout.session.completed, …) of an
+    object that has just reached its status, written in the transaction of that change."""
+    event_record(
+        merchant=instance.merchant,
+        livemode=instance.livemode,
+        type=type,
         data=data,
         destination_url=destination_url,
     )

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from core import money
+from core import events, money
 from core.errors import (
     CardRailDisabled,
     CardReplyRejected,
@@ -558,12 +558,13 @@ def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
     )
     if charge.status == ChargeStatus.SUCCEEDED:
         ledger_record(type=LedgerType.CHARGE, source=charge)
-    from webhooks.services import status_event_record
-
-    status_event_record(charge, data=charge_repr(charge), destination_url=charge.callback_url)
+    events.charge_changed.send(
+        sender=Charge,
+        instance=charge,
+        type=f"charge.{charge.status}",
+        data=charge_repr(charge),
+        destination_url=charge.callback_url,
+    )
     if charge.checkout_session_id:
-        from checkout.services import session_charge_finalized
-
-        session_charge_finalized(charge=charge)
-        charge.refresh_from_db()  # a success the session refused is being refunded
+        charge.refresh_from_db()  # a success its session refused is being refunded (checkout/)
     return charge

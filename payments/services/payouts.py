@@ -22,6 +22,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from core import events
 from core.errors import LiveModeNotApproved, ProviderUnavailable
 from payments import state
 from payments.models import LedgerType, Merchant, Payout, PayoutStatus
@@ -209,9 +210,13 @@ def payout_apply_outcome(*, payout_id: str, outcome: ProviderOutcome) -> Payout:
     )
     if failed:
         ledger_record(type=LedgerType.PAYOUT_FAILURE, source=payout)
-    from webhooks.services import status_event_record
-
-    status_event_record(payout, data=payout_repr(payout), destination_url=payout.callback_url)
+    events.payout_changed.send(
+        sender=Payout,
+        instance=payout,
+        type=f"payout.{payout.status}",
+        data=payout_repr(payout),
+        destination_url=payout.callback_url,
+    )
     return payout
 
 

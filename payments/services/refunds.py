@@ -23,7 +23,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from core import money
+from core import events, money
 from core.errors import (
     AmountExceedsRefundable,
     ChargeNotRefundable,
@@ -360,9 +360,13 @@ def refund_apply_outcome(*, refund_id: str, outcome: ProviderOutcome) -> Refund:
         charge.updated_at = now
         charge.save(update_fields=["amount_refunded", "updated_at"])
         ledger_record(type=LedgerType.REFUND_FAILURE, source=refund)
-    from webhooks.services import status_event_record
-
-    status_event_record(refund, data=refund_repr(refund), destination_url=charge.callback_url)
+    events.refund_changed.send(
+        sender=Refund,
+        instance=refund,
+        type=f"refund.{refund.status}",
+        data=refund_repr(refund),
+        destination_url=charge.callback_url,
+    )
     return refund
 
 

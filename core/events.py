@@ -1,0 +1,16 @@
+"""The domain events: what the apps that care (the outbox of webhooks/, checkout/) hear of a state
+change they do not own, without the owner knowing them.
+
+Each is sent by the one writer of its object, inside the transaction of the change, with
+`instance` (the object, as just saved), `type` (`charge.succeeded`, `refund.failed`,
+`checkout.session.completed`, …), `data` (how the API shows it) and `destination_url` (where its
+webhook goes, "" for the mode's endpoint). Receivers run in that transaction and are sent with
+`send`, not `send_robust`: a receiver that fails rolls the change back, so an event is written
+with its change or not at all (the outbox rule). Apps subscribe in their AppConfig.ready()."""
+
+from django.dispatch import Signal
+
+charge_changed = Signal()
+refund_changed = Signal()
+payout_changed = Signal()
+session_changed = Signal()
