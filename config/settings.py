@@ -560,7 +560,7 @@ LIVE_PAYMENT_ADAPTERS = {
     "ORANGE_MONEY": "payments.providers.orange.OrangeMoney",
     "card": "payments.providers.cybersource.CyberSourceCard",
 }
-_SANDBOX_MM = "payments.providers.sandbox.SandboxMobileMoney"
+_SANDBOX_MM = "sandbox.providers.SandboxMobileMoney"
 
 
 def _configured(adapter_path: str) -> bool:
@@ -570,7 +570,7 @@ def _configured(adapter_path: str) -> bool:
 PAYMENT_PROVIDERS = {
     "test": {
         **{rail: _SANDBOX_MM for rail in LIVE_PAYMENT_ADAPTERS if rail != "card"},
-        **({"card": "payments.providers.sandbox.SandboxCard"} if SANDBOX_CARD_ENABLED else {}),
+        **({"card": "sandbox.providers.SandboxCard"} if SANDBOX_CARD_ENABLED else {}),
     },
     "live": {rail: path for rail, path in LIVE_PAYMENT_ADAPTERS.items() if _configured(path)},
 }

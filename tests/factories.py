@@ -165,7 +165,7 @@ def succeeded_live_charge(merchant, *, amount: int = 10000, currency: str = "CDF
     for the live one). Approves the merchant for live mode."""
     merchant.live_approved = True
     merchant.save(update_fields=["live_approved"])
-    sandbox = {"VODACOM_MPESA": "payments.providers.sandbox.SandboxMobileMoney"}
+    sandbox = {"VODACOM_MPESA": "sandbox.providers.SandboxMobileMoney"}
     with override_settings(PAYMENT_PROVIDERS={**settings.PAYMENT_PROVIDERS, "live": sandbox}):
         created = make_charge(merchant, livemode=True, amount=amount, currency=currency)
     return settle(created, "succeeded", provider_reference="MP1")

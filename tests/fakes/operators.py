@@ -5,7 +5,7 @@ live adapter fails when the connection is refused, so nobody knows whether the o
 """
 
 from payments.providers.base import ProviderError, RefundRequest
-from payments.providers.sandbox import SandboxMobileMoney
+from sandbox.providers import SandboxMobileMoney
 
 
 class UnreachableRefundsOperator(SandboxMobileMoney):

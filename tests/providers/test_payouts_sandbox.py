@@ -10,7 +10,7 @@ from core import ids
 from core.errors import ProviderUnavailable
 from payments.providers import registry
 from payments.providers.base import PayoutQuery, PayoutRequest
-from payments.providers.sandbox import SandboxMobileMoney
+from sandbox.providers import SandboxMobileMoney
 
 
 def payout(phone: str = "+243812345678") -> PayoutRequest:

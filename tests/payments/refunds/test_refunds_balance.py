@@ -107,7 +107,7 @@ def test_money_paid_out_cannot_be_refunded_a_second_time(api, merchant):
 def test_the_other_modes_balance_does_not_cover_a_refund(api, live_api, merchant, settings):
     settings.PAYMENT_PROVIDERS = {
         **settings.PAYMENT_PROVIDERS,
-        "live": {"VODACOM_MPESA": "payments.providers.sandbox.SandboxMobileMoney"},
+        "live": {"VODACOM_MPESA": "sandbox.providers.SandboxMobileMoney"},
     }
     charge = succeeded_mobile_money_charge(merchant, amount=10000)
     payout(api, 10000)

@@ -12,8 +12,8 @@ pytestmark = pytest.mark.django_db
 SANDBOX_AS_LIVE = {
     "test": {},
     "live": {
-        "VODACOM_MPESA": "payments.providers.sandbox.SandboxMobileMoney",
-        "card": "payments.providers.sandbox.SandboxCard",
+        "VODACOM_MPESA": "sandbox.providers.SandboxMobileMoney",
+        "card": "sandbox.providers.SandboxCard",
     },
 }
 
