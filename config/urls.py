@@ -5,9 +5,9 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from django.views.generic import TemplateView
 
+from config.overview import overview
 from core.api import errors as api_errors
 from payments.admin.login import admin_login
-from payments.admin.overview import overview
 from payments.api.docs import ApiDocsView, ApiSchemaView
 from payments.views import healthz, readyz
 

@@ -1,7 +1,7 @@
-"""The staff's overview (/admin/overview/): today's and this week's charges per network and
-currency with their success and failure rates, what is still pending past its deadline, and the
-late payments. One mode at a time, live unless `?mode=test`. Times are UTC; weeks start on
-Monday."""
+"""The staff's overview (/admin/overview/), here in config/ because it reads every app: today's
+and this week's charges per network and currency with their success and failure rates, what is
+still pending past its deadline, and the late payments. One mode at a time, live unless
+`?mode=test`. Times are UTC; weeks start on Monday."""
 
 from datetime import timedelta
 
