@@ -14,3 +14,7 @@ charge_changed = Signal()
 refund_changed = Signal()
 payout_changed = Signal()
 session_changed = Signal()
+# A new merchant (payments.services.accounts.merchant_create), sent in its transaction with
+# `instance`, `webhook_url` (its default URL, maybe "") and `webhook_secrets` (its first signing
+# secret of each mode, by livemode: shown once to whoever created it).
+merchant_created = Signal()

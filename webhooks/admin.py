@@ -10,9 +10,11 @@ from core.errors import InvalidRequest
 from payments.admin.actions import ActionsByPermission
 from payments.admin.addresses import PublicIdAdmin
 from payments.admin.columns import merchant_name
+from payments.admin.merchants import MerchantAdmin
+from payments.models import Merchant
 from webhooks import services
 from webhooks.errors import ResendsLimited
-from webhooks.models import Delivery, DeliveryAttempt, Event
+from webhooks.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -130,3 +132,65 @@ class DeliveryAdmin(ActionsByPermission, admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+
+class WebhookEndpointInline(admin.TabularInline):
+    """Each mode's default webhook URL (editable) and its signing secret (never shown whole)."""
+
+    model = WebhookEndpoint
+    extra = 0
+    max_num = 2
+    can_delete = False
+    fields = ("livemode", "url", "masked_secret", "previous_secret_expires_at")
+    readonly_fields = ("livemode", "masked_secret", "previous_secret_expires_at")
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description=_("Signing secret"))
+    def masked_secret(self, obj):
+        return format_html("<code>{}…</code>", obj.secret[:10]) if obj.secret else "—"
+
+
+class MerchantWithEndpointsAdmin(MerchantAdmin):
+    """payments/'s merchant page, with each mode's webhook endpoint and the rotation of its
+    signing secret: webhooks/ adds what it owns to the page of a merchant it does not own."""
+
+    search_fields = (*MerchantAdmin.search_fields, "webhook_endpoints__url")
+    inlines = [WebhookEndpointInline, *MerchantAdmin.inlines]
+    actions = [*MerchantAdmin.actions, "rotate_test_webhook_secret", "rotate_live_webhook_secret"]
+
+    def has_rotate_secret_permission(self, request):
+        return request.user.has_perm("webhooks.change_webhookendpoint")
+
+    def _rotate(self, request, queryset, livemode: bool):
+        said = (
+            gettext(
+                "New live webhook secret for %(merchant)s: the merchant reads it with "
+                "GET /v1/webhook_endpoint (a live key); the previous one signs for 24 h more."
+            )
+            if livemode
+            else gettext(
+                "New test webhook secret for %(merchant)s: the merchant reads it with "
+                "GET /v1/webhook_endpoint (a test key); the previous one signs for 24 h more."
+            )
+        )
+        for merchant in queryset:
+            services.endpoint_rotate_secret(merchant=merchant, livemode=livemode)
+            self.message_user(request, said % {"merchant": merchant.name}, messages.WARNING)
+
+    @admin.action(
+        description=_("Rotate the test webhook signing secret"), permissions=["rotate_secret"]
+    )
+    def rotate_test_webhook_secret(self, request, queryset):
+        self._rotate(request, queryset, livemode=False)
+
+    @admin.action(
+        description=_("Rotate the live webhook signing secret"), permissions=["rotate_secret"]
+    )
+    def rotate_live_webhook_secret(self, request, queryset):
+        self._rotate(request, queryset, livemode=True)
+
+
+admin.site.unregister(Merchant)
+admin.site.register(Merchant, MerchantWithEndpointsAdmin)

@@ -1,19 +1,22 @@
 from django.apps import AppConfig
 
+from core import events
+
 
 class WebhooksConfig(AppConfig):
     name = "webhooks"
     verbose_name = "Webhooks"
 
     def ready(self) -> None:
-        """The outbox records every domain event (core/events.py) in the change's transaction."""
-        from core import events
-        from webhooks.services import event_on_change  # models need the app registry ready
+        """The outbox records every domain event (core/events.py) in the change's transaction,
+        and a new merchant gets its two endpoints."""
+        from webhooks.services import (  # models need the app registry ready
+            endpoints_on_merchant_created,
+            event_on_change,
+        )
 
-        for signal in (
-            events.charge_changed,
-            events.refund_changed,
-            events.payout_changed,
-            events.session_changed,
-        ):
-            signal.connect(event_on_change, dispatch_uid=f"webhooks.event_on_change.{id(signal)}")
+        for name in ("charge_changed", "refund_changed", "payout_changed", "session_changed"):
+            getattr(events, name).connect(event_on_change, dispatch_uid=f"webhooks.{name}")
+        events.merchant_created.connect(
+            endpoints_on_merchant_created, dispatch_uid="webhooks.merchant_created"
+        )

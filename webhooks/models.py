@@ -8,8 +8,8 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from core import ids
+from core.destinations import url_refusal
 from payments.models import Merchant, new_webhook_secret
-from webhooks.transport import url_refusal
 
 
 class WebhookEndpoint(models.Model):

@@ -41,6 +41,7 @@ from webhooks.models import (
     WebhookEndpoint,
 )
 from webhooks.representations import event_body
+from webhooks.selectors import event_callback_url
 
 logger = logging.getLogger("webhooks")
 
@@ -74,12 +75,24 @@ def endpoint_get(*, merchant: Merchant, livemode: bool) -> WebhookEndpoint:
 
 
 @transaction.atomic
-def endpoints_create(*, merchant: Merchant, url: str = "") -> list[WebhookEndpoint]:
-    """A new merchant's two endpoints: the same default URL, a secret of their own each."""
+def endpoints_create(
+    *, merchant: Merchant, url: str = "", secrets: dict[bool, str]
+) -> list[WebhookEndpoint]:
+    """A new merchant's two endpoints: the same default URL, a secret of their own each
+    (`secrets` by livemode)."""
     return [
-        WebhookEndpoint.objects.create(merchant=merchant, livemode=livemode, url=url)
+        WebhookEndpoint.objects.create(
+            merchant=merchant, livemode=livemode, url=url, secret=secrets[livemode]
+        )
         for livemode in (False, True)
     ]
+
+
+def endpoints_on_merchant_created(
+    sender, *, instance: Merchant, webhook_url: str, webhook_secrets: dict[bool, str], **kwargs
+) -> None:
+    """webhooks/'s receiver of core.events.merchant_created, in the merchant's transaction."""
+    endpoints_create(merchant=instance, url=webhook_url, secrets=webhook_secrets)
 
 
 @transaction.atomic
@@ -112,7 +125,7 @@ def endpoint_rotate_secret(*, merchant: Merchant, livemode: bool) -> WebhookEndp
 
 def _enqueue(delivery_id: int, *, countdown: float | None = None) -> None:
     """A task for the delivery's next attempt, on the deliveries' own queue (WEBHOOKS_QUEUE)."""
-    from webhooks import tasks
+    from webhooks import tasks  # the task module imports these services
 
     eta = timezone.now() + timedelta(seconds=countdown) if countdown else None
     tasks.delivery_send.apply_async((delivery_id,), queue=settings.WEBHOOKS_QUEUE, eta=eta)
@@ -180,8 +193,6 @@ def event_resend(*, event: Event) -> Delivery:
     once count one after the other); beyond, ResendsLimited (429) with the seconds until one
     more may be asked. While a delivery to the same destination still waits for its first
     attempt, that one is the answer, and no second one is queued; it counts all the same."""
-    from webhooks.selectors import event_callback_url
-
     endpoint = endpoint_get(merchant=event.merchant, livemode=event.livemode)
     endpoint = WebhookEndpoint.objects.select_for_update().get(pk=endpoint.pk)
     Event.objects.select_for_update().filter(pk=event.pk).values_list("pk").first()

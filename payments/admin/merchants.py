@@ -10,7 +10,7 @@ endpoints."""
 from datetime import UTC
 from urllib.parse import urlencode
 
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
@@ -27,8 +27,6 @@ from payments.admin.columns import merchant_name
 from payments.admin.display import mode_name, nowrap
 from payments.models import Merchant, Mode
 from payments.services import accounts
-from webhooks import services as webhook_services
-from webhooks.models import WebhookEndpoint
 
 
 class MerchantFilter(admin.SimpleListFilter):
@@ -78,30 +76,12 @@ def merchant_rows_url(changelist: str, merchant: Merchant, *, livemode: bool) ->
     return f"{reverse(changelist)}?{query}"
 
 
-class WebhookEndpointInline(admin.TabularInline):
-    """Each mode's default webhook URL (editable) and its signing secret (never shown whole)."""
-
-    model = WebhookEndpoint
-    extra = 0
-    max_num = 2
-    can_delete = False
-    fields = ("livemode", "url", "masked_secret", "previous_secret_expires_at")
-    readonly_fields = ("livemode", "masked_secret", "previous_secret_expires_at")
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    @admin.display(description=_("Signing secret"))
-    def masked_secret(self, obj):
-        return format_html("<code>{}…</code>", obj.secret[:10]) if obj.secret else "—"
-
-
 @admin.register(Merchant)
 class MerchantAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
     list_display = ("name", "id", "live_approved", "card_rail_enabled", "created_at")
     list_filter = ("live_approved", "card_rail_enabled")
     list_editable = ("live_approved", "card_rail_enabled")
-    search_fields = ("id", "name", "webhook_endpoints__url")
+    search_fields = ("id", "name")
     readonly_fields = ("id", "created_at", "balance")
     fieldsets = (
         (
@@ -131,19 +111,14 @@ class MerchantAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
             },
         ),
     )
-    inlines = [WebhookEndpointInline, ApiKeyInline]
+    inlines = [ApiKeyInline]
     actions = [
         "issue_test_key",
         "issue_live_key",
-        "rotate_test_webhook_secret",
-        "rotate_live_webhook_secret",
     ]
 
     def has_issue_key_permission(self, request):
         return request.user.has_perm("payments.issue_apikey")
-
-    def has_rotate_secret_permission(self, request):
-        return request.user.has_perm("webhooks.change_webhookendpoint")
 
     @admin.display(description=_("Balance"))
     def balance(self, obj):
@@ -207,31 +182,3 @@ class MerchantAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
     @admin.action(description=_("Issue a new live secret key"), permissions=["issue_key"])
     def issue_live_key(self, request, queryset):
         return self._issue(request, queryset, Mode.LIVE)
-
-    def _rotate(self, request, queryset, livemode: bool):
-        said = (
-            gettext(
-                "New live webhook secret for %(merchant)s: the merchant reads it with "
-                "GET /v1/webhook_endpoint (a live key); the previous one signs for 24 h more."
-            )
-            if livemode
-            else gettext(
-                "New test webhook secret for %(merchant)s: the merchant reads it with "
-                "GET /v1/webhook_endpoint (a test key); the previous one signs for 24 h more."
-            )
-        )
-        for merchant in queryset:
-            webhook_services.endpoint_rotate_secret(merchant=merchant, livemode=livemode)
-            self.message_user(request, said % {"merchant": merchant.name}, messages.WARNING)
-
-    @admin.action(
-        description=_("Rotate the test webhook signing secret"), permissions=["rotate_secret"]
-    )
-    def rotate_test_webhook_secret(self, request, queryset):
-        self._rotate(request, queryset, livemode=False)
-
-    @admin.action(
-        description=_("Rotate the live webhook signing secret"), permissions=["rotate_secret"]
-    )
-    def rotate_live_webhook_secret(self, request, queryset):
-        self._rotate(request, queryset, livemode=True)

@@ -7,10 +7,10 @@ from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail, ValidationError
 
 from core.api.pagination import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET
+from core.destinations import DestinationRefused, literal_address, split_url, url_refusal
 from payments import phones
 from payments.carddata import find_card_data
 from payments.models import Currency
-from webhooks.transport import DestinationRefused, literal_address, split_url, url_refusal
 
 AMOUNT_MIN = 1
 AMOUNT_MAX = 999_999_999_999
@@ -159,7 +159,7 @@ class DescriptionField(serializers.CharField):
 class HttpUrlField(serializers.Field):
     """An absolute http(s) URL; https only in live mode (serializer context `livemode`).
     `destination=True`: a URL we will POST webhooks to, whose IP-literal host must be one that
-    deliveries may call (webhooks.transport.url_refusal)."""
+    deliveries may call (core.destinations.url_refusal)."""
 
     def __init__(self, *, max_length: int = 2000, destination: bool = False, **kwargs):
         self.max_length = max_length

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from core import ids
-from payments.models import ApiKey, Merchant, Mode, hash_api_key
+from core import events, ids
+from payments.models import ApiKey, Merchant, Mode, hash_api_key, new_webhook_secret
 
 
 @dataclass(frozen=True)
@@ -55,16 +55,17 @@ def merchant_create(
     live_approved: bool = False,
     card_rail_enabled: bool = True,
 ) -> NewMerchant:
-    from webhooks.services import endpoints_create
-
     merchant = Merchant.objects.create(
         name=name, live_approved=live_approved, card_rail_enabled=card_rail_enabled
     )
-    test_endpoint, live_endpoint = endpoints_create(merchant=merchant, url=webhook_url)
+    secrets = {False: new_webhook_secret(), True: new_webhook_secret()}  # by livemode
+    events.merchant_created.send(
+        sender=Merchant, instance=merchant, webhook_url=webhook_url, webhook_secrets=secrets
+    )
     return NewMerchant(
         merchant=merchant,
         test_key=api_key_create(merchant=merchant, mode=Mode.TEST),
         live_key=api_key_create(merchant=merchant, mode=Mode.LIVE),
-        test_webhook_secret=test_endpoint.secret,
-        live_webhook_secret=live_endpoint.secret,
+        test_webhook_secret=secrets[False],
+        live_webhook_secret=secrets[True],
     )

@@ -7,10 +7,11 @@ import ipaddress
 import pytest
 import requests
 
+from core.destinations import forbidden_reason
 from tests.factories import record_event
 from webhooks.models import DeliveryAttempt
 from webhooks.services import delivery_attempt
-from webhooks.transport import PinnedAddressAdapter, forbidden_reason
+from webhooks.transport import PinnedAddressAdapter
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,8 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.core.validators import URLValidator
 
+from core.destinations import url_refusal
 from payments.services import accounts
-from webhooks.transport import url_refusal
 
 
 class Command(BaseCommand):
