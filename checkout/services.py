@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 
 from checkout import state
 from checkout.models import CheckoutSession, SessionStatus
+from checkout.representations import checkout_session_repr
 from core import events, money
 from core.errors import (
     CardRailDisabled,
@@ -41,8 +42,6 @@ class AttemptInProgress(Exception):
 
 
 def session_repr(session: CheckoutSession) -> dict:
-    from checkout.representations import checkout_session_repr
-
     return checkout_session_repr(session)
 
 

@@ -11,6 +11,7 @@ import functools
 import logging
 import time
 from dataclasses import dataclass
+from functools import wraps
 
 from django.conf import settings
 from django.core.cache import cache
@@ -69,7 +70,6 @@ def hit(scope: str, ident: str, rate_text: str) -> int | None:
 def per_address(scope: str, setting: str, too_many):
     """View decorator: count each request of a client address against settings.<setting>;
     over it, answer `too_many(request, wait)` instead of running the view."""
-    from functools import wraps
 
     def decorate(view):
         @wraps(view)

@@ -7,6 +7,6 @@ class PaymentsConfig(AppConfig):
     verbose_name = _("Payments")
 
     def ready(self) -> None:
-        from payments.api import principals
+        from payments.api import principals  # its models need the app registry ready
 
         principals.connect()

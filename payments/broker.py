@@ -25,7 +25,7 @@ def prepare_embedded_broker(broker_url: str, queues: Iterable[str]) -> bool:
     loser of a creation race finds the table or row made by the other on its next attempt."""
     if not is_embedded(broker_url):
         return False
-    from sqlalchemy.exc import DatabaseError
+    from sqlalchemy.exc import DatabaseError  # installed for the embedded broker only
 
     for attempt in range(1, ATTEMPTS + 1):
         try:

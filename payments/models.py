@@ -4,6 +4,7 @@ idempotency records.
 Models hold data and constraints only; every change of money state goes through services/.
 """
 
+import base64
 import hashlib
 import secrets
 
@@ -84,8 +85,6 @@ MERCHANT_REFUND_REASONS = tuple(r for r in RefundReason.values if r != RefundRea
 
 
 def new_webhook_secret() -> str:
-    import base64
-
     return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
 
 

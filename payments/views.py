@@ -13,6 +13,7 @@ nothing: without Redis the API keeps taking payments and the periodic sweeps cat
 
 import os
 
+from celery import current_app
 from django.conf import settings
 from django.db import Error, connection
 from django.http import JsonResponse
@@ -36,10 +37,8 @@ def _database_ok() -> bool:
 
 
 def _broker_ok() -> bool:
-    from config.celery import app
-
     try:
-        with app.connection_for_write(connect_timeout=BROKER_CONNECT_TIMEOUT) as conn:
+        with current_app.connection_for_write(connect_timeout=BROKER_CONNECT_TIMEOUT) as conn:
             conn.ensure_connection(max_retries=1, timeout=BROKER_CONNECT_TIMEOUT)
         return True
     except Exception:

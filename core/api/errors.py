@@ -16,7 +16,9 @@ from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions as drf
 
+from core.api.language import api_language
 from core.errors import ApiError
+from core.ids import request_id
 
 logger = logging.getLogger("payments.api")
 
@@ -60,8 +62,6 @@ def raw_error(*, type: str, code: str, message: str) -> tuple[str, bytes, list[t
     """An answer in the error envelope for code that answers outside Django (the WSGI wrapper of
     core.api.middleware, and through raw_http_answer the web server's own answers in
     config/): its new request id, its body and its headers."""
-    from core.ids import request_id
-
     rid = request_id()
     data = json.dumps(
         error_body(rid, type=type, code=code, message=message), separators=(",", ":")
@@ -390,8 +390,6 @@ def page_error(request: HttpRequest, status: int):
     if request.path.startswith("/admin"):
         return defaults.server_error(request)
     if request.path.startswith(MACHINE_PATH_PREFIXES):
-        from core.api.middleware import api_language
-
         with override(api_language(request)):
             if status == 503:
                 return _unavailable_answer(request)

@@ -11,6 +11,7 @@ from django.http.multipartparser import MultiPartParserError
 from django.utils import translation
 from django.utils.translation import gettext
 
+from core.api.language import api_language
 from core.ids import request_id
 
 logger = logging.getLogger("payments.api")
@@ -57,6 +58,8 @@ def request_bodies(app):
 
 
 def _body_timed_out(environ, start_response, exc: OSError):
+    # Not at the top: config/wsgi.py imports this module before the settings are loaded, and
+    # core.api.errors reads them as it is imported (through core.errors' translated messages).
     from core.api.errors import raw_error
 
     rid, data, headers = raw_error(
@@ -85,7 +88,7 @@ def declared_length(request) -> int:
 
 
 def _refusal(request):
-    from core.api.errors import error_response, request_too_large_response
+    from core.api.errors import error_response, request_too_large_response  # as above
 
     if declared_length(request) > settings.MAX_REQUEST_BODY:
         return request_too_large_response(request)
@@ -117,7 +120,7 @@ class RequestIdMiddleware:
         return response
 
     def process_exception(self, request, exception):
-        from core.api.errors import (
+        from core.api.errors import (  # as above
             UNAVAILABLE,
             error_response,
             internal_error_response,
@@ -152,20 +155,6 @@ class RequestIdMiddleware:
             getattr(request, "request_id", None),
         )
         return internal_error_response(request)
-
-
-def api_language(request) -> str:
-    """The language of /v1 answers: French when the client's Accept-Language prefers it, English
-    otherwise (the hosted pages keep French as their default)."""
-    from django.utils.translation.trans_real import parse_accept_lang_header
-
-    for tag, quality in parse_accept_lang_header(request.META.get("HTTP_ACCEPT_LANGUAGE", "")):
-        if quality <= 0:
-            continue
-        primary = tag.split("-")[0].lower()
-        if primary in ("fr", "en"):
-            return primary
-    return "en"
 
 
 def _is_api(request) -> bool:

@@ -54,6 +54,10 @@ DP009 code table and which codes are final, the enquiry's answer for an unknown 
 payout still in progress, and whether a disbursement can still end in TF after TS.
 """
 
+import base64
+import hashlib
+import hmac
+import json
 import logging
 
 from django.conf import settings
@@ -484,11 +488,6 @@ def callback_hash_valid(raw_body: bytes, body: dict, keys: list[str], headers=No
     Python's json.dumps default, as in airtelmoney-py's `verify_callback_hash` — so a message
     holding accents ("Paiement réussi") verifies either way. Every reading needs one of the keys,
     and a callback only ever triggers an enquiry, so a lenient reading cannot credit a payment."""
-    import base64
-    import hashlib
-    import hmac
-    import json
-
     received = body.get("hash") or (headers or {}).get("hash")
     if not isinstance(received, str) or not received or not keys:
         return False

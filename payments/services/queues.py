@@ -34,7 +34,7 @@ def payment_request_queue(*, livemode: bool, network: str) -> str | None:
 
 
 def charge_request_payment_enqueue(*, charge: Charge) -> None:
-    from payments import tasks
+    from payments import tasks  # the task module imports the services that import this one
 
     tasks.charge_request_payment.apply_async(
         (charge.id,),
@@ -43,43 +43,43 @@ def charge_request_payment_enqueue(*, charge: Charge) -> None:
 
 
 def charge_refresh_enqueue(*, charge_id: str, eta: datetime | None = None) -> None:
-    from payments import tasks
+    from payments import tasks  # the task module imports the services that import this one
 
     tasks.charge_refresh.apply_async((charge_id,), eta=eta)
 
 
 def charge_reconcile_enqueue(*, charge_id: str) -> None:
-    from payments import tasks
+    from payments import tasks  # the task module imports the services that import this one
 
     tasks.charge_reconcile.apply_async((charge_id,))
 
 
 def refund_send_enqueue(*, refund_id: str) -> None:
-    from payments import tasks
+    from payments import tasks  # the task module imports the services that import this one
 
     tasks.refund_send.apply_async((refund_id,))
 
 
 def refund_refresh_enqueue(*, refund_id: str) -> None:
-    from payments import tasks
+    from payments import tasks  # the task module imports the services that import this one
 
     tasks.refund_refresh.apply_async((refund_id,))
 
 
 def payout_send_enqueue(*, payout_id: str) -> None:
-    from payments import tasks
+    from payments import tasks  # the task module imports the services that import this one
 
     tasks.payout_send.apply_async((payout_id,))
 
 
 def payout_refresh_enqueue(*, payout_id: str) -> None:
-    from payments import tasks
+    from payments import tasks  # the task module imports the services that import this one
 
     tasks.payout_refresh.apply_async((payout_id,))
 
 
 def balance_checkpoint_enqueue(*, merchant_id: str, livemode: bool, currency: str) -> None:
-    from payments import tasks
+    from payments import tasks  # the task module imports the services that import this one
 
     tasks.balance_checkpoint.apply_async((merchant_id, livemode, currency))
 

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 
+from celery import current_app
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
@@ -29,13 +30,12 @@ class Command(BaseCommand):
 
     def handle(self, *args, bind, web_workers, **options):
         python = sys.executable
-        from config.celery import app
 
         commands = {
             "worker": [
                 python, "-m", "celery", "-A", "config", "worker", "--beat",
                 "--loglevel", "INFO", "--concurrency", "2",
-                "--queues", f"{app.conf.task_default_queue},{settings.PERIODIC_QUEUE}",
+                "--queues", f"{current_app.conf.task_default_queue},{settings.PERIODIC_QUEUE}",
                 "--schedule", str(settings.VAR_DIR / "celerybeat-schedule"),
             ],
             # Live M-Pesa payment calls wait for the customer's PIN: threads, on their own queue.
@@ -85,12 +85,10 @@ class Command(BaseCommand):
 
 def prepare_broker() -> None:
     """The embedded broker's tables and queues, created before the workers start together."""
-    from config.celery import app
-
     prepare_embedded_broker(
         settings.CELERY_BROKER_URL,
         [
-            app.conf.task_default_queue,
+            current_app.conf.task_default_queue,
             settings.PERIODIC_QUEUE,
             settings.PAYMENTS_LONG_QUEUE,
             settings.WEBHOOKS_QUEUE,
