@@ -9,8 +9,8 @@ import time_machine
 from django.utils import timezone
 
 from payments.models import Charge
-from payments.providers.sandbox import SandboxMobileMoney
 from payments.services import charges
+from sandbox.providers import SandboxMobileMoney
 from tests.factories import make_charge
 
 pytestmark = pytest.mark.django_db
