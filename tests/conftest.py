@@ -73,6 +73,16 @@ def _network_limits_out_of_the_way(settings):
     }
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _static_files_collected():
+    """STATIC_ROOT filled as `collectstatic` does (links to the sources) at the start of the
+    session: the live server and the gunicorns the tests start serve the static files from it
+    with WhiteNoise, on a fresh clone too, instead of only when a collected copy was left there."""
+    from django.core.management import call_command
+
+    call_command("collectstatic", interactive=False, link=True, verbosity=0)
+
+
 @pytest.fixture
 def is_postgres() -> bool:
     return connection.vendor == "postgresql"
