@@ -122,12 +122,13 @@ def test_the_service_on_two_nodes_and_two_workers_survives_losing_one_of_each(
             settings.PAYMENTS_LONG_QUEUE,
         )
     )
-    # A prompt whose worker is killed while it asks the operator is asked about again once the
-    # longest payment request could be over: short operator timeouts keep that within the drill.
+    # A prompt whose process (a web node in test mode, a worker) is killed while it asks the
+    # operator is asked about again once the longest payment request could be over: short
+    # operator timeouts keep that within the drill.
     quick = {"SANDBOX_MOBILE_MONEY_DELAY": "0", "PROVIDER_HTTP_TIMEOUT": "2", "MPESA_TIMEOUT": "2"}
     celery_worker_process(name="first", beat=True, queues=queues, **quick)
     doomed_worker = celery_worker_process(name="second", queues=queues, **quick)
-    nodes = [web_node(name, SANDBOX_MOBILE_MONEY_DELAY="0") for name in ("a", "b")]
+    nodes = [web_node(name, **quick) for name in ("a", "b")]
     proxy = nginx(*(node.port for node in nodes))
     client = Client(merchant_keys.test_key.plaintext, proxy, nodes)
     done = []
