@@ -243,6 +243,14 @@ if REDIS_URL:
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 43200, "socket_connect_timeout": 3}
 # Embedded broker: the options are passed to SQLAlchemy's create_engine; none are needed.
 
+# --- Mail -----------------------------------------------------------------------------------
+# EMAIL_URL in django-environ's syntax: smtp://user:password@host:587 (smtp+tls://, smtp+ssl://),
+# consolemail:// (the default: mails printed to the log, as `make run` shows them).
+vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default=f"no-reply@{_public.hostname or 'localhost'}")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
+
 # --- Auth, i18n, static ---------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
