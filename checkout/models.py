@@ -36,6 +36,19 @@ class CheckoutSession(models.Model):
     metadata = models.JSONField(_("metadata"), default=dict, blank=True)
     customer_phone = models.CharField(_("customer phone"), max_length=20, blank=True, default="")
     customer_email = models.EmailField(_("customer email"), blank=True, default="")
+    # The language of the customer's page (their receipt's), once they have seen it.
+    customer_language = models.CharField(
+        _("customer language"), max_length=8, blank=True, default=""
+    )
+    # The payment link the session was opened from (links/), if any.
+    payment_link = models.ForeignKey(
+        "links.PaymentLink",
+        verbose_name=_("payment link"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="sessions",
+    )
     payment_methods = models.JSONField(_("payment methods"), default=list)
     succeeded_charge = models.OneToOneField(
         "payments.Charge",

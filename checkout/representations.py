@@ -21,6 +21,7 @@ def checkout_session_repr(session: CheckoutSession) -> dict:
         "customer_email": session.customer_email or None,
         "payment_methods": session.payment_methods,
         "charge": session.succeeded_charge_id,
+        "payment_link": session.payment_link_id,
         "created_at": iso(session.created_at),
         "expires_at": iso(session.expires_at),
     }

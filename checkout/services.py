@@ -142,7 +142,9 @@ def session_create(
     metadata: dict | None = None,
     customer_phone: str = "",
     customer_email: str = "",
+    customer_language: str = "",
     expires_in: int = DEFAULT_LIFETIME,
+    payment_link=None,
 ) -> CheckoutSession:
     if livemode and not merchant.live_approved:
         raise LiveModeNotApproved()
@@ -160,6 +162,8 @@ def session_create(
         metadata=metadata or {},
         customer_phone=customer_phone,
         customer_email=customer_email,
+        customer_language=customer_language,
+        payment_link=payment_link,
         payment_methods=methods,
         created_at=now,
         updated_at=now,
@@ -170,16 +174,28 @@ def session_create(
 # --- The state machine --------------------------------------------------------------------------
 
 
+class CompletionRefused(Exception):
+    """A receiver of core.events.session_completing refused the completion (its reason)."""
+
+
 def _session_transition(
     *, session_id: str, to: str, charge: Charge | None = None
 ) -> CheckoutSession | None:
     """The one place a session's status changes. Returns None when the move is not allowed (the
-    session already left `open`): callers decide whether that is an error."""
+    session already left `open`): callers decide whether that is an error. A completion that a
+    receiver of session_completing refuses raises CompletionRefused, nothing changed."""
     session = (
         CheckoutSession.objects.select_for_update().select_related("merchant").get(pk=session_id)
     )
     if not state.session_can_move(session.status, to):
         return None
+    if to == SessionStatus.COMPLETE:
+        answers = events.session_completing.send(
+            sender=CheckoutSession, instance=session, charge=charge
+        )
+        refusals = [answer for _receiver, answer in answers if answer]
+        if refusals:
+            raise CompletionRefused("; ".join(refusals))
     now = timezone.now()
     session.status = to
     session.updated_at = now
@@ -215,9 +231,16 @@ def session_charge_finalized(*, charge: Charge) -> None:
     refund with reason `late_payment`."""
     if charge.status != ChargeStatus.SUCCEEDED:
         return
-    completed = _session_transition(
-        session_id=charge.checkout_session_id, to=SessionStatus.COMPLETE, charge=charge
-    )
+    try:
+        completed = _session_transition(
+            session_id=charge.checkout_session_id, to=SessionStatus.COMPLETE, charge=charge
+        )
+    except CompletionRefused as refusal:
+        # Nothing more can be paid on this session (its payment link is used up): it expires,
+        # and this success is given back.
+        _session_transition(session_id=charge.checkout_session_id, to=SessionStatus.EXPIRED)
+        charges.charge_late_payment(charge_id=charge.id, answer={"refused": str(refusal)})
+        return
     if completed is None:
         session = CheckoutSession.objects.get(pk=charge.checkout_session_id)
         if session.succeeded_charge_id != charge.id:
@@ -289,6 +312,9 @@ def session_attempt_create(
     )
     if session.status != SessionStatus.OPEN or session.expires_at <= timezone.now():
         raise CheckoutSessionNotOpen()
+    if session.customer_language != locale:  # the language of the receipt, if one is sent
+        session.customer_language = locale
+        session.save(update_fields=["customer_language"])
     if payment_method not in session.payment_methods:
         raise InvalidRequest(
             _("This session does not offer %(method)s.") % {"method": payment_method},

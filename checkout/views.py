@@ -110,7 +110,7 @@ def _next_url(session: CheckoutSession, charge: Charge) -> str | None:
 # --- Rendering ----------------------------------------------------------------------------------
 
 
-def _language_links(request) -> list[dict]:
+def language_links(request) -> list[dict]:
     current = translation.get_language()[:2]
     links = []
     for code, label in settings.LANGUAGES:
@@ -135,7 +135,7 @@ def _context(request, session: CheckoutSession, **extra) -> dict:
         "merchant_name": session.merchant.name,
         "amount_display": format_customer_amount(session.amount, session.currency, language),
         "language": language,
-        "language_links": _language_links(request),
+        "language_links": language_links(request),
         "cancel_url": services.cancel_redirect_url(session),
         **extra,
     }

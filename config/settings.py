@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "payments",
     "checkout",
+    "links",
     "webhooks",
     "sandbox",
 ]
@@ -247,7 +248,9 @@ if REDIS_URL:
 # EMAIL_URL in django-environ's syntax: smtp://user:password@host:587 (smtp+tls://, smtp+ssl://),
 # consolemail:// (the default: mails printed to the log, as `make run` shows them).
 vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
-DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default=f"no-reply@{_public.hostname or 'localhost'}")
+DEFAULT_FROM_EMAIL = env.str(
+    "DEFAULT_FROM_EMAIL", default=f"no-reply@{_public.hostname or 'localhost'}"
+)
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
 
@@ -331,6 +334,8 @@ THROTTLE_AUTH_FAILURES = env.str("THROTTLE_AUTH_FAILURES", default="20/m")
 THROTTLE_CHECKOUT_ATTEMPTS_SESSION = env.str("THROTTLE_CHECKOUT_ATTEMPTS_SESSION", default="10/h")
 THROTTLE_CHECKOUT_ATTEMPTS_ADDRESS = env.str("THROTTLE_CHECKOUT_ATTEMPTS_ADDRESS", default="30/h")
 THROTTLE_CALLBACKS = env.str("THROTTLE_CALLBACKS", default="600/m")
+# Checkout sessions opened from payment links' pages (/pay/{slug}), per client address.
+THROTTLE_PAYMENT_LINK_SESSIONS = env.str("THROTTLE_PAYMENT_LINK_SESSIONS", default="30/h")
 # Proxies in front of the web server that append to X-Forwarded-For (0: use REMOTE_ADDR).
 THROTTLE_TRUSTED_PROXIES = env.int("THROTTLE_TRUSTED_PROXIES", default=0)
 # Seconds a web process trusts an API key it has read before reading it again: a revoked key is
@@ -391,6 +396,10 @@ SPECTACULAR_SETTINGS = {
         {"name": "Balance", "description": "What is available, and every movement of it."},
         {"name": "Networks", "description": "The mobile money networks: status and limits."},
         {"name": "Checkout sessions", "description": "Payment pages hosted for you."},
+        {
+            "name": "Payment links",
+            "description": "Links to share (a message, a QR code) that open a payment page.",
+        },
         {"name": "Webhooks", "description": "Where events go, and what was sent."},
     ],
     "ENUM_NAME_OVERRIDES": {
@@ -414,6 +423,7 @@ SPECTACULAR_SETTINGS = {
         "BalanceObject": ["balance"],
         "BalanceTransactionObject": ["balance_transaction"],
         "CheckoutSessionObject": ["checkout.session"],
+        "PaymentLinkObject": ["payment_link"],
         "EventObject": ["event"],
         "DeliveryObject": ["delivery"],
         "WebhookEndpointObject": ["webhook_endpoint"],
@@ -455,6 +465,11 @@ WEBHOOK_RETRY_SCHEDULE = [
     )
 ]
 WEBHOOK_TIMEOUT = env.float("WEBHOOK_TIMEOUT", default=10)
+# Seconds between the attempts to mail a customer's receipt when the mail server refuses it or
+# cannot be reached (then it is given up and stays unsent, with its error, in the admin).
+RECEIPT_RETRY_SCHEDULE = [
+    int(s) for s in env.list("RECEIPT_RETRY_SCHEDULE", default=["30", "120", "600", "1800", "7200"])
+]
 # Attempts of one merchant's deliveries in one mode made at once, across every webhooks worker: a
 # receiver that answers slowly holds no more threads than this, whatever its backlog.
 WEBHOOK_ATTEMPTS_AT_ONCE = env.int("WEBHOOK_ATTEMPTS_AT_ONCE", default=4)

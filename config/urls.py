@@ -23,9 +23,11 @@ urlpatterns = [
     path("v1/docs", ApiDocsView.as_view(url_name="openapi"), name="api-docs"),
     path("v1/", include("payments.api.urls")),
     path("v1/", include("checkout.api.urls")),
+    path("v1/", include("links.api.urls")),
     path("v1/", include("webhooks.api.urls")),
     re_path(r"^v1(?:/.*)?$", api_errors.not_found_view),
     path("", include("payments.callbacks.urls")),
+    path("", include("links.urls")),  # /pay/{slug}: before checkout's /pay/{session id}
     path("", include("checkout.urls")),
     path("sandbox/", include("sandbox.urls")),
 ]

@@ -14,6 +14,11 @@ charge_changed = Signal()
 refund_changed = Signal()
 payout_changed = Signal()
 session_changed = Signal()
+# Sent by checkout just before a session completes, in that transaction (the session row locked),
+# with `instance` (the session) and `charge` (the succeeded charge). A receiver may refuse the
+# completion by answering a reason (text): the session is then expired and the success given back
+# as a late payment (contract §4a). Payment links count their payments this way (links/).
+session_completing = Signal()
 # A new merchant (payments.services.accounts.merchant_create), sent in its transaction with
 # `instance`, `webhook_url` (its default URL, maybe "") and `webhook_secrets` (its first signing
 # secret of each mode, by livemode: shown once to whoever created it).

@@ -21,7 +21,7 @@ def random_token(length: int) -> str:
     return token[:length].decode()
 
 
-_SHAPE = re.compile(r"[a-z]{2,3}_[A-Za-z0-9]{24}")
+_SHAPE = re.compile(r"[a-z]{2,5}_[A-Za-z0-9]{24}")
 
 
 def looks_like_id(text: str) -> bool:
@@ -68,3 +68,13 @@ def sandbox_id() -> str:
 
 def request_id() -> str:
     return new_id("req")
+
+
+def payment_link_id() -> str:
+    return new_id("plink")
+
+
+def payment_link_slug() -> str:
+    """The random part of a payment link's public address (/pay/{slug}): 22 characters drawn by
+    the OS's random source (about 131 bits), not the link's id."""
+    return random_token(22)

@@ -35,6 +35,9 @@ class CheckoutSession(serializers.Serializer):
     charge = serializers.CharField(
         allow_null=True, help_text="The succeeded charge, once the session is complete."
     )
+    payment_link = serializers.CharField(
+        allow_null=True, help_text="The payment link the session was opened from, if any."
+    )
     created_at = objects.timestamp_field()
     expires_at = objects.timestamp_field()
 
@@ -56,6 +59,7 @@ SESSION = {
     "customer_email": None,
     "payment_methods": ["mobile_money"],
     "charge": None,
+    "payment_link": None,
     "created_at": "2026-11-21T09:30:12.482913Z",
     "expires_at": "2026-11-22T09:30:12.482913Z",
 }

@@ -1,0 +1,25 @@
+"""Reads of payment links, for the API and the public page."""
+
+from django.db.models import QuerySet
+
+from core.errors import ResourceMissing
+from links.models import PaymentLink
+
+
+def link_list(*, merchant, livemode: bool, filters: dict) -> QuerySet:
+    qs = PaymentLink.objects.filter(merchant=merchant, livemode=livemode)
+    if "active" in filters:
+        qs = qs.filter(active=filters["active"])
+    return qs
+
+
+def link_get(*, merchant, livemode: bool, link_id: str) -> PaymentLink:
+    link = PaymentLink.objects.filter(merchant=merchant, livemode=livemode, pk=link_id).first()
+    if link is None:
+        raise ResourceMissing("payment link", link_id)
+    return link
+
+
+def link_for_page(*, slug: str) -> PaymentLink | None:
+    """The link behind a /pay/{slug} address (anyone holding the address may pay it)."""
+    return PaymentLink.objects.select_related("merchant").filter(slug=slug).first()
