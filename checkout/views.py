@@ -272,6 +272,16 @@ def pay(request, session_id: str):
     return _pay_page(request, session, failed=failed)
 
 
+def too_many_message(wait: int) -> str:
+    """What a throttled hosted page says: when to try again, in the customer's language."""
+    minutes = max(1, round(wait / 60))
+    return translation.ngettext(
+        "Too many payment attempts. Please try again in %(minutes)s minute.",
+        "Too many payment attempts. Please try again in %(minutes)s minutes.",
+        minutes,
+    ) % {"minutes": minutes}
+
+
 def _too_many_attempts(request, session: CheckoutSession):
     """Payment attempts are throttled per session and per client address, so a page cannot be
     used to send prompt after prompt to someone's phone: past the limit, the page says when to
@@ -283,13 +293,7 @@ def _too_many_attempts(request, session: CheckoutSession):
     ):
         wait = throttles.hit(scope, ident, rate)
         if wait is not None:
-            minutes = max(1, round(wait / 60))
-            message = translation.ngettext(
-                "Too many payment attempts. Please try again in %(minutes)s minute.",
-                "Too many payment attempts. Please try again in %(minutes)s minutes.",
-                minutes,
-            ) % {"minutes": minutes}
-            response = _pay_page(request, session, error=message, status=429)
+            response = _pay_page(request, session, error=too_many_message(wait), status=429)
             response["Retry-After"] = str(wait)
             return response
     return None

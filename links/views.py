@@ -13,7 +13,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
-from checkout.views import hosted_page, language_links
+from checkout.views import hosted_page, language_links, too_many_message
 from core import throttles
 from core.errors import ApiError
 from core.links import public_url
@@ -69,13 +69,7 @@ def _not_found(request):
 
 
 def _too_many(request, link: PaymentLink, wait: int):
-    minutes = max(1, round(wait / 60))
-    message = translation.ngettext(
-        "Too many payment attempts. Please try again in %(minutes)s minute.",
-        "Too many payment attempts. Please try again in %(minutes)s minutes.",
-        minutes,
-    ) % {"minutes": minutes}
-    response = _page(request, link, error=message, status=429)
+    response = _page(request, link, error=too_many_message(wait), status=429)
     response["Retry-After"] = str(wait)
     return response
 

@@ -14,8 +14,9 @@ from links.models import PaymentLink
 from payments.models import Charge, Refund
 from payments.providers.base import ProviderOutcome
 from payments.services import charges
+from tests.factories import make_session
 from tests.helpers import race
-from tests.links.factories import make_link
+from tests.links.factories import make_link, pay_session
 from webhooks.models import Event
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -88,21 +89,8 @@ def test_a_link_without_max_payments_takes_every_payment(merchant):
 
 def test_a_session_without_a_link_is_not_counted(merchant):
     link = make_link(merchant, max_payments=1)
-    session = checkout.session_create(
-        merchant=merchant,
-        livemode=False,
-        amount=250000,
-        currency="CDF",
-        success_url="https://a.cd/ok",
-        cancel_url="https://a.cd/ko",
-    )
-    charge = checkout.session_attempt_create(
-        session_id=session.id,
-        payment_method="mobile_money",
-        phone="+243812345678",
-        network="VODACOM_MPESA",
-    )
-    charges.charge_apply_outcome(charge_id=charge.id, outcome=ProviderOutcome(status="succeeded"))
+    session = make_session(merchant)
+    pay_session(session)
     assert CheckoutSession.objects.get(pk=session.id).status == "complete"
     link.refresh_from_db()
     assert link.payments_count == 0

@@ -10,13 +10,12 @@ from django.core import mail
 from checkout import services as checkout
 from links import services, tasks
 from links.models import Receipt
-from payments.models import Charge
 from payments.providers.base import ProviderOutcome
 from payments.services import charges
-from tests.factories import with_support_contact
+from tests.factories import make_session, with_support_contact
 from tests.helpers import race
 from tests.links import smtp
-from tests.links.factories import make_link
+from tests.links.factories import make_link, pay_session
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -35,17 +34,7 @@ def sink(settings):
 def paid_session(link, *, email: str = "client@example.cd", language: str = "fr", **outcome):
     """A customer of the link who paid by mobile money on a page in `language`."""
     session = services.link_open_session(link=link, customer_email=email, language=language)
-    charge = checkout.session_attempt_create(
-        session_id=session.id,
-        payment_method="mobile_money",
-        phone="+243812345678",
-        network="VODACOM_MPESA",
-        locale=language,
-    )
-    charges.charge_apply_outcome(
-        charge_id=charge.id, outcome=ProviderOutcome(**{"status": "succeeded", **outcome})
-    )
-    return Charge.objects.get(pk=charge.id)
+    return pay_session(session, locale=language, **outcome)
 
 
 def subject(message) -> str:
@@ -95,34 +84,13 @@ def test_no_address_no_receipt_and_a_refused_success_gets_none(merchant, sink, e
     paid_session(link, email="")
     assert sink.messages == [] and not Receipt.objects.exists()
     # A success past max_payments is given back: no receipt for it.
-    charge = checkout.session_attempt_create(
-        session_id=late.id,
-        payment_method="mobile_money",
-        phone="+243812345678",
-        network="VODACOM_MPESA",
-    )
-    charges.charge_apply_outcome(charge_id=charge.id, outcome=ProviderOutcome(status="succeeded"))
-    assert Charge.objects.get(pk=charge.id).late_payment_at is not None
+    charge = pay_session(late)
+    assert charge.late_payment_at is not None
     assert sink.messages == [] and not Receipt.objects.exists()
 
 
 def test_sessions_without_a_link_get_receipts_too(merchant, sink, eager_tasks):
-    session = checkout.session_create(
-        merchant=merchant,
-        livemode=False,
-        amount=500000,
-        currency="CDF",
-        success_url="https://a.cd/ok",
-        cancel_url="https://a.cd/ko",
-        customer_email="client@example.cd",
-    )
-    charge = checkout.session_attempt_create(
-        session_id=session.id,
-        payment_method="mobile_money",
-        phone="+243812345678",
-        network="VODACOM_MPESA",
-    )
-    charges.charge_apply_outcome(charge_id=charge.id, outcome=ProviderOutcome(status="succeeded"))
+    pay_session(make_session(merchant, amount=500000, customer_email="client@example.cd"))
     (message,) = sink.messages
     assert "5 000 CDF" in smtp.parts(message)["text/plain"]
 
