@@ -2,6 +2,7 @@
 (never past max_payments), and the receipts of completed sessions."""
 
 import logging
+from datetime import timedelta
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
@@ -159,6 +160,21 @@ def receipt_on_session_changed(sender, *, instance: CheckoutSession, type: str, 
     )
     if created:
         transaction.on_commit(lambda: _enqueue(receipt.pk), robust=True)
+
+
+def receipts_enqueue_unsent(*, older_than: int = 300, limit: int = 500) -> int:
+    """The periodic sweep: receipts never tried, written more than `older_than` seconds ago (the
+    broker was away when their payment committed), get their task now. Sending twice is
+    impossible (receipt_send), so a sweep that overlaps a late task costs nothing."""
+    due = Receipt.objects.filter(
+        sent_at__isnull=True,
+        attempts=0,
+        created_at__lte=timezone.now() - timedelta(seconds=older_than),
+    ).values_list("pk", flat=True)[:limit]
+    due = list(due)
+    for receipt_id in due:
+        _enqueue(receipt_id)
+    return len(due)
 
 
 def _enqueue(receipt_id: int) -> None:

@@ -17,3 +17,9 @@ def receipt_send(self, receipt_id: int) -> bool:
         if self.request.retries >= len(schedule):
             raise
         raise self.retry(exc=exc, countdown=schedule[self.request.retries]) from exc
+
+
+@shared_task
+def receipts_enqueue_unsent() -> int:
+    """Receipts whose task was lost with the broker (beat, every five minutes)."""
+    return services.receipts_enqueue_unsent()

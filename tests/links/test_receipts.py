@@ -3,6 +3,7 @@ language of their page, with the merchant, amount, date, charge id and operator 
 once whatever retries or second workers do, and a mail server that refuses is tried again."""
 
 import email.header
+from datetime import timedelta
 
 import pytest
 from django.core import mail
@@ -133,3 +134,22 @@ def test_the_task_retries_on_the_schedule_then_gives_up(merchant, settings):
     assert mail.outbox == []
     receipt.refresh_from_db()
     assert receipt.sent_at is None and receipt.attempts == 3 and receipt.last_error
+
+
+def test_a_receipt_whose_task_was_lost_is_sent_by_the_sweep(merchant, sink, settings):
+    from config.celery import app
+
+    paid_session(make_link(merchant))  # its task waits in the broker, as if lost
+    receipt = Receipt.objects.get()
+    app.conf.task_always_eager = True
+    try:
+        assert services.receipts_enqueue_unsent() == 0  # too recent: its own task comes first
+        Receipt.objects.filter(pk=receipt.pk).update(
+            created_at=receipt.created_at - timedelta(minutes=10)
+        )
+        assert services.receipts_enqueue_unsent() == 1
+        assert len(sink.messages) == 1
+        assert services.receipts_enqueue_unsent() == 0
+    finally:
+        app.conf.task_always_eager = False
+    assert len(sink.messages) == 1

@@ -17,6 +17,8 @@ from django.contrib.sessions.models import Session
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
+from checkout.services import session_attempt_create
+from links.services import link_create, link_open_session
 from payments.models import ApiKey
 from payments.services.refunds import refund_create
 from tests.factories import (
@@ -25,13 +27,14 @@ from tests.factories import (
     payout_waiting_for_staff,
     record_event,
     sent_charge,
+    settle,
     succeeded_mobile_money_charge,
 )
 from tests.helpers import admin_url, set_webhook_url
 
 pytestmark = pytest.mark.django_db
 
-OUR_APPS = {"payments", "checkout", "webhooks", "sandbox"}
+OUR_APPS = {"payments", "checkout", "links", "webhooks", "sandbox"}
 
 # Every action the staff site offers, by model, and the permission that offers it.
 NEEDS = {
@@ -139,6 +142,18 @@ def world(merchant, settings):
     close_network("AIRTEL_MONEY")
     record_event(merchant, url="https://shop.example.cd/hooks")
     make_session(merchant)
+    link = link_create(
+        merchant=merchant, livemode=False, currency="CDF", description="Riz", amount=5000
+    )
+    settle(
+        session_attempt_create(
+            session_id=link_open_session(link=link, customer_email="client@example.cd").id,
+            payment_method="mobile_money",
+            phone="+243812345678",
+            network="VODACOM_MPESA",
+        ),
+        "succeeded",
+    )  # a payment link, and the receipt of its payment
     Group.objects.create(name="support")
     settings.SANDBOX_MOBILE_MONEY_DELAY = 0  # asked again, the sandbox operator has an answer
     return merchant
