@@ -28,7 +28,7 @@ class PaymentLink(models.Model):
     amount = models.BigIntegerField(_("amount (minor units)"), null=True, blank=True)
     custom_amount = models.BooleanField(_("customer chooses the amount"), default=False)
     currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
-    description = models.CharField(_("description"), max_length=200)
+    description = models.CharField("description", max_length=200)
     max_payments = models.PositiveIntegerField(_("maximum payments"), null=True, blank=True)
     # Completed sessions of the link, counted under the link's row lock when each completes.
     payments_count = models.PositiveIntegerField(_("payments"), default=0)

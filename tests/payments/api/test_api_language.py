@@ -249,10 +249,10 @@ SAME_IN_FRENCH = {"live", "test", "ID", "Transaction"}  # French writes them ali
 
 
 def marked_messages() -> set[tuple[str | None, str]]:
-    """Every message the code marks for translation (core, payments, checkout, webhooks, sandbox), as
+    """Every message the code marks for translation (core, payments, checkout, links, webhooks, sandbox), as
     (context, message): the context None when the message is marked without one."""
     messages = set()
-    for app in ("core", "payments", "checkout", "webhooks", "sandbox"):
+    for app in ("core", "payments", "checkout", "links", "webhooks", "sandbox"):
         for path in (settings.BASE_DIR / app).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text(), str(path))):
                 if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
@@ -361,7 +361,7 @@ def test_every_message_of_the_templates_has_its_french_translation():
 
 def test_the_compiled_catalogue_is_the_one_written():
     """The .mo files are committed: each says what its .po says (compilemessages was run)."""
-    for app in ("payments", "checkout", "webhooks"):
+    for app in ("payments", "checkout", "links", "webhooks"):
         entries = catalogue(settings.BASE_DIR / app / "locale/fr/LC_MESSAGES/django.po")
         assert entries
         with translation.override("fr"):
