@@ -84,8 +84,8 @@ class LinkDetailView(ApiView):
         examples=LINK_UPDATE,
     )
     def post(self, request, link_id: str):
-        data = self.validated(LinkUpdateIn)
         link = selectors.link_get(merchant=self.merchant, livemode=self.livemode, link_id=link_id)
+        data = self.validated(LinkUpdateIn)
         return Response(
             payment_link_repr(services.link_set_active(link=link, active=data["active"]))
         )

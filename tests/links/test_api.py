@@ -192,8 +192,9 @@ def test_another_merchants_or_modes_link_is_missing(api, live_api, merchant):
             "invalid_request_error",
             "resource_missing",
         )
-        response = client.post(f"/v1/payment_links/{link['id']}", {"active": False}, format="json")
-        assert_error(response, 404, "invalid_request_error", "resource_missing")
+        for body in ({"active": False}, {"amount": 1}):
+            response = client.post(f"/v1/payment_links/{link['id']}", body, format="json")
+            assert_error(response, 404, "invalid_request_error", "resource_missing")
         assert client.get("/v1/payment_links").json()["data"] == []
     assert PaymentLink.objects.get(pk=link["id"]).active is True
 
