@@ -11,7 +11,7 @@ from django.http import Http404, HttpResponse, HttpResponseNotModified, HttpResp
 from django.shortcuts import render
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 
 from checkout.views import hosted_page, language_links, too_many_message
 from core import throttles
@@ -112,7 +112,7 @@ def page(request, slug: str):
     return HttpResponseRedirect(public_url("checkout-pay", session.id), status=303)
 
 
-@require_GET
+@require_safe
 @hosted_page
 def done(request, slug: str):
     """Where a customer lands after paying when the link has no success_url."""
@@ -143,11 +143,11 @@ def _qr(request, slug: str, *, kind: str, content_type: str, scale: int):
     return response
 
 
-@require_GET
+@require_safe
 def qr_svg(request, slug: str):
     return _qr(request, slug, kind="svg", content_type="image/svg+xml", scale=QR_SVG_SCALE)
 
 
-@require_GET
+@require_safe
 def qr_png(request, slug: str):
     return _qr(request, slug, kind="png", content_type="image/png", scale=QR_PNG_SCALE)

@@ -44,3 +44,11 @@ def test_qr_codes_are_cacheable(merchant, kind):
     assert again.status_code == 304 and again.content == b"" and again["ETag"] == etag
     other = make_link(merchant)
     assert Client().get(f"/pay/{other.slug}/qr.{kind}")["ETag"] != etag
+
+
+def test_a_head_request_is_answered_like_a_get(merchant):
+    link = make_link(merchant)
+    for kind in ("svg", "png"):
+        head = Client().head(f"/pay/{link.slug}/qr.{kind}")
+        assert head.status_code == 200 and head["ETag"]
+    assert Client().post(f"/pay/{link.slug}/qr.png").status_code == 405
