@@ -247,7 +247,9 @@ if REDIS_URL:
 # EMAIL_URL in django-environ's syntax: smtp://user:password@host:587 (smtp+tls://, smtp+ssl://),
 # consolemail:// (the default: mails printed to the log, as `make run` shows them).
 vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
-DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default=f"no-reply@{_public.hostname or 'localhost'}")
+DEFAULT_FROM_EMAIL = env.str(
+    "DEFAULT_FROM_EMAIL", default=f"no-reply@{_public.hostname or 'localhost'}"
+)
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
 
