@@ -14,8 +14,6 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 import uuid
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
@@ -26,7 +24,7 @@ from django.conf import settings
 from config.celery import app
 from payments.models import Charge, Payout, Refund
 from tests.factories import succeeded_mobile_money_charge
-from tests.helpers import database_url_for_subprocess, set_webhook_url, wait_for
+from tests.helpers import api_call, database_url_for_subprocess, set_webhook_url, wait_for
 from webhooks.models import Event
 
 pytestmark = [pytest.mark.nginx, pytest.mark.redis, pytest.mark.postgres]
@@ -50,22 +48,7 @@ class Client:
         self.replays = []
 
     def call(self, base, method, path, body=None, idempotency_key=""):
-        headers = {"Authorization": f"Bearer {self.key}", "Content-Type": "application/json"}
-        if idempotency_key:
-            headers["Idempotency-Key"] = idempotency_key
-        request = urllib.request.Request(
-            base + path,
-            method=method,
-            data=json.dumps(body).encode() if body is not None else None,
-            headers=headers,
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=30) as answer:
-                return answer.status, json.loads(answer.read())
-        except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read() or b"{}")
-        except OSError as error:
-            return None, repr(error)
+        return api_call(base, self.key, method, path, body, idempotency_key)
 
     def post(self, path: str, body: dict) -> dict:
         idempotency_key = str(uuid.uuid4())
