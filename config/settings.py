@@ -325,6 +325,8 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,
 }
+# The model that stores the answers to POSTs made with an Idempotency-Key (core/api/idempotency.py).
+IDEMPOTENCY_RECORD_MODEL = "payments.IdempotencyRecord"
 
 # --- Throttles and sign-in lockouts ---------------------------------------------------------
 # Throttles per client address ("N/s", "N/m", "N/h", "N/d"; core/throttles.py). Failed API

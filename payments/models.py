@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from core import ids
+from core.api import idempotency
 from payments.providers.airtel import AirtelMoney
 from payments.providers.mpesa import VodacomMpesa
 from payments.providers.orange import OrangeMoney
@@ -610,20 +611,11 @@ class NetworkState(models.Model):
         return f"{self.get_network_display()} ({'live' if self.livemode else 'test'})"
 
 
-class IdempotencyRecord(models.Model):
-    """The stored answer to a POST made with an Idempotency-Key."""
+class IdempotencyRecord(idempotency.IdempotencyRecord):
+    """The stored answer to a POST made with an Idempotency-Key (core/api/idempotency.py), kept
+    per merchant: IDEMPOTENCY_RECORD_MODEL names this model."""
 
     merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE)
-    livemode = models.BooleanField()
-    key = models.CharField(max_length=255)
-    method = models.CharField(max_length=10)
-    path = models.CharField(max_length=500)
-    request_fingerprint = models.CharField(max_length=64)
-    response_status = models.PositiveSmallIntegerField()
-    response_body = models.BinaryField()
-    response_content_type = models.CharField(max_length=100, default="application/json")
-    created_at = models.DateTimeField(default=timezone.now)
-    expires_at = models.DateTimeField(db_index=True)
 
     class Meta:
         constraints = [
@@ -631,6 +623,3 @@ class IdempotencyRecord(models.Model):
                 fields=["merchant", "livemode", "key"], name="idempotency_scope_unique"
             )
         ]
-
-    def __str__(self) -> str:
-        return self.key

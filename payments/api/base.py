@@ -6,8 +6,8 @@ import functools
 from django.utils.translation import gettext_noop
 from rest_framework.views import APIView
 
+from core.api import idempotency
 from core.errors import InvalidRequest
-from payments.api import idempotency
 from payments.api.authentication import ApiPrincipal
 from payments.api.openapi import ApiSchema
 from payments.models import Merchant
