@@ -314,8 +314,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY
 
 # --- REST framework -------------------------------------------------------------------------
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": ["payments.api.authentication.ApiKeyAuthentication"],
-    "DEFAULT_PERMISSION_CLASSES": ["payments.api.authentication.HasApiKey"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["core.api.authentication.ApiKeyAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["core.api.authentication.HasApiKey"],
     "DEFAULT_PARSER_CLASSES": ["core.api.parsers.JsonObjectParser"],
     "DEFAULT_RENDERER_CLASSES": ["core.api.renderers.JsonRenderer"],
     "DEFAULT_THROTTLE_CLASSES": ["core.api.throttling.ApiKeyRateThrottle"],
@@ -327,10 +327,12 @@ REST_FRAMEWORK = {
 }
 # The model that stores the answers to POSTs made with an Idempotency-Key (core/api/idempotency.py).
 IDEMPOTENCY_RECORD_MODEL = "payments.IdempotencyRecord"
+# Who an API key is (core/api/authentication.py): the key's merchant and mode, from its hash.
+API_KEY_RESOLVER = "payments.api.principals.resolve"
 
 # --- Throttles and sign-in lockouts ---------------------------------------------------------
 # Throttles per client address ("N/s", "N/m", "N/h", "N/d"; core/throttles.py). Failed API
-# authentications only ever refuse requests without a valid key (payments/api/authentication.py).
+# authentications only ever refuse requests without a valid key (core/api/authentication.py).
 THROTTLE_AUTH_FAILURES = env.str("THROTTLE_AUTH_FAILURES", default="20/m")
 THROTTLE_CHECKOUT_ATTEMPTS_SESSION = env.str("THROTTLE_CHECKOUT_ATTEMPTS_SESSION", default="10/h")
 THROTTLE_CHECKOUT_ATTEMPTS_ADDRESS = env.str("THROTTLE_CHECKOUT_ATTEMPTS_ADDRESS", default="30/h")

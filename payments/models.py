@@ -5,7 +5,6 @@ Models hold data and constraints only; every change of money state goes through 
 """
 
 import base64
-import hashlib
 import secrets
 
 from django.core.validators import RegexValidator
@@ -125,11 +124,6 @@ class Merchant(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.id})"
-
-
-def hash_api_key(plaintext: str) -> str:
-    """Keys carry 190 bits of randomness, so a plain SHA-256 is enough to store them safely."""
-    return hashlib.sha256(plaintext.encode()).hexdigest()
 
 
 class ApiKey(models.Model):

@@ -8,8 +8,8 @@ from rest_framework.views import APIView
 
 from core.api import idempotency
 from core.errors import InvalidRequest
-from payments.api.authentication import ApiPrincipal
 from payments.api.openapi import ApiSchema
+from payments.api.principals import ApiPrincipal
 from payments.models import Merchant
 
 _default_headers: dict[type, dict] = {}

@@ -291,7 +291,7 @@ class ApiSchema(AutoSchema):
 
 
 class ApiKeyScheme(OpenApiAuthenticationExtension):
-    target_class = "payments.api.authentication.ApiKeyAuthentication"
+    target_class = "core.api.authentication.ApiKeyAuthentication"
     name = "bearerAuth"
 
     def get_security_definition(self, auto_schema):
