@@ -322,7 +322,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {"api_key": env.str("API_RATE_LIMIT", default="100/s")},
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "core.api.renderers.JsonOnlyNegotiation",
     "EXCEPTION_HANDLER": "core.api.errors.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "payments.api.openapi.ApiSchema",
     "UNAUTHENTICATED_USER": None,
 }
 # The model that stores the answers to POSTs made with an Idempotency-Key (core/api/idempotency.py).
