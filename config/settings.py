@@ -220,10 +220,11 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# Beat's file holds only the last run of each periodic job, for this beat process: the schedule
-# itself is in config/celery.py, and every job is safe to run twice, so a beat on each machine, or
-# a file lost, costs a run or two early and nothing else.
-CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+# Beat keeps its state (when each job last ran) in memory, not in a file of the machine it runs on
+# (Celery's plain Scheduler instead of the default shelve file): the schedule itself is the code of
+# config/celery.py, and every job is safe to run twice, so a beat restarted anywhere, or a second
+# beat, only makes each job run once at its start.
+CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 # The periodic sweeps run on their own queue (config/celery.py), so a backlog on the default
 # queue never delays them: a worker must consume it (runservice's does).
 PERIODIC_QUEUE = env.str("PERIODIC_QUEUE", default="periodic")
