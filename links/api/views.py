@@ -4,6 +4,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
+from core.api.base import ApiView
 from core.api.pagination import paginate
 from links import selectors, services
 from links.api.objects import (
@@ -16,7 +17,6 @@ from links.api.objects import (
 )
 from links.representations import payment_link_repr
 from links.serializers import LinkCreateIn, LinkListQuery, LinkUpdateIn
-from payments.api.base import ApiView
 from payments.api.openapi import errors
 
 
