@@ -47,6 +47,7 @@ app.conf.beat_schedule = {
         "schedule": 3600.0,
     },
     "webhooks-sweep": {"task": "webhooks.tasks.deliveries_sweep", "schedule": 30.0},
+    "payout-batches-resume": {"task": "batches.tasks.batches_resume", "schedule": 10.0},
 }
 # The sweeps run on their own queue, so a backlog of ordinary tasks never delays them.
 app.conf.task_routes = {

@@ -24,6 +24,7 @@ urlpatterns = [
     path("v1/", include("payments.api.urls")),
     path("v1/", include("checkout.api.urls")),
     path("v1/", include("webhooks.api.urls")),
+    path("v1/", include("batches.api.urls")),
     re_path(r"^v1(?:/.*)?$", api_errors.not_found_view),
     path("", include("payments.callbacks.urls")),
     path("", include("checkout.urls")),

@@ -68,3 +68,7 @@ def sandbox_id() -> str:
 
 def request_id() -> str:
     return new_id("req")
+
+
+def payout_batch_id() -> str:
+    return new_id("pob")
