@@ -59,6 +59,18 @@ RESUME_BATCH = 100  # batches one sweep takes up at most
 # --- Creating, submitting, approving, rejecting -------------------------------------------------
 
 
+def _moved(
+    batch: PayoutBatch, status: str, *, step: str, user_id: int | None, now=None, **fields
+) -> PayoutBatch:
+    """The batch (locked) moved to `status` by `user_id`: `{step}_by` and `{step}_at` noted."""
+    now = now or timezone.now()
+    values = {"status": status, f"{step}_by_id": user_id, f"{step}_at": now, "updated_at": now}
+    for name, value in {**values, **fields}.items():
+        setattr(batch, name, value)
+    batch.save(update_fields=[name.removesuffix("_id") for name in {**values, **fields}])
+    return batch
+
+
 def _locked(*, merchant: Merchant, livemode: bool, batch_id: str) -> PayoutBatch:
     return PayoutBatch.objects.select_for_update().get(
         pk=batch_id, merchant=merchant, livemode=livemode
@@ -197,13 +209,7 @@ def batch_submit(
                 "submitted: upload the file again to see which."
             )
         ) from None
-    now = timezone.now()
-    batch.status = BatchStatus.AWAITING_APPROVAL
-    batch.submitted_by_id = user_id
-    batch.submitted_at = now
-    batch.updated_at = now
-    batch.save(update_fields=["status", "submitted_by", "submitted_at", "updated_at"])
-    return batch
+    return _moved(batch, BatchStatus.AWAITING_APPROVAL, step="submitted", user_id=user_id)
 
 
 @transaction.atomic
@@ -272,12 +278,7 @@ def batch_reject(
         )
     now = timezone.now()
     batch.items.update(status=ItemStatus.CANCELED, reference_held=False, updated_at=now)
-    batch.status = BatchStatus.REJECTED
-    batch.rejected_by_id = user_id
-    batch.rejected_at = now
-    batch.updated_at = now
-    batch.save(update_fields=["status", "rejected_by", "rejected_at", "updated_at"])
-    return batch
+    return _moved(batch, BatchStatus.REJECTED, step="rejected", user_id=user_id, now=now)
 
 
 @transaction.atomic

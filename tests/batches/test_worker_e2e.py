@@ -2,35 +2,16 @@
 row, and a worker killed (SIGKILL) midway, after which a new worker pays every row exactly once.
 The books agree (manage.py checkledger) at the end."""
 
-import os
-import subprocess
-import sys
-
 import pytest
-from django.conf import settings
 
 from batches.models import BatchStatus, ItemStatus, PayoutBatch, PayoutBatchItem
 from payments.models import Payout, PayoutStatus
+from tests.deploy.test_drill import checkledger
 from tests.factories import succeeded_mobile_money_charge
-from tests.helpers import database_url_for_subprocess, wait_for
+from tests.helpers import wait_for
 from webhooks.models import Event
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
-
-
-def checkledger() -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "manage.py", "checkledger"],
-        cwd=settings.BASE_DIR,
-        env={
-            **os.environ,
-            "DATABASE_URL": database_url_for_subprocess(),
-            "REDIS_URL": settings.REDIS_URL,
-        },
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def items(count: int) -> list[dict]:
