@@ -262,7 +262,7 @@ def rows_references_check(
     the merchant in this mode."""
     first: dict[str, int] = {}
     for row in rows:
-        if row.has_problem("reference"):
+        if not row.reference or row.has_problem("reference"):
             continue
         if row.reference in first:
             other = first[row.reference]
@@ -318,6 +318,8 @@ def rows_check(
     """Check every row (in place, adding to the problems a file's reading found) and return them.
     The API reads numbers strictly (E.164, a network given); a file as people type them."""
     for row in rows:
+        if any(item.column is None for item in row.problems):
+            continue  # a row whose cells could not be placed (parsing): its one problem says why
         _check_phone(row, api=api)
         _check_network(row, api=api)
         _check_currency(row)

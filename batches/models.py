@@ -119,7 +119,8 @@ class PayoutBatchItem(models.Model):
     description = models.TextField("description", blank=True, default="")
     problems = models.JSONField(_("problems"), default=list, blank=True)
     # Whether the reference is taken for the merchant and mode: from submission on, until a
-    # rejection gives it back. Drafts take none (a corrected file is uploaded again).
+    # rejection, or the row's failure (nothing paid), gives it back. Drafts take none (a
+    # corrected file is uploaded again).
     reference_held = models.BooleanField(_("reference held"), default=False)
     status = models.CharField(
         _("status"), max_length=10, choices=ItemStatus.choices, default=ItemStatus.DRAFT

@@ -8,7 +8,8 @@ are skipped.
 Amounts are in major units, as people type them: `25000`, `25000.00`, `25000,00`, read exactly
 (Decimal, never a float). A decimal comma is unambiguous in a `;` file; in a `,` file a cell
 holding one must be quoted (`"12,00"`), as spreadsheets write it, else the row has a cell too
-many, which is said in words. Refused in words: more than 2 decimals, a thousands separator
+many (even when that cell is empty), which is said in words instead of what the shifted cells
+would say. Refused in words: more than 2 decimals, a thousands separator
 (`25 000`, `25,000.00`, `25.000`: three digits after the only separator read as thousands),
 and cents (`12,50`: mobile money pays whole units, §4).
 
@@ -185,8 +186,9 @@ def parse_file(data: bytes) -> list[Row]:
             "file_empty",
             lambda: _("The file is empty: its first row must be %(header)s.") % {"header": HEADER},
         )
+    dialect = _dialect(first_line)
     try:
-        records = list(csv.reader(io.StringIO(text, newline=""), _dialect(first_line)))
+        records = list(csv.reader(io.StringIO(text, newline=""), dialect))
     except csv.Error as exc:
         reason = str(exc)
         raise _refuse(
@@ -209,6 +211,16 @@ def parse_file(data: bytes) -> list[Row]:
     return [_row(number, record, columns) for number, record in numbered]
 
 
+def _split_amount(record: list[str], columns: dict[str, int]) -> bool:
+    """Whether a row with more cells than the header looks like an amount with a decimal comma
+    left unquoted in a `,` file (`12,00` read as `12` and `00`), even when the cells it pushed
+    past the header are empty."""
+    index = columns["amount"]
+    if len(record) <= max(len(columns), index + 1):
+        return False
+    return re.fullmatch(r"[0-9]+,[0-9]{1,3}", f"{record[index]},{record[index + 1]}") is not None
+
+
 def _row(number: int, record: list[str], columns: dict[str, int]) -> Row:
     def cell(name: str) -> str:
         index = columns.get(name)
@@ -223,7 +235,7 @@ def _row(number: int, record: list[str], columns: dict[str, int]) -> Row:
         description=cell("description").strip(),
     )
     extra = [cell for cell in record[len(columns) :] if cell.strip()]
-    if extra:
+    if extra or _split_amount(record, columns):
         row.add(
             problem(
                 None,
@@ -235,6 +247,7 @@ def _row(number: int, record: list[str], columns: dict[str, int]) -> Row:
                 ),
             )
         )
+        return row  # its cells are not where the header says: nothing more can be read
     row.amount, amount_problem = parse_amount(cell("amount"))
     if amount_problem is not None:
         row.add(amount_problem)

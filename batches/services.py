@@ -3,7 +3,8 @@
   1. batch_create (a draft from checked rows: a dashboard upload, batch_create_from_file, or the
      API's items), then batch_submit (no row with a problem; each row's reference is then held
      for the merchant and mode, by a unique constraint, until a rejection gives it back) →
-     awaiting_approval; batch_reject, or batch_approve: under the batch's row lock, so that two
+     awaiting_approval (a row that fails later gives its reference back: nothing was paid);
+     batch_reject, or batch_approve: under the batch's row lock, so that two
      approvals (twice, or two members at once) approve once; the second approver's rule and the
      balance of each currency against the whole batch are checked there. Approved → processing.
   2. batch_pay (a task, BATCH_PAYOUT_RATE rows a second): each row is taken under a row lock
@@ -87,17 +88,14 @@ def batch_create(
     user_id: int | None = None,
     filename: str = "",
 ) -> PayoutBatch:
-    """A draft batch of `rows` (checked here; a row with problems is kept with them, for the
-    preview)."""
+    """A draft batch of `rows`, checked by the caller (checks.rows_check): a row with problems
+    is kept with them, for the preview."""
     batch = PayoutBatch(
         merchant=merchant,
         livemode=livemode,
         source=source,
         filename=filename[:255],
         created_by_id=user_id,
-    )
-    checks.rows_check(
-        rows, merchant=merchant, livemode=livemode, api=source == BatchSource.API, batch_id=batch.id
     )
     batch.row_count = len(rows)
     batch.totals = checks.totals(rows)
@@ -128,7 +126,7 @@ def batch_create_from_file(
 ) -> PayoutBatch:
     """A draft from an uploaded file (batches.parsing): parsing.FileRefused when the file as a
     whole cannot be read."""
-    rows = parse_file(data)
+    rows = checks.rows_check(parse_file(data), merchant=merchant, livemode=livemode, api=False)
     return batch_create(
         merchant=merchant,
         livemode=livemode,
@@ -391,8 +389,17 @@ def _pay_next(batch_id: str) -> bool:
             item.status = ItemStatus.FAILED
             item.failure_code = exc.code
             item.failure_message = str(exc)[:500]
+            item.reference_held = False  # nothing was paid: the reference may be paid later
             item.updated_at = timezone.now()
-            item.save(update_fields=["status", "failure_code", "failure_message", "updated_at"])
+            item.save(
+                update_fields=[
+                    "status",
+                    "failure_code",
+                    "failure_message",
+                    "reference_held",
+                    "updated_at",
+                ]
+            )
             _complete_if_done(batch_id)
             return True
         item.payout = payout
@@ -459,6 +466,8 @@ def item_on_payout_changed(sender, *, instance, **kwargs) -> None:
         status=instance.status,
         failure_code=instance.failure_code,
         failure_message=instance.failure_message[:500],
+        # A row whose payout failed paid nothing: its reference may be paid by a later batch.
+        reference_held=instance.status != ItemStatus.FAILED,
         updated_at=timezone.now(),
     )
     _complete_if_done(item.batch_id)

@@ -42,6 +42,13 @@ def test_an_unquoted_decimal_comma_in_a_comma_file_is_a_cell_too_many_in_words()
     assert '"12,00"' in message["en"] and '"12,00"' in message["fr"]
 
 
+def test_an_unquoted_decimal_comma_is_found_even_when_the_cell_it_pushes_out_is_empty():
+    data = f"{HEADER}\n+243812345678,12,00,USD,VODACOM_MPESA,R-1,\n".encode()
+    (row,) = parse_file(data)
+    assert codes(row) == [(None, "row_invalid")]  # not what the shifted cells would say
+    assert row.amount is None
+
+
 def test_network_and_description_columns_may_be_left_out_and_in_any_order():
     data = b"reference;currency;amount;phone\nR-1;CDF;5000;0971234567\n"
     (row,) = parse_file(data)

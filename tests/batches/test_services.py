@@ -219,6 +219,10 @@ def test_rows_are_paid_once_follow_their_payouts_and_the_batch_completes_once(fu
     }  # fmt: skip
     failed = batch.items.get(row=3)
     assert (failed.status, failed.failure_code) == (ItemStatus.FAILED, "recipient_invalid")
+    # Nothing was paid to that row: a later batch may pay its reference, not the others'.
+    later = upload(funded, ["0812345678;100;CDF;;SAL-1;", "0812345678;100;CDF;;SAL-2;"])
+    ((row, problem),) = services.batch_preview(batch=later)["problems"]
+    assert (row, problem.code) == (3, "reference_duplicate")
     (event,) = Event.objects.filter(type="payout_batch.completed")
     shown = event.data["object"]
     assert shown["id"] == batch.id and shown["status"] == "complete"
@@ -243,6 +247,7 @@ def test_a_row_that_meets_an_insufficient_balance_fails_alone_in_words(merchant,
     statuses = list(batch.items.order_by("row").values_list("status", "failure_code"))
     assert statuses == [("pending", ""), ("pending", ""), ("failed", "balance_insufficient")]
     assert "balance" in batch.items.get(row=4).failure_message
+    assert not batch.items.get(row=4).reference_held
     settle_all(batch)
     batch.refresh_from_db()
     assert batch.status == BatchStatus.COMPLETE
