@@ -236,6 +236,7 @@ def batch_approve(
     if livemode and not merchant.live_approved:
         raise LiveModeNotApproved()
     available = selectors.balance_get(merchant=merchant, livemode=livemode)
+    language = translation.get_language()
     for currency, amount in sorted(batch.totals.items()):
         if amount > available.get(currency, 0):
             raise BalanceInsufficient(
@@ -245,8 +246,10 @@ def batch_approve(
                 )
                 % {
                     "currency": currency,
-                    "available": money.format_amount(available.get(currency, 0), currency, "en"),
-                    "amount": money.format_amount(amount, currency, "en"),
+                    "available": money.format_amount(
+                        available.get(currency, 0), currency, language
+                    ),
+                    "amount": money.format_amount(amount, currency, language),
                 },
                 param="items",
             )

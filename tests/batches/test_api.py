@@ -205,3 +205,12 @@ def test_items_pages_refuse_bad_parameters(api, funded):
     assert_error(api.get(path, {"colour": "x"}), 400, "invalid_request_error",
                  "parameter_unknown")  # fmt: skip
     assert PayoutBatchItem.objects.get().status == ItemStatus.QUEUED
+
+
+def test_problems_are_said_in_the_callers_language(api, funded):
+    body = {"items": [item(0), item(1, amount=150)]}
+    french = api.post("/v1/payout_batches", body, format="json", HTTP_ACCEPT_LANGUAGE="fr")
+    english = api.post("/v1/payout_batches", body, format="json", HTTP_ACCEPT_LANGUAGE="en")
+    assert "unités entières" in french.json()["error"]["message"]
+    assert "whole units" in english.json()["error"]["message"]
+    assert french.json()["error"]["param"] == english.json()["error"]["param"] == "items[1].amount"
