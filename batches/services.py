@@ -389,6 +389,7 @@ def _pay_next(batch_id: str) -> bool:
                     metadata={"payout_batch": batch.id, "reference": item.reference},
                 )
         except ApiError as exc:  # balance_insufficient, network_unavailable…: this row alone
+            logger.warning("payout batch %s row %s not paid: %s", batch.id, item.row, exc)
             item.status = ItemStatus.FAILED
             item.failure_code = exc.code
             item.failure_message = str(exc)[:500]

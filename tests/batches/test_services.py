@@ -264,3 +264,9 @@ def test_a_batch_whose_rows_all_fail_when_paid_completes(merchant, users, settin
     assert batch.status == BatchStatus.COMPLETE
     assert set(batch.items.values_list("failure_code", flat=True)) == {"network_unavailable"}
     assert Event.objects.filter(type="payout_batch.completed").count() == 1
+
+
+def test_the_results_keep_a_spreadsheet_from_reading_text_as_a_formula(funded, users):
+    batch = upload(funded, ["0812345678;100;CDF;;=1+2;@SUM(A1)"])
+    (header, line) = list(services.results_csv_lines(batch=batch))
+    assert line == "+243812345678,100.00,CDF,VODACOM_MPESA,'=1+2,'@SUM(A1),,draft,\r\n"
