@@ -22,7 +22,6 @@ import re
 from decimal import Decimal
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from batches.checks import MAX_ROWS, Row
 from batches.problems import Problem, problem
@@ -252,13 +251,3 @@ def _row(number: int, record: list[str], columns: dict[str, int]) -> Row:
     if amount_problem is not None:
         row.add(amount_problem)
     return row
-
-
-COLUMN_NAMES = {
-    "phone": gettext_lazy("phone"),
-    "amount": gettext_lazy("amount"),
-    "currency": gettext_lazy("currency"),
-    "network": gettext_lazy("network"),
-    "reference": gettext_lazy("reference"),
-    "description": gettext_lazy("description"),
-}
