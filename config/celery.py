@@ -28,10 +28,10 @@ def _database_connections_as_around_a_request(task=None, **kwargs):
 
 
 # Every periodic job of the service, in one place (seconds between runs). Tasks are thin
-# wrappers around services. The schedule is this code, the same on every machine: beat's file
-# (CELERY_BEAT_SCHEDULE_FILENAME) keeps only when each job last ran, for its own process. Every
-# job is safe to run twice at once (each claims its rows under a row lock, skipping those another
-# run holds), so two beats, or a beat that lost its file, enqueue nothing twice.
+# wrappers around services. The schedule is this code, the same on every machine, and beat keeps
+# when each job last ran in its own memory, in no file (CELERY_BEAT_SCHEDULER). Every job is safe
+# to run twice at once (each claims its rows under a row lock, skipping those another run holds),
+# so two beats, or a beat restarted elsewhere, enqueue nothing twice.
 app.conf.beat_schedule = {
     "charges-poll-due": {"task": "payments.tasks.charges_poll_due", "schedule": 5.0},
     "refunds-poll-due": {"task": "payments.tasks.refunds_poll_due", "schedule": 5.0},

@@ -62,7 +62,7 @@ REPEATED_HEADERS_META = "HTTP_" + REPEATED_HEADERS.replace("-", "_")
 
 def pre_request(worker, req) -> None:
     """Name the once-only headers a request repeats in REPEATED_HEADERS, dropping any the client
-    sent under that name; the application decides (payments.api.idempotency refuses a repeated
+    sent under that name; the application decides (core.api.idempotency refuses a repeated
     Idempotency-Key). gunicorn's own pre_request only logs the request at debug level."""
     req.headers = [(name, value) for name, value in req.headers if name != REPEATED_HEADERS]
     names = [name for name, _ in req.headers]

@@ -221,10 +221,11 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# Beat's file holds only the last run of each periodic job, for this beat process: the schedule
-# itself is in config/celery.py, and every job is safe to run twice, so a beat on each machine, or
-# a file lost, costs a run or two early and nothing else.
-CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+# Beat keeps its state (when each job last ran) in memory, not in a file of the machine it runs on
+# (Celery's plain Scheduler instead of the default shelve file): the schedule itself is the code of
+# config/celery.py, and every job is safe to run twice, so a beat restarted anywhere, or a second
+# beat, only makes each job run once at its start.
+CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 # The periodic sweeps run on their own queue (config/celery.py), so a backlog on the default
 # queue never delays them: a worker must consume it (runservice's does).
 PERIODIC_QUEUE = env.str("PERIODIC_QUEUE", default="periodic")
@@ -320,21 +321,25 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY
 
 # --- REST framework -------------------------------------------------------------------------
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": ["payments.api.authentication.ApiKeyAuthentication"],
-    "DEFAULT_PERMISSION_CLASSES": ["payments.api.authentication.HasApiKey"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["core.api.authentication.ApiKeyAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["core.api.authentication.HasApiKey"],
     "DEFAULT_PARSER_CLASSES": ["core.api.parsers.JsonObjectParser"],
     "DEFAULT_RENDERER_CLASSES": ["core.api.renderers.JsonRenderer"],
     "DEFAULT_THROTTLE_CLASSES": ["core.api.throttling.ApiKeyRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"api_key": env.str("API_RATE_LIMIT", default="100/s")},
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "core.api.renderers.JsonOnlyNegotiation",
     "EXCEPTION_HANDLER": "core.api.errors.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "payments.api.openapi.ApiSchema",
     "UNAUTHENTICATED_USER": None,
 }
+# The model that stores the answers to POSTs made with an Idempotency-Key (core/api/idempotency.py).
+IDEMPOTENCY_RECORD_MODEL = "payments.IdempotencyRecord"
+# Who an API key is (core/api/authentication.py): the key's merchant and mode, from its hash.
+API_KEY_RESOLVER = "payments.api.principals.resolve"
 
 # --- Throttles and sign-in lockouts ---------------------------------------------------------
 # Throttles per client address ("N/s", "N/m", "N/h", "N/d"; core/throttles.py). Failed API
-# authentications only ever refuse requests without a valid key (payments/api/authentication.py).
+# authentications only ever refuse requests without a valid key (core/api/authentication.py).
 THROTTLE_AUTH_FAILURES = env.str("THROTTLE_AUTH_FAILURES", default="20/m")
 THROTTLE_CHECKOUT_ATTEMPTS_SESSION = env.str("THROTTLE_CHECKOUT_ATTEMPTS_SESSION", default="10/h")
 THROTTLE_CHECKOUT_ATTEMPTS_ADDRESS = env.str("THROTTLE_CHECKOUT_ATTEMPTS_ADDRESS", default="30/h")

@@ -5,7 +5,6 @@ Models hold data and constraints only; every change of money state goes through 
 """
 
 import base64
-import hashlib
 import secrets
 
 from django.core.validators import RegexValidator
@@ -15,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from core import ids
+from core.api import idempotency
 from payments.providers.airtel import AirtelMoney
 from payments.providers.mpesa import VodacomMpesa
 from payments.providers.orange import OrangeMoney
@@ -124,11 +124,6 @@ class Merchant(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.id})"
-
-
-def hash_api_key(plaintext: str) -> str:
-    """Keys carry 190 bits of randomness, so a plain SHA-256 is enough to store them safely."""
-    return hashlib.sha256(plaintext.encode()).hexdigest()
 
 
 class ApiKey(models.Model):
@@ -610,20 +605,11 @@ class NetworkState(models.Model):
         return f"{self.get_network_display()} ({'live' if self.livemode else 'test'})"
 
 
-class IdempotencyRecord(models.Model):
-    """The stored answer to a POST made with an Idempotency-Key."""
+class IdempotencyRecord(idempotency.IdempotencyRecord):
+    """The stored answer to a POST made with an Idempotency-Key (core/api/idempotency.py), kept
+    per merchant: IDEMPOTENCY_RECORD_MODEL names this model."""
 
     merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE)
-    livemode = models.BooleanField()
-    key = models.CharField(max_length=255)
-    method = models.CharField(max_length=10)
-    path = models.CharField(max_length=500)
-    request_fingerprint = models.CharField(max_length=64)
-    response_status = models.PositiveSmallIntegerField()
-    response_body = models.BinaryField()
-    response_content_type = models.CharField(max_length=100, default="application/json")
-    created_at = models.DateTimeField(default=timezone.now)
-    expires_at = models.DateTimeField(db_index=True)
 
     class Meta:
         constraints = [
@@ -631,6 +617,3 @@ class IdempotencyRecord(models.Model):
                 fields=["merchant", "livemode", "key"], name="idempotency_scope_unique"
             )
         ]
-
-    def __str__(self) -> str:
-        return self.key

@@ -3,7 +3,8 @@ decided by payments.services.queues."""
 
 from celery import shared_task
 
-from payments.services import charges, idempotency, ledger, payouts, refunds
+from core.api import idempotency
+from payments.services import charges, ledger, payouts, refunds
 
 
 @shared_task(acks_late=True)
@@ -73,4 +74,4 @@ def balance_checkpoint(merchant_id: str, livemode: bool, currency: str) -> None:
 
 @shared_task
 def idempotency_records_purge() -> int:
-    return idempotency.idempotency_records_purge()
+    return idempotency.purge_expired()

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -302,6 +303,28 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def api_call(base: str, key: str, method: str, path: str, body=None, idempotency_key: str = ""):
+    """One request to the API of a running server (gunicorn, or nginx in front of it) with an API
+    key: (status, JSON body), or (None, the error) when no HTTP answer came at all (the server was
+    lost mid-request)."""
+    headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+    if idempotency_key:
+        headers["Idempotency-Key"] = idempotency_key
+    request = urllib.request.Request(
+        base + path,
+        method=method,
+        data=json.dumps(body).encode() if body is not None else None,
+        headers=headers,
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"{}")
+    except OSError as error:
+        return None, repr(error)
 
 
 @contextlib.contextmanager

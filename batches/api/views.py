@@ -7,8 +7,8 @@ from rest_framework.response import Response
 from batches import selectors, services
 from batches.api import objects
 from batches.representations import payout_batch_item_repr, payout_batch_repr
+from core.api.base import ApiView
 from core.api.pagination import paginate_with
-from payments.api.base import ApiView
 from payments.api.fields import PageQuery, StrictSerializer
 from payments.api.openapi import errors
 

@@ -12,7 +12,7 @@ from drf_spectacular.plumbing import build_examples_list, build_media_type_objec
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
-from payments.api import idempotency
+from core.api import idempotency
 
 ERROR_TYPES = [
     "invalid_request_error",
@@ -291,7 +291,7 @@ class ApiSchema(AutoSchema):
 
 
 class ApiKeyScheme(OpenApiAuthenticationExtension):
-    target_class = "payments.api.authentication.ApiKeyAuthentication"
+    target_class = "core.api.authentication.ApiKeyAuthentication"
     name = "bearerAuth"
 
     def get_security_definition(self, auto_schema):

@@ -1,5 +1,6 @@
 """API key → principal (the key and its merchant), cached in each process for a few seconds at
-most and never trusted beyond what the shared cache allows.
+most and never trusted beyond what the shared cache allows. `resolve` is API_KEY_RESOLVER, which
+/v1's authentication (core/api/authentication.py) asks with the hash of the key a request carries.
 
 An entry is read again from the database once it is API_KEY_CACHE_SECONDS old (default 3): a
 revoked key is refused by every process within that time, whatever the shared cache or the broker
@@ -52,6 +53,30 @@ MERCHANT_FIELDS = [field.attname for field in Merchant._meta.concrete_fields]
 
 _entries: dict[str, _Entry] = {}
 _lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class ApiPrincipal:
+    """Who is calling: a merchant in one mode, through one key."""
+
+    merchant: Merchant
+    livemode: bool
+    api_key: ApiKey
+
+    is_authenticated = True
+    is_anonymous = False
+
+    @property
+    def pk(self) -> int:
+        return self.api_key.pk
+
+
+def resolve(key_hash: str, *, generation: int | None) -> tuple[ApiPrincipal, ApiKey] | None:
+    """The principal of the active key whose hash is `key_hash`, and the key; None without one."""
+    key = lookup(key_hash, generation=generation)
+    if key is None:
+        return None
+    return ApiPrincipal(merchant=key.merchant, livemode=key.livemode, api_key=key), key
 
 
 def lookup(key_hash: str, *, generation: int | None) -> ApiKey | None:

@@ -9,11 +9,11 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from core import slots
+from core.api.base import ApiView
 from core.api.pagination import paginate
 from core.errors import StatementsBusy
 from payments import selectors
 from payments.api import examples, objects
-from payments.api.base import ApiView
 from payments.api.openapi import errors
 from payments.api.serializers import (
     ChargeCreateIn,

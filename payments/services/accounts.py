@@ -7,7 +7,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from core import events, ids
-from payments.models import ApiKey, Merchant, Mode, hash_api_key, new_webhook_secret
+from core.api.authentication import hash_api_key
+from payments.models import ApiKey, Merchant, Mode, new_webhook_secret
 
 
 @dataclass(frozen=True)

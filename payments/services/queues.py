@@ -21,6 +21,9 @@ from payments.models import Charge
 from payments.providers import registry
 
 POLL_BATCH = 200  # rows one sweep enqueues at most
+# Seconds a row claimed by a sweep waits before a sweep may claim it again, should the task it was
+# enqueued for be lost (a worker killed while it held it).
+CLAIM_PUSH = 60
 # Operators whose live payment call blocks until the customer has answered on the phone.
 BLOCKING_NETWORKS = registry.blocking_networks()
 
@@ -85,7 +88,7 @@ def balance_checkpoint_enqueue(*, merchant_id: str, livemode: bool, currency: st
 
 
 def due_claim(
-    queryset: QuerySet, *, now: datetime, field: str = "next_check_at", push: float = 60
+    queryset: QuerySet, *, now: datetime, field: str = "next_check_at", push: float = CLAIM_PUSH
 ) -> list[str]:
     """Ids of the rows of queryset whose `field` (a due time) has come (oldest first, one batch),
     with it pushed out so the next sweep does not enqueue them again. A row whose due time was

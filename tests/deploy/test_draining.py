@@ -8,7 +8,6 @@ client's retry with the same Idempotency-Key.
 nginx does not probe /readyz here, so it keeps sending to the draining node until the node stops;
 a balancer that probes it has stopped by then, and nothing is left to retry."""
 
-import json
 import subprocess
 import threading
 import urllib.error
@@ -21,32 +20,12 @@ from django.conf import settings
 
 from payments.models import Charge
 from tests.factories import merchant_with_keys
-from tests.helpers import wait_for
+from tests.helpers import api_call, wait_for
 
 pytestmark = pytest.mark.nginx
 
 DRAIN = Path(settings.BASE_DIR) / "deploy" / "congopay-drain"
 CHARGE = {"amount": 250000, "currency": "CDF", "phone": "+243812345678", "network": "VODACOM_MPESA"}
-
-
-def call(base: str, key: str, method: str, path: str, body=None, idempotency_key: str = ""):
-    """(status, JSON body), or (None, the error) when no HTTP answer came at all."""
-    headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
-    if idempotency_key:
-        headers["Idempotency-Key"] = idempotency_key
-    request = urllib.request.Request(
-        base + path,
-        method=method,
-        data=json.dumps(body).encode() if body is not None else None,
-        headers=headers,
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            return answer.status, json.loads(answer.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"{}")
-    except OSError as error:
-        return None, repr(error)
 
 
 def readyz(node) -> int | None:
@@ -63,7 +42,7 @@ def test_a_node_drains_then_stops_and_no_client_sees_it(web_node, nginx):
     key = merchant_with_keys().test_key.plaintext
     first, second = web_node("a"), web_node("b")
     proxy = nginx(first.port, second.port)
-    status, charge = call(proxy, key, "POST", "/v1/charges", CHARGE)
+    status, charge = api_call(proxy, key, "POST", "/v1/charges", CHARGE)
     assert status == 201
     assert readyz(first) == readyz(second) == 200
 
@@ -72,17 +51,17 @@ def test_a_node_drains_then_stops_and_no_client_sees_it(web_node, nginx):
 
     def read():
         while not stop.is_set():
-            gets.append(call(proxy, key, "GET", f"/v1/charges/{charge['id']}"))
+            gets.append(api_call(proxy, key, "GET", f"/v1/charges/{charge['id']}"))
 
     def write():
         """A merchant's client: a POST nginx could not hand over whole (502 in the envelope:
         the node reset a connection it had not accepted yet) is sent again with its key."""
         while not stop.is_set():
             idempotency_key = str(uuid.uuid4())
-            answer = call(proxy, key, "POST", "/v1/charges", CHARGE, idempotency_key)
+            answer = api_call(proxy, key, "POST", "/v1/charges", CHARGE, idempotency_key)
             if answer[0] == 502 and answer[1]["error"]["code"] == "service_unavailable":
                 retried.append(idempotency_key)
-                answer = call(proxy, key, "POST", "/v1/charges", CHARGE, idempotency_key)
+                answer = api_call(proxy, key, "POST", "/v1/charges", CHARGE, idempotency_key)
             posts.append((idempotency_key, answer))
 
     clients = [threading.Thread(target=job) for job in (read, read, write, write)]

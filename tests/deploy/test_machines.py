@@ -154,3 +154,36 @@ def test_a_statement_streams_in_flat_memory_without_server_side_cursors(api, mer
     large_lines, large_peak = _peak_while_streaming(api, "")
     assert (small_lines, large_lines) == (3_000 + 1, 33_000 + 1)
     assert large_peak < 2 * small_peak, (small_peak, large_peak)
+
+
+@pytest.mark.redis
+def test_beat_keeps_no_file_of_its_own(tmp_path):
+    """Beat started on any machine needs nothing from a disk: it sends the periodic jobs, and
+    neither VAR_DIR nor its working folder holds a schedule file after it ran."""
+    var_dir, cwd = tmp_path / "var", tmp_path / "cwd"
+    var_dir.mkdir()
+    cwd.mkdir()
+    log = tmp_path / "beat.log"
+    env = {
+        **os.environ,
+        "VAR_DIR": str(var_dir),
+        "DATABASE_URL": database_url_for_subprocess(),
+        "REDIS_URL": settings.REDIS_URL,
+        "PYTHONPATH": str(settings.BASE_DIR),
+    }
+    with open(log, "w") as out:
+        beat = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel", "INFO"],
+            cwd=cwd,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        wait_for(lambda: "Sending due task" in log.read_text() or beat.poll() is not None, 60)
+        assert beat.poll() is None, log.read_text()
+    finally:
+        beat.send_signal(signal.SIGTERM)
+        beat.wait(30)
+    left = sorted(path.name for folder in (var_dir, cwd) for path in folder.iterdir())
+    assert left == [], left

@@ -4,8 +4,8 @@ from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from core.api.base import ApiView
 from core.api.pagination import paginate
-from payments.api.base import ApiView
 from payments.api.fields import HttpUrlField, PageQuery, StrictSerializer
 from payments.representations import iso
 from webhooks import selectors, services

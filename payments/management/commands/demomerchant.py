@@ -10,7 +10,8 @@ import os
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from payments.models import ApiKey, Merchant, hash_api_key
+from core.api.authentication import hash_api_key
+from payments.models import ApiKey, Merchant
 from payments.services import accounts
 
 DEMO_NAME = "Demo Boutique Kinshasa"

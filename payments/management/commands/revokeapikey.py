@@ -3,7 +3,8 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from payments.models import ApiKey, hash_api_key
+from core.api.authentication import hash_api_key
+from payments.models import ApiKey
 from payments.services import accounts
 
 

@@ -36,7 +36,6 @@ class Command(BaseCommand):
                 python, "-m", "celery", "-A", "config", "worker", "--beat",
                 "--loglevel", "INFO", "--concurrency", "2",
                 "--queues", f"{current_app.conf.task_default_queue},{settings.PERIODIC_QUEUE}",
-                "--schedule", str(settings.VAR_DIR / "celerybeat-schedule"),
             ],
             # Live M-Pesa payment calls wait for the customer's PIN: threads, on their own queue.
             "long-calls": [

@@ -3,7 +3,8 @@
 import pytest
 from rest_framework.test import APIClient
 
-from payments.models import ApiKey, hash_api_key
+from core.api.authentication import hash_api_key
+from payments.models import ApiKey
 from payments.services import accounts
 from tests.factories import merchant_with_keys
 from tests.helpers import assert_error

@@ -5,7 +5,7 @@ from django.test import override_settings
 from django.urls import include, path
 from rest_framework.test import APIClient
 
-from payments.api.base import ApiView
+from core.api.base import ApiView
 from tests.helpers import assert_error
 
 pytestmark = pytest.mark.django_db

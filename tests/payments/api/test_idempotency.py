@@ -10,10 +10,10 @@ from django.urls import include, path
 from django.utils import timezone
 from rest_framework.response import Response
 
+from core.api import idempotency
+from core.api.base import ApiView
 from core.errors import ProviderUnavailable
 from payments import tasks
-from payments.api import idempotency
-from payments.api.base import ApiView
 from payments.models import Charge, IdempotencyRecord
 from payments.services import charges
 from sandbox.models import SandboxTransaction

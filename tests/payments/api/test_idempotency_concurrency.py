@@ -9,8 +9,8 @@ from django.urls import include, path
 from rest_framework.response import Response
 
 from config.celery import app as celery_app
-from payments.api import idempotency
-from payments.api.base import ApiView
+from core.api import idempotency
+from core.api.base import ApiView
 from payments.models import Charge, IdempotencyRecord
 from payments.services import charges
 from sandbox.models import SandboxTransaction

@@ -10,8 +10,8 @@ from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
 
 from core.api import gate
+from core.api.authentication import hash_api_key
 from payments.api import principals
-from payments.models import hash_api_key
 from payments.services import accounts
 from tests.factories import merchant_with_keys
 from tests.helpers import api_client, assert_error, broker_down

@@ -19,15 +19,22 @@ a request that finds the key held and no stored answer knows the first one is tr
 On SQLite the transaction takes the write lock at BEGIN, so requests with one key run one after
 the other: the second finds the first's answer. The unique constraint on the scope is the backstop
 where writes are not serialised.
+
+The answers are stored in the model named by IDEMPOTENCY_RECORD_MODEL ("app_label.ModelName"): a
+concrete IdempotencyRecord (below) that adds who the key belongs to, `merchant` (the principal's,
+a foreign key to the app's own model), and the constraint that makes (merchant, livemode, key)
+unique. Each answer is kept 24 h, then deleted by the hourly purge (purge_expired).
 """
 
 import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
-from django.db import IntegrityError, connection, transaction
+from django.apps import apps
+from django.conf import settings
+from django.db import IntegrityError, connection, models, transaction
 from django.http import HttpResponse, HttpResponseBase
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -35,7 +42,6 @@ from django.utils.translation import gettext_noop
 
 from config.gunicorn import REPEATED_HEADERS_META
 from core.errors import IdempotencyKeyInUse, IdempotencyKeyInvalid, IdempotencyKeyReused
-from payments.models import IdempotencyRecord, Merchant
 
 HEADER = "HTTP_IDEMPOTENCY_KEY"
 REPLAYED_HEADER = "Idempotent-Replayed"
@@ -46,11 +52,37 @@ KEY_PATTERN = rf"^[!-~]([ -~]{{0,{MAX_KEY_LENGTH - 2}}}[!-~])?$"
 LIFETIME = timedelta(hours=24)
 
 
+class IdempotencyRecord(models.Model):
+    """The stored answer to a POST made with an Idempotency-Key."""
+
+    livemode = models.BooleanField()
+    key = models.CharField(max_length=MAX_KEY_LENGTH)
+    method = models.CharField(max_length=10)
+    path = models.CharField(max_length=500)
+    request_fingerprint = models.CharField(max_length=64)
+    response_status = models.PositiveSmallIntegerField()
+    response_body = models.BinaryField()
+    response_content_type = models.CharField(max_length=100, default="application/json")
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return self.key
+
+
+def record_model() -> type[IdempotencyRecord]:
+    """The concrete IdempotencyRecord, named by IDEMPOTENCY_RECORD_MODEL."""
+    return apps.get_model(settings.IDEMPOTENCY_RECORD_MODEL)
+
+
 @dataclass(frozen=True)
 class Scope:
     """One idempotent request: who, in which mode, with which key, asking what."""
 
-    merchant: Merchant
+    merchant: models.Model
     livemode: bool
     key: str
     method: str
@@ -77,7 +109,7 @@ def fingerprint(data) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def scope_for(request, *, merchant: Merchant, livemode: bool) -> Scope | None:
+def scope_for(request, *, merchant: models.Model, livemode: bool) -> Scope | None:
     """The idempotency scope of a POST, or None when it carries no key. A key sent in two
     headers is refused: the server joins them into one value (`a,b`), a key of neither."""
     if "IDEMPOTENCY-KEY" in request.META.get(REPEATED_HEADERS_META, "").split(","):
@@ -145,7 +177,7 @@ def _claim(scope: Scope) -> bool:
 
 def _records(scope: Scope):
     """The record of a scope (merchant, mode, key: unique), as a queryset."""
-    return IdempotencyRecord.objects.filter(
+    return record_model().objects.filter(
         merchant=scope.merchant, livemode=scope.livemode, key=scope.key
     )
 
@@ -193,7 +225,7 @@ def _store(scope: Scope, response: HttpResponseBase) -> None:
     try:
         # No savepoint: a conflict ends the whole transaction (the caller rolls it back).
         with transaction.atomic(savepoint=False):
-            IdempotencyRecord.objects.create(
+            record_model().objects.create(
                 merchant=scope.merchant,
                 livemode=scope.livemode,
                 key=scope.key,
@@ -208,3 +240,9 @@ def _store(scope: Scope, response: HttpResponseBase) -> None:
             )
     except IntegrityError:
         raise _StoredElsewhere() from None
+
+
+def purge_expired(*, now: datetime | None = None) -> int:
+    """Delete the stored answers whose 24 h are over; returns how many."""
+    expired = record_model().objects.filter(expires_at__lte=now or timezone.now())
+    return expired.delete()[0]

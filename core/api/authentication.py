@@ -1,14 +1,21 @@
 """API key authentication: `Authorization: Bearer sk_test_…|sk_live_…`.
 
-The key decides the merchant and the mode; views read both from `request.user`. The key is looked
-up in the process's key cache (payments/api/principals.py), checked against the shared cache in
-the request's one round trip (core/api/gate.py), which also counts the request for the rate
-limit (core/api/throttling.py).
+The key decides the merchant and the mode; views read both from `request.user`, a principal
+(below). Which key is whose is the app's that issues keys: the function named by
+API_KEY_RESOLVER is given the key's hash (hash_api_key, which is also how keys are stored) and
+the key cache's generation, read in the request's one round trip to the shared cache
+(core/api/gate.py), which also counts the request for the rate limit (core/api/throttling.py). It
+answers as DRF's authenticate does: (principal, the key) for an active key, else None.
 """
 
-from dataclasses import dataclass
+import functools
+import hashlib
+from collections.abc import Callable
+from typing import Protocol
 
 from django.conf import settings
+from django.db import models
+from django.utils.module_loading import import_string
 from django.utils.translation import gettext
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import AuthenticationFailed, Throttled
@@ -17,27 +24,27 @@ from rest_framework.settings import api_settings
 
 from core import throttles
 from core.api import gate
-from payments.api import principals
-from payments.models import ApiKey, Merchant, hash_api_key
 
 KEY_PREFIXES = ("sk_test_", "sk_live_")
 RATE_SCOPE = "api_key"
 
 
-@dataclass(frozen=True)
-class ApiPrincipal:
-    """Who is calling: a merchant in one mode, through one key."""
+class Principal(Protocol):
+    """Who is calling, as the /v1 machinery sees them: a merchant in one mode."""
 
-    merchant: Merchant
+    merchant: models.Model
     livemode: bool
-    api_key: ApiKey
+    is_authenticated: bool
 
-    is_authenticated = True
-    is_anonymous = False
 
-    @property
-    def pk(self) -> int:
-        return self.api_key.pk
+def hash_api_key(plaintext: str) -> str:
+    """Keys carry 190 bits of randomness, so a plain SHA-256 is enough to store them safely."""
+    return hashlib.sha256(plaintext.encode()).hexdigest()
+
+
+@functools.cache
+def _resolver(path: str) -> Callable[..., tuple[Principal, object] | None]:
+    return import_string(path)
 
 
 class ApiKeyAuthentication(BaseAuthentication):
@@ -65,10 +72,11 @@ class ApiKeyAuthentication(BaseAuthentication):
             rate_ident=f"{RATE_SCOPE}:{key_hash[:32]}" if key_hash else None,
             rate_text=api_settings.DEFAULT_THROTTLE_RATES[RATE_SCOPE],
         )
-        key = principals.lookup(key_hash, generation=seen.generation) if key_hash else None
-        if key is not None:  # whatever others sent from this address
+        resolve = _resolver(settings.API_KEY_RESOLVER)
+        found = resolve(key_hash, generation=seen.generation) if key_hash else None
+        if found is not None:  # whatever others sent from this address
             request.api_rate = seen.rate
-            return ApiPrincipal(merchant=key.merchant, livemode=key.livemode, api_key=key), key
+            return found
         failures_rate = throttles.Rate.parse(settings.THROTTLE_AUTH_FAILURES)
         if seen.auth_failures is not None and seen.auth_failures >= failures_rate.count:
             _, wait = throttles.window_key("auth_failures", address, failures_rate)
@@ -91,4 +99,4 @@ class ApiKeyAuthentication(BaseAuthentication):
 
 class HasApiKey(BasePermission):
     def has_permission(self, request, view) -> bool:
-        return isinstance(request.user, ApiPrincipal)
+        return request.user is not None and request.user.is_authenticated
