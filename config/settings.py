@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "links",
     "webhooks",
     "sandbox",
+    "batches",
 ]
 
 MIDDLEWARE = [
@@ -240,6 +241,11 @@ PAYMENTS_LONG_QUEUE = env.str("PAYMENTS_LONG_QUEUE", default="payments-long")
 # Webhook deliveries run on their own queue and workers: a merchant's slow or silent receiver
 # never holds a worker that sends prompts, checks statuses or sends payouts.
 WEBHOOKS_QUEUE = env.str("WEBHOOKS_QUEUE", default="webhooks")
+# Payout batches (batches/): rows of one batch paid per second by its worker task, and the
+# seconds without a row paid after which the sweep takes a processing batch up again (its worker
+# was killed, or the broker lost the task).
+BATCH_PAYOUT_RATE = env.int("BATCH_PAYOUT_RATE", default=10)
+BATCH_RESUME_AFTER = env.int("BATCH_RESUME_AFTER", default=60)
 if REDIS_URL:
     # Longer than the longest countdown we use, so a delayed task is not redelivered early.
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 43200, "socket_connect_timeout": 3}

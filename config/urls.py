@@ -25,6 +25,7 @@ urlpatterns = [
     path("v1/", include("checkout.api.urls")),
     path("v1/", include("links.api.urls")),
     path("v1/", include("webhooks.api.urls")),
+    path("v1/", include("batches.api.urls")),
     re_path(r"^v1(?:/.*)?$", api_errors.not_found_view),
     path("", include("payments.callbacks.urls")),
     path("", include("links.urls")),  # /pay/{slug}: before checkout's /pay/{session id}

@@ -3,7 +3,7 @@ change they do not own, without the owner knowing them.
 
 Each is sent by the one writer of its object, inside the transaction of the change, with
 `instance` (the object, as just saved), `type` (`charge.succeeded`, `refund.failed`,
-`checkout.session.completed`, …), `data` (how the API shows it) and `destination_url` (where its
+`checkout.session.completed`, `payout_batch.completed`, …), `data` (how the API shows it) and `destination_url` (where its
 webhook goes, "" for the mode's endpoint). Receivers run in that transaction and are sent with
 `send`, not `send_robust`: a receiver that fails rolls the change back, so an event is written
 with its change or not at all (the outbox rule). Apps subscribe in their AppConfig.ready()."""
@@ -19,6 +19,8 @@ session_changed = Signal()
 # completion by answering a reason (text): the session is then expired and the success given back
 # as a late payment (contract §4a). Payment links count their payments this way (links/).
 session_completing = Signal()
+# A payout batch (batches.services) whose rows are all settled: `payout_batch.completed`.
+payout_batch_changed = Signal()
 # A new merchant (payments.services.accounts.merchant_create), sent in its transaction with
 # `instance`, `webhook_url` (its default URL, maybe "") and `webhook_secrets` (its first signing
 # secret of each mode, by livemode: shown once to whoever created it).

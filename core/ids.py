@@ -78,3 +78,7 @@ def payment_link_slug() -> str:
     """The random part of a payment link's public address (/pay/{slug}): 22 characters drawn by
     the OS's random source (about 131 bits), not the link's id."""
     return random_token(22)
+
+
+def payout_batch_id() -> str:
+    return new_id("pob")

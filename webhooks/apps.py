@@ -15,7 +15,13 @@ class WebhooksConfig(AppConfig):
             event_on_change,
         )
 
-        for name in ("charge_changed", "refund_changed", "payout_changed", "session_changed"):
+        for name in (
+            "charge_changed",
+            "refund_changed",
+            "payout_changed",
+            "session_changed",
+            "payout_batch_changed",
+        ):
             getattr(events, name).connect(event_on_change, dispatch_uid=f"webhooks.{name}")
         events.merchant_created.connect(
             endpoints_on_merchant_created, dispatch_uid="webhooks.merchant_created"

@@ -78,6 +78,7 @@ class EventType(models.TextChoices):
     CHECKOUT_SESSION_EXPIRED = "checkout.session.expired"
     PAYOUT_SUCCEEDED = "payout.succeeded"
     PAYOUT_FAILED = "payout.failed"
+    PAYOUT_BATCH_COMPLETED = "payout_batch.completed"
 
 
 class Event(models.Model):

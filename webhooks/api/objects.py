@@ -5,6 +5,7 @@ reference shows."""
 from drf_spectacular.utils import OpenApiExample, PolymorphicProxySerializer
 from rest_framework import serializers
 
+from batches.api.objects import PayoutBatch
 from checkout.api.objects import SESSION, CheckoutSession
 from payments.api import examples, objects
 from webhooks.models import DeliveryStatus, EventType
@@ -31,6 +32,7 @@ class EventData(serializers.Serializer):
             "refund": objects.Refund,
             "payout": objects.Payout,
             "checkout.session": CheckoutSession,
+            "payout_batch": PayoutBatch,
         },
         resource_type_field_name="object",
         help_text="The object as it was right after the change.",

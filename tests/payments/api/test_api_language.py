@@ -249,10 +249,11 @@ SAME_IN_FRENCH = {"live", "test", "ID", "Transaction"}  # French writes them ali
 
 
 def marked_messages() -> set[tuple[str | None, str]]:
-    """Every message the code marks for translation (core, payments, checkout, links, webhooks, sandbox), as
-    (context, message): the context None when the message is marked without one."""
+    """Every message the code marks for translation (core, payments, checkout, links, webhooks,
+    sandbox, batches), as (context, message): the context None when the message is marked without
+    one."""
     messages = set()
-    for app in ("core", "payments", "checkout", "links", "webhooks", "sandbox"):
+    for app in ("core", "payments", "checkout", "links", "webhooks", "sandbox", "batches"):
         for path in (settings.BASE_DIR / app).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text(), str(path))):
                 if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):

@@ -17,6 +17,7 @@ from django.contrib.sessions.models import Session
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
+from batches.services import batch_create_approved
 from checkout.services import session_attempt_create
 from links.services import link_create, link_open_session
 from payments.models import ApiKey
@@ -34,7 +35,7 @@ from tests.helpers import admin_url, set_webhook_url
 
 pytestmark = pytest.mark.django_db
 
-OUR_APPS = {"payments", "checkout", "links", "webhooks", "sandbox"}
+OUR_APPS = {"payments", "checkout", "links", "webhooks", "sandbox", "batches"}
 
 # Every action the staff site offers, by model, and the permission that offers it.
 NEEDS = {
@@ -154,6 +155,8 @@ def world(merchant, settings):
         ),
         "succeeded",
     )  # a payment link, and the receipt of its payment
+    item = {"phone": "+243812345678", "amount": 1000, "currency": "CDF", "network": "VODACOM_MPESA"}
+    batch_create_approved(merchant=merchant, livemode=False, items=[{**item, "reference": "A-1"}])
     Group.objects.create(name="support")
     settings.SANDBOX_MOBILE_MONEY_DELAY = 0  # asked again, the sandbox operator has an answer
     return merchant

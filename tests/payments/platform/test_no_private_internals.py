@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
-PACKAGES = ("config", "core", "payments", "checkout", "webhooks", "sandbox")
+PACKAGES = ("config", "core", "payments", "checkout", "webhooks", "sandbox", "batches")
 # Documented public API despite the underscore.
 PUBLIC = {"_meta", "_replace", "_asdict", "_fields", "_make"}
 ATTRIBUTE_FUNCTIONS = {"getattr", "setattr", "hasattr", "delattr"}
