@@ -54,6 +54,12 @@ INSTALLED_APPS = [
     "webhooks",
     "sandbox",
     "batches",
+    "dashboard",
+    "allauth",
+    "allauth.account",
+    "allauth.mfa",
+    "django_htmx",
+    "django_filters",
 ]
 
 MIDDLEWARE = [
@@ -68,6 +74,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -84,6 +92,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "dashboard.context.dashboard",
             ],
         },
     },
@@ -368,13 +377,18 @@ MIDDLEWARE += ["axes.middleware.AxesMiddleware"]
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
+    # The dashboard's sign-in by e-mail address (allauth); axes counts its failures too.
+    "allauth.account.auth_backends.AuthenticationBackend",
 ]
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_FAILURE_LIMIT = int(_admin_count)
 # In hours, as axes takes a number.
 AXES_COOLOFF_TIME = {"s": 1, "m": 60, "h": 3600, "d": 86400}[_admin_period.strip()[:1]] / 3600
-AXES_LOCKOUT_CALLABLE = "payments.admin.login.locked_out"
+# The admin's pause page on /admin/, the dashboard's elsewhere (/accounts/login/).
+AXES_LOCKOUT_CALLABLE = "dashboard.signin.locked_out"
+# The staff sign-in sends `username`, the dashboard's (allauth) an e-mail address as `login`.
+AXES_USERNAME_CALLABLE = "dashboard.signin.axes_username"
 AXES_ENABLE_ADMIN = False
 # ipware's proxy count leaves out the proxy that connects to us (REMOTE_ADDR); a chain longer
 # than the proxies (addresses the client sent itself) is read from the right, not refused.
@@ -384,6 +398,33 @@ IPWARE_STRICT = False
 AXES_IPWARE_META_PRECEDENCE_ORDER = (
     ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if THROTTLE_TRUSTED_PROXIES else ("REMOTE_ADDR",)
 )
+
+# --- Merchant dashboard: accounts (django-allauth), two-factor, sessions ---------------------
+# The dashboard's sign-in, sign-up and password reset are allauth's, at its default paths and
+# field names (/accounts/…, contract §15); failed sign-ins are counted by axes above (per
+# e-mail address and client address) and by allauth's own rate limits.
+LOGIN_URL = "account_login"
+LOGIN_REDIRECT_URL = "/dashboard/"
+ACCOUNT_LOGIN_METHODS = {"email"}
+ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
+ACCOUNT_FORMS = {"signup": "dashboard.forms.SignupForm"}
+ACCOUNT_ADAPTER = "dashboard.adapter.AccountAdapter"
+ACCOUNT_EMAIL_VERIFICATION = "mandatory"
+ACCOUNT_UNIQUE_EMAIL = True
+# The link in the verification mail signs the new member in (on the browser that signed up).
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
+ACCOUNT_CONFIRM_EMAIL_ON_GET = False
+ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = True
+ACCOUNT_REAUTHENTICATION_TIMEOUT = 600  # §15: live sensitive actions, within 10 minutes
+ACCOUNT_EMAIL_SUBJECT_PREFIX = ""
+ACCOUNT_DEFAULT_HTTP_PROTOCOL = _public.scheme or "http"
+MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
+MFA_TOTP_ISSUER = env.str("MFA_TOTP_ISSUER", default="Payments")
+# A dashboard session ends after this many seconds, and when its password changes.
+SESSION_COOKIE_AGE = env.int("DASHBOARD_SESSION_AGE", default=12 * 3600)
+SESSION_COOKIE_SAMESITE = "Lax"
+# Days an invitation to a merchant's team stays valid.
+DASHBOARD_INVITATION_DAYS = env.int("DASHBOARD_INVITATION_DAYS", default=7)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Payments API",

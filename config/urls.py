@@ -17,6 +17,9 @@ urlpatterns = [
     path("admin/login/", admin_login, name="admin-login"),
     path("admin/overview/", admin.site.admin_view(overview), name="admin-overview"),
     path("admin/", admin.site.urls),
+    path("accounts/", include("allauth.urls")),
+    path("dashboard/", include("dashboard.urls")),
+    path("i18n/", include("django.conf.urls.i18n")),  # the language switcher (set_language)
     path("healthz", healthz, name="healthz"),  # liveness: for a process supervisor
     path("readyz", readyz, name="readyz"),  # readiness: for a load balancer
     path("v1/openapi.json", ApiSchemaView.as_view(), name="openapi"),

@@ -1,0 +1,202 @@
+"""The merchant dashboard's people: who belongs to which merchant and with what role, the
+invitations that bring them in, each merchant's team rules, and the audit log of what they did
+(contract §15)."""
+
+import secrets
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from payments.models import AppendOnlyModel, Merchant
+
+
+class Role(models.TextChoices):
+    OWNER = "owner", _("Owner")
+    ADMIN = "admin", _("Admin")
+    DEVELOPER = "developer", _("Developer")
+    FINANCE = "finance", _("Finance")
+    SUPPORT = "support", _("Support")
+    VIEWER = "viewer", _("Viewer")
+
+
+class Membership(models.Model):
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user"),
+        on_delete=models.CASCADE,
+        related_name="memberships",
+    )
+    merchant = models.ForeignKey(
+        Merchant, verbose_name=_("merchant"), on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(_("role"), max_length=10, choices=Role.choices)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+
+    class Meta:
+        verbose_name = _("membership")
+        verbose_name_plural = _("memberships")
+        ordering = ["created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "merchant"], name="membership_user_merchant")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.merchant_id} · {self.role}"
+
+
+def invitation_key() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def invitation_expiry():
+    return timezone.now() + timedelta(days=settings.DASHBOARD_INVITATION_DAYS)
+
+
+class Invitation(models.Model):
+    merchant = models.ForeignKey(
+        Merchant, verbose_name=_("merchant"), on_delete=models.CASCADE, related_name="invitations"
+    )
+    email = models.EmailField(_("email"))
+    role = models.CharField(_("role"), max_length=10, choices=Role.choices)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("invited by"),
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+    )
+    key = models.CharField(max_length=64, unique=True, default=invitation_key, editable=False)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+    expires_at = models.DateTimeField(_("expires at"), default=invitation_expiry)
+    accepted_at = models.DateTimeField(_("accepted at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("invitation")
+        verbose_name_plural = _("invitations")
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.email} → {self.merchant_id}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.accepted_at is None and self.expires_at > timezone.now()
+
+
+class MerchantSettings(models.Model):
+    """The merchant's team rules (security settings, owners only)."""
+
+    merchant = models.OneToOneField(
+        Merchant,
+        verbose_name=_("merchant"),
+        on_delete=models.CASCADE,
+        related_name="dashboard_settings",
+        primary_key=True,
+    )
+    require_two_factor = models.BooleanField(
+        _("require two-factor authentication"),
+        default=False,
+        help_text=_("Members without it are sent to set it up before any other page."),
+    )
+    # None: the default rule of §17, on once two members may pay out.
+    require_second_approver = models.BooleanField(
+        _("require a second approver for payout batches"), null=True, blank=True
+    )
+
+    class Meta:
+        verbose_name = _("team settings")
+        verbose_name_plural = _("team settings")
+
+    def __str__(self) -> str:
+        return str(self.merchant_id)
+
+    @classmethod
+    def of(cls, merchant: Merchant) -> "MerchantSettings":
+        found, _created = cls.objects.get_or_create(merchant=merchant)
+        return found
+
+    def second_approver_required(self) -> bool:
+        """An explicit choice, else on once two members hold the payout right."""
+        if self.require_second_approver is not None:
+            return self.require_second_approver
+        from dashboard.permissions import roles_with
+
+        return (
+            Membership.objects.filter(
+                merchant_id=self.merchant_id, role__in=roles_with("payouts")
+            ).count()
+            >= 2
+        )
+
+
+class Action(models.TextChoices):
+    LOGIN_SUCCEEDED = "login.succeeded", _("signed in")
+    LOGIN_FAILED = "login.failed", _("sign-in failed")
+    MFA_ACTIVATED = "mfa.activated", _("two-factor activated")
+    MFA_DEACTIVATED = "mfa.deactivated", _("two-factor deactivated")
+    MEMBER_INVITED = "member.invited", _("member invited")
+    MEMBER_JOINED = "member.joined", _("member joined")
+    MEMBER_ROLE_CHANGED = "member.role_changed", _("member's role changed")
+    MEMBER_REMOVED = "member.removed", _("member removed")
+    API_KEY_CREATED = "api_key.created", _("API key created")
+    API_KEY_REVOKED = "api_key.revoked", _("API key revoked")
+    API_KEY_REVEALED = "api_key.revealed", _("API key revealed")
+    WEBHOOK_ENDPOINT_UPDATED = "webhook_endpoint.updated", _("webhook endpoint updated")
+    WEBHOOK_SECRET_ROTATED = "webhook_secret.rotated", _("webhook secret rotated")
+    REFUND_CREATED = "refund.created", _("refund created")
+    PAYOUT_CREATED = "payout.created", _("payout created")
+    PAYOUT_BATCH_SUBMITTED = "payout_batch.submitted", _("payout batch submitted")
+    PAYOUT_BATCH_APPROVED = "payout_batch.approved", _("payout batch approved")
+    PAYOUT_BATCH_REJECTED = "payout_batch.rejected", _("payout batch rejected")
+    PAYMENT_LINK_CREATED = "payment_link.created", _("payment link created")
+    PAYMENT_LINK_DEACTIVATED = "payment_link.deactivated", _("payment link deactivated")
+    PAYMENT_LINK_ACTIVATED = "payment_link.activated", _("payment link activated")
+    EVENT_RESENT = "event.resent", _("event resent")
+    SETTINGS_UPDATED = "settings.updated", _("settings updated")
+
+
+class AuditEntry(AppendOnlyModel):
+    """One thing a person did (or tried) in the dashboard: never changed or deleted (PostgreSQL's
+    trigger refuses it, as for the ledger)."""
+
+    APPEND_ONLY = "audit entries"
+
+    created_at = models.DateTimeField(_("when"), default=timezone.now, editable=False)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user"),
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    email = models.CharField(_("email"), max_length=254, blank=True, default="")
+    merchant = models.ForeignKey(
+        Merchant,
+        verbose_name=_("merchant"),
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    mode = models.CharField("mode", max_length=4, blank=True, default="")
+    action = models.CharField(_("action"), max_length=40, choices=Action.choices)
+    object_id = models.CharField(_("object"), max_length=100, blank=True, default="")
+    ip = models.GenericIPAddressField(_("client address"), null=True, blank=True)
+    user_agent = models.CharField(_("user agent"), max_length=500, blank=True, default="")
+
+    class Meta:
+        verbose_name = _("audit entry")
+        verbose_name_plural = _("audit entries")
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["merchant", "-created_at"], name="audit_merchant_created_idx")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.action} {self.email}"

@@ -1,0 +1,159 @@
+"""Who may do what in the dashboard (contract §15's role table), and the views' guard.
+
+`PERMISSIONS` is the one map of the role table; `can(membership, perm)` reads it, and so do the
+templates' `{% if membership|can:"refund" %}` (templatetags/dashboard.py). Every dashboard view
+is wrapped in `merchant_view(perm)`, which resolves the active merchant (the session's, else the
+first of the user's), the mode from the path (live only once the merchant is approved, §3), and
+the user's membership: no membership or an unapproved live mode answers 404, a role without the
+permission a 403 page, before the view runs (so nothing is changed).
+"""
+
+from functools import wraps
+
+from allauth.account.decorators import reauthentication_required
+from allauth.mfa.utils import is_mfa_enabled
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+
+from dashboard.models import Membership, MerchantSettings, Role
+
+OWNER, ADMIN, DEVELOPER, FINANCE, SUPPORT, VIEWER = (
+    Role.OWNER,
+    Role.ADMIN,
+    Role.DEVELOPER,
+    Role.FINANCE,
+    Role.SUPPORT,
+    Role.VIEWER,
+)
+
+# The role table of §15: permission → the roles that hold it.
+PERMISSIONS: dict[str, frozenset[str]] = {
+    # see payments, refunds, payouts, balance, payment links
+    "view": frozenset({OWNER, ADMIN, DEVELOPER, FINANCE, SUPPORT, VIEWER}),
+    "refund": frozenset({OWNER, ADMIN, FINANCE, SUPPORT}),
+    # create and deactivate payment links
+    "payment_links": frozenset({OWNER, ADMIN, FINANCE, SUPPORT}),
+    # payouts, payout batches (create, approve), statements export
+    "payouts": frozenset({OWNER, ADMIN, FINANCE}),
+    # API keys, webhook endpoint, events and resend
+    "developers": frozenset({OWNER, ADMIN, DEVELOPER}),
+    # team, business settings, audit log (admins: not over owners, see may_manage)
+    "team": frozenset({OWNER, ADMIN}),
+    # security settings, transfer ownership
+    "security": frozenset({OWNER}),
+}
+
+MODES = ("test", "live")
+SESSION_MERCHANT = "dashboard_merchant"
+
+
+def can(membership: Membership | None, perm: str) -> bool:
+    if perm not in PERMISSIONS:
+        raise KeyError(f"unknown dashboard permission {perm!r}")
+    return membership is not None and membership.role in PERMISSIONS[perm]
+
+
+def roles_with(perm: str) -> frozenset[str]:
+    return PERMISSIONS[perm]
+
+
+def may_manage(actor: Membership, target_role: str) -> bool:
+    """Whether `actor` may invite, change or remove a member of `target_role` (or give that
+    role): team members may, but an admin never touches an owner."""
+    if not can(actor, "team"):
+        return False
+    return actor.role == OWNER or target_role != OWNER
+
+
+def memberships_of(user):
+    return Membership.objects.filter(user=user).select_related("merchant").order_by("created_at")
+
+
+def active_membership(request) -> Membership | None:
+    """The membership of the merchant chosen in the session, else the user's first one."""
+    if not request.user.is_authenticated:
+        return None
+    memberships = memberships_of(request.user)
+    chosen = request.session.get(SESSION_MERCHANT)
+    if chosen:
+        found = memberships.filter(merchant_id=chosen).first()
+        if found is not None:
+            return found
+    return memberships.first()
+
+
+def two_factor_missing(request, membership: Membership) -> bool:
+    """The merchant requires two-factor and this user has no TOTP yet."""
+    return MerchantSettings.objects.filter(
+        merchant_id=membership.merchant_id, require_two_factor=True
+    ).exists() and not has_totp(request.user)
+
+
+def has_totp(user) -> bool:
+    return is_mfa_enabled(user, types=["totp"])
+
+
+def forbidden(request):
+    """The 403 page: the role may not do this; nothing was changed."""
+    return render(request, "dashboard/403.html", status=403)
+
+
+def merchant_view(perm: str = "view", *, mode_in_path: bool = True):
+    """Guard a dashboard view (see the module's docstring). The view receives `mode` from the
+    path when `mode_in_path`; `request.membership`, `request.merchant` and `request.mode` are
+    set (mode "" for the pages outside a mode: settings, audit)."""
+
+    def decorator(view):
+        @login_required
+        @wraps(view)
+        def guarded(request, *args, **kwargs):
+            mode = kwargs.get("mode", "") if mode_in_path else ""
+            membership = active_membership(request)
+            if membership is None:
+                if request.method == "GET":
+                    return redirect("dashboard:no-merchant")
+                raise Http404
+            merchant = membership.merchant
+            if mode_in_path and (
+                mode not in MODES or (mode == "live" and not merchant.live_approved)
+            ):
+                raise Http404
+            if two_factor_missing(request, membership):
+                messages.warning(
+                    request,
+                    _("%(merchant)s requires two-factor authentication: set it up to continue.")
+                    % {"merchant": merchant.name},
+                )
+                return redirect("mfa_activate_totp")
+            request.membership = membership
+            request.merchant = merchant
+            request.mode = mode
+            if not can(membership, perm):
+                return forbidden(request)
+            return view(request, *args, **kwargs)
+
+        guarded.dashboard_permission = perm
+        return guarded
+
+    return decorator
+
+
+def live_sensitive(view):
+    """§15: in live mode the acting user needs TOTP and a sign-in or re-confirmation within the
+    last ACCOUNT_REAUTHENTICATION_TIMEOUT seconds (allauth's reauthentication). Put it inside
+    `merchant_view` (it reads `request.mode`)."""
+    reconfirmed = reauthentication_required(view, enabled=lambda request: request.mode == "live")
+
+    @wraps(view)
+    def guarded(request, *args, **kwargs):
+        if request.mode == "live" and not has_totp(request.user):
+            messages.warning(
+                request, _("Live mode needs two-factor authentication: set it up first.")
+            )
+            return redirect("mfa_index")
+        return reconfirmed(request, *args, **kwargs)
+
+    return guarded

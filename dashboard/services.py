@@ -1,0 +1,198 @@
+"""What the dashboard changes about people: sign-up's merchant, invitations, roles, ownership.
+Each writes its audit row in the same transaction. The money moves through payments' services."""
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.mail import send_mail
+from django.db import transaction
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from dashboard import audit
+from dashboard.models import Action, Invitation, Membership, MerchantSettings, Role
+from dashboard.permissions import may_manage
+from payments.services import accounts
+
+
+@transaction.atomic
+def merchant_signup(request, *, user, business_name: str) -> Membership:
+    """A new merchant (test keys; live mode waits for staff approval) owned by `user`."""
+    created = accounts.merchant_create(name=business_name)
+    MerchantSettings.objects.create(merchant=created.merchant)
+    return Membership.objects.create(user=user, merchant=created.merchant, role=Role.OWNER)
+
+
+def open_invitations(email: str) -> list[Invitation]:
+    if not email:
+        return []
+    return list(
+        Invitation.objects.filter(
+            email__iexact=email, accepted_at__isnull=True, expires_at__gt=timezone.now()
+        ).select_related("merchant")
+    )
+
+
+@transaction.atomic
+def invite(request, actor: Membership, *, email: str, role: str) -> Invitation:
+    if not may_manage(actor, role):
+        raise PermissionDenied
+    email = email.strip()
+    if Membership.objects.filter(merchant=actor.merchant, user__email__iexact=email).exists():
+        raise ValidationError(_("%(email)s is already a member.") % {"email": email})
+    # One open invitation per address: the same one sent twice (a form submitted twice) does
+    # nothing more; another role replaces it with a new link.
+    pending = Invitation.objects.select_for_update().filter(
+        merchant=actor.merchant, email__iexact=email, accepted_at__isnull=True
+    )
+    same = pending.filter(role=role, expires_at__gt=timezone.now()).first()
+    if same is not None:
+        return same
+    pending.delete()
+    invitation = Invitation.objects.create(
+        merchant=actor.merchant, email=email, role=role, invited_by=actor.user
+    )
+    audit.record(request, Action.MEMBER_INVITED, merchant=actor.merchant, object_id=email)
+    url = settings.PUBLIC_BASE_URL + reverse("dashboard:invitation", args=[invitation.key])
+    context = {"invitation": invitation, "url": url, "inviter": actor.user.email}
+    transaction.on_commit(
+        lambda: send_mail(
+            render_to_string("dashboard/email/invitation_subject.txt", context).strip(),
+            render_to_string("dashboard/email/invitation_message.txt", context),
+            None,
+            [email],
+        )
+    )
+    return invitation
+
+
+@transaction.atomic
+def invitation_accept(request, invitation: Invitation, user) -> Membership:
+    """`user` joins the invitation's merchant with its role (once: a second acceptance, or an
+    existing membership, changes nothing)."""
+    invitation = Invitation.objects.select_for_update().get(pk=invitation.pk)
+    existing = Membership.objects.filter(user=user, merchant_id=invitation.merchant_id).first()
+    if invitation.accepted_at is not None or existing is not None:
+        if invitation.accepted_at is None:
+            invitation.accepted_at = timezone.now()
+            invitation.save(update_fields=["accepted_at"])
+        return existing or Membership.objects.get(user=user, merchant_id=invitation.merchant_id)
+    if not invitation.is_open:
+        raise ValidationError(_("This invitation has expired."))
+    membership = Membership.objects.create(
+        user=user, merchant_id=invitation.merchant_id, role=invitation.role
+    )
+    invitation.accepted_at = timezone.now()
+    invitation.save(update_fields=["accepted_at"])
+    audit.record(
+        request,
+        Action.MEMBER_JOINED,
+        merchant=invitation.merchant,
+        user=user,
+        email=user.email,
+        object_id=user.email,
+    )
+    return membership
+
+
+def _owners(merchant_id) -> int:
+    return Membership.objects.filter(merchant_id=merchant_id, role=Role.OWNER).count()
+
+
+def _lock_team(merchant_id) -> list[Membership]:
+    """The merchant's memberships, locked: changes to one team are taken one at a time, so two
+    owners demoting each other at once never leave the merchant without one."""
+    return list(Membership.objects.select_for_update().filter(merchant_id=merchant_id))
+
+
+@transaction.atomic
+def role_change(request, actor: Membership, target_id: int, role: str) -> Membership:
+    _lock_team(actor.merchant_id)
+    target = Membership.objects.get(pk=target_id, merchant_id=actor.merchant_id)
+    if not (may_manage(actor, target.role) and may_manage(actor, role)):
+        raise PermissionDenied
+    if target.role == role:
+        return target
+    if target.role == Role.OWNER and _owners(actor.merchant_id) <= 1:
+        raise ValidationError(_("A merchant always keeps one owner."))
+    target.role = role
+    target.save(update_fields=["role"])
+    audit.record(
+        request, Action.MEMBER_ROLE_CHANGED, merchant=actor.merchant, object_id=target.user.email
+    )
+    return target
+
+
+@transaction.atomic
+def member_remove(request, actor: Membership, target_id: int) -> None:
+    _lock_team(actor.merchant_id)
+    target = Membership.objects.filter(pk=target_id, merchant_id=actor.merchant_id).first()
+    if target is None:
+        return  # already removed (a form sent twice)
+    if not may_manage(actor, target.role):
+        raise PermissionDenied
+    if target.role == Role.OWNER and _owners(actor.merchant_id) <= 1:
+        raise ValidationError(_("A merchant always keeps one owner."))
+    email = target.user.email
+    target.delete()
+    audit.record(request, Action.MEMBER_REMOVED, merchant=actor.merchant, object_id=email)
+
+
+@transaction.atomic
+def ownership_transfer(request, actor: Membership, target_id: int) -> Membership:
+    """The owner makes another member the owner and becomes an admin."""
+    _lock_team(actor.merchant_id)
+    actor = Membership.objects.get(pk=actor.pk)
+    target = Membership.objects.get(pk=target_id, merchant_id=actor.merchant_id)
+    if actor.role != Role.OWNER:
+        if target.role == Role.OWNER and actor.role == Role.ADMIN:
+            return target  # done already (the form sent twice)
+        raise PermissionDenied
+    if target.pk == actor.pk:
+        return actor
+    target.role = Role.OWNER
+    target.save(update_fields=["role"])
+    actor.role = Role.ADMIN
+    actor.save(update_fields=["role"])
+    for member in (target, actor):
+        audit.record(
+            request,
+            Action.MEMBER_ROLE_CHANGED,
+            merchant=actor.merchant,
+            object_id=member.user.email,
+        )
+    return target
+
+
+@transaction.atomic
+def business_update(request, membership: Membership, **values) -> bool:
+    merchant = type(membership.merchant).objects.select_for_update().get(pk=membership.merchant_id)
+    changed = [name for name, value in values.items() if getattr(merchant, name) != value]
+    if not changed:
+        return False
+    for name in changed:
+        setattr(merchant, name, values[name])
+    merchant.full_clean()
+    merchant.save(update_fields=changed)
+    audit.record(request, Action.SETTINGS_UPDATED, merchant=merchant, object_id=",".join(changed))
+    return True
+
+
+@transaction.atomic
+def security_update(request, membership: Membership, **values) -> bool:
+    if membership.role != Role.OWNER:
+        raise PermissionDenied
+    current, _created = MerchantSettings.objects.select_for_update().get_or_create(
+        merchant_id=membership.merchant_id
+    )
+    changed = [name for name, value in values.items() if getattr(current, name) != value]
+    if not changed:
+        return False
+    for name in changed:
+        setattr(current, name, values[name])
+    current.save(update_fields=changed)
+    audit.record(
+        request, Action.SETTINGS_UPDATED, merchant=membership.merchant, object_id=",".join(changed)
+    )
+    return True

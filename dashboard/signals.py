@@ -1,0 +1,37 @@
+"""Sign-ins and two-factor changes into the audit log (allauth's and Django's signals)."""
+
+from allauth.account.signals import user_logged_in
+from allauth.mfa.models import Authenticator
+from allauth.mfa.signals import authenticator_added, authenticator_removed
+from django.contrib.auth.signals import user_login_failed
+
+from dashboard import audit
+from dashboard.models import Action
+
+
+def logged_in(sender, request, user, **kwargs):
+    audit.record_for_person(request, Action.LOGIN_SUCCEEDED, user=user)
+
+
+def login_failed(sender, credentials, request=None, **kwargs):
+    """Every failed authentication (Django's signal, which axes counts too): the dashboard's
+    e-mail sign-in and the staff one alike."""
+    typed = credentials.get("email") or credentials.get("username") or ""
+    audit.record_for_person(request, Action.LOGIN_FAILED, email=str(typed))
+
+
+def mfa_added(sender, request, user, authenticator, **kwargs):
+    if authenticator.type == Authenticator.Type.TOTP:
+        audit.record_for_person(request, Action.MFA_ACTIVATED, user=user)
+
+
+def mfa_removed(sender, request, user, authenticator, **kwargs):
+    if authenticator.type == Authenticator.Type.TOTP:
+        audit.record_for_person(request, Action.MFA_DEACTIVATED, user=user)
+
+
+def connect() -> None:
+    user_logged_in.connect(logged_in, dispatch_uid="dashboard.audit.logged_in")
+    user_login_failed.connect(login_failed, dispatch_uid="dashboard.audit.login_failed")
+    authenticator_added.connect(mfa_added, dispatch_uid="dashboard.audit.mfa_added")
+    authenticator_removed.connect(mfa_removed, dispatch_uid="dashboard.audit.mfa_removed")

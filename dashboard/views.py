@@ -1,0 +1,333 @@
+"""The dashboard's own pages: home, the merchant switcher, settings, team, audit, invitations.
+The money pages (payments, balance, payouts, developers) build on the same guard
+(permissions.merchant_view)."""
+
+import csv
+from datetime import timedelta
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
+from django.db.models import Count, Q, Sum
+from django.http import Http404, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from dashboard import services
+from dashboard.filters import AuditFilter
+from dashboard.forms import BusinessForm, InviteForm, RoleForm, SecurityForm
+from dashboard.models import AuditEntry, Invitation, Membership, MerchantSettings, Role
+from dashboard.permissions import (
+    SESSION_MERCHANT,
+    active_membership,
+    can,
+    forbidden,
+    has_totp,
+    may_manage,
+    memberships_of,
+    merchant_view,
+)
+from payments import selectors
+
+
+@login_required
+def index(request):
+    return redirect("dashboard:home", mode="test")
+
+
+@merchant_view("view")
+def home(request, mode):
+    livemode = mode == "live"
+    now = timezone.localtime()
+    today = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    week = today - timedelta(days=today.weekday())
+    charges = selectors.charges_of(merchant=request.merchant, livemode=livemode)
+    succeeded = Q(status="succeeded")
+    totals = (
+        charges.filter(created_at__gte=week)
+        .values("currency")
+        .annotate(
+            today_count=Count("id", filter=succeeded & Q(created_at__gte=today)),
+            today_sum=Sum("amount", filter=succeeded & Q(created_at__gte=today), default=0),
+            week_count=Count("id", filter=succeeded),
+            week_sum=Sum("amount", filter=succeeded, default=0),
+        )
+        .order_by("currency")
+    )
+    balance = selectors.balance_get(merchant=request.merchant, livemode=livemode)
+    return render(
+        request,
+        "dashboard/home.html",
+        {
+            "totals": list(totals),
+            "balance": sorted(balance.items()),
+            "recent": charges.order_by("-created_at", "-id")[:10],
+        },
+    )
+
+
+@login_required
+def no_merchant(request):
+    """A user who belongs to no merchant (removed from every team) may start one."""
+    if active_membership(request) is not None:
+        return redirect("dashboard:index")
+    form = BusinessForm(request.POST or None)
+    del form.fields["support_email"], form.fields["support_phone"]
+    if request.method == "POST" and form.is_valid():
+        membership = services.merchant_signup(
+            request, user=request.user, business_name=form.cleaned_data["name"]
+        )
+        request.session[SESSION_MERCHANT] = membership.merchant_id
+        return redirect("dashboard:index")
+    return render(request, "dashboard/no_merchant.html", {"form": form})
+
+
+@login_required
+@require_POST
+def switch(request):
+    """The merchant switcher: another of the user's merchants becomes the active one."""
+    found = memberships_of(request.user).filter(merchant_id=request.POST.get("merchant")).first()
+    if found is None:
+        raise Http404
+    request.session[SESSION_MERCHANT] = found.merchant_id
+    messages.success(request, _("You are now working on %(name)s.") % {"name": found.merchant.name})
+    return redirect("dashboard:index")
+
+
+def _back(request, name: str):
+    return redirect(f"dashboard:{name}")
+
+
+def _refused(request, error) -> None:
+    for message in getattr(error, "messages", [str(error)]):
+        messages.error(request, message)
+
+
+@merchant_view("team", mode_in_path=False)
+def settings_business(request):
+    merchant = request.merchant
+    initial = {
+        "name": merchant.name,
+        "support_email": merchant.support_email,
+        "support_phone": merchant.support_phone,
+    }
+    form = BusinessForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            changed = services.business_update(request, request.membership, **form.cleaned_data)
+        except ValidationError as error:
+            for field, errors in error.message_dict.items():
+                form.add_error(field if field in form.fields else None, errors)
+        else:
+            if changed:
+                messages.success(request, _("Business settings saved."))
+            return _back(request, "settings-business")
+    return render(request, "dashboard/settings_business.html", {"form": form})
+
+
+@merchant_view("team", mode_in_path=False)
+def settings_team(request):
+    actor = request.membership
+    form = InviteForm(request.POST or None)
+    if not may_manage(actor, Role.OWNER):
+        form.fields["role"].choices = [c for c in Role.choices if c[0] != Role.OWNER]
+    if request.method == "POST":
+        if form.is_valid():
+            if not may_manage(actor, form.cleaned_data["role"]):
+                return forbidden(request)
+            try:
+                services.invite(request, actor, **form.cleaned_data)
+            except ValidationError as error:
+                form.add_error("email", error)
+            else:
+                messages.success(
+                    request,
+                    _("Invitation sent to %(email)s.") % {"email": form.cleaned_data["email"]},
+                )
+                return _back(request, "settings-team")
+    members = Membership.objects.filter(merchant=request.merchant).select_related("user")
+    invitations = Invitation.objects.filter(
+        merchant=request.merchant, accepted_at__isnull=True, expires_at__gt=timezone.now()
+    )
+    assignable = [c for c in Role.choices if may_manage(actor, c[0])]
+    return render(
+        request,
+        "dashboard/settings_team.html",
+        {
+            "form": form,
+            "members": [(m, may_manage(actor, m.role) and m.pk != actor.pk) for m in members],
+            "invitations": invitations,
+            "roles": assignable,
+        },
+    )
+
+
+@merchant_view("team", mode_in_path=False)
+@require_POST
+def member_role(request, member_id):
+    form = RoleForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Choose a role."))
+        return _back(request, "settings-team")
+    target = get_object_or_404(Membership, pk=member_id, merchant=request.merchant)
+    if not (
+        may_manage(request.membership, target.role)
+        and may_manage(request.membership, form.cleaned_data["role"])
+    ):
+        return forbidden(request)
+    try:
+        services.role_change(request, request.membership, target.pk, form.cleaned_data["role"])
+    except ValidationError as error:
+        _refused(request, error)
+    except PermissionDenied:
+        return forbidden(request)
+    return _back(request, "settings-team")
+
+
+@merchant_view("team", mode_in_path=False)
+@require_POST
+def member_remove(request, member_id):
+    target = Membership.objects.filter(pk=member_id, merchant=request.merchant).first()
+    if target is None:
+        if Membership.objects.filter(pk=member_id).exists():
+            raise Http404  # another merchant's member
+        return _back(request, "settings-team")  # removed already: the form sent twice
+    if not may_manage(request.membership, target.role):
+        return forbidden(request)
+    try:
+        services.member_remove(request, request.membership, target.pk)
+    except ValidationError as error:
+        _refused(request, error)
+    except PermissionDenied:
+        return forbidden(request)
+    return _back(request, "settings-team")
+
+
+@merchant_view("security", mode_in_path=False)
+def settings_security(request):
+    current = MerchantSettings.of(request.merchant)
+    approver = {None: "", True: "on", False: "off"}[current.require_second_approver]
+    form = SecurityForm(
+        request.POST or None,
+        initial={
+            "require_two_factor": current.require_two_factor,
+            "require_second_approver": approver,
+        },
+    )
+    if request.method == "POST" and form.is_valid():
+        values = {
+            "require_two_factor": form.cleaned_data["require_two_factor"],
+            "require_second_approver": {"": None, "on": True, "off": False}[
+                form.cleaned_data["require_second_approver"]
+            ],
+        }
+        if values["require_two_factor"] and not has_totp(request.user):
+            form.add_error(
+                "require_two_factor",
+                _("Set up two-factor authentication for yourself first."),
+            )
+        else:
+            if services.security_update(request, request.membership, **values):
+                messages.success(request, _("Security settings saved."))
+            return _back(request, "settings-security")
+    others = (
+        Membership.objects.filter(merchant=request.merchant)
+        .exclude(pk=request.membership.pk)
+        .select_related("user")
+    )
+    return render(
+        request,
+        "dashboard/settings_security.html",
+        {"form": form, "others": others, "second_approver_now": current.second_approver_required()},
+    )
+
+
+@merchant_view("security", mode_in_path=False)
+@require_POST
+def ownership_transfer(request):
+    target = get_object_or_404(
+        Membership, pk=request.POST.get("member") or 0, merchant=request.merchant
+    )
+    services.ownership_transfer(request, request.membership, target.pk)
+    messages.success(request, _("%(email)s is now the owner.") % {"email": target.user.email})
+    return _back(request, "settings-team")
+
+
+@merchant_view("team", mode_in_path=False)
+def audit_log(request):
+    entries = AuditEntry.objects.filter(merchant=request.merchant).select_related(None)
+    found = AuditFilter(request.GET or None, queryset=entries)
+    rows = found.qs if found.is_bound and found.is_valid() else entries
+    if request.GET.get("format") == "csv":
+        return _audit_csv(rows)
+    page = Paginator(rows, 50).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request,
+        "dashboard/audit.html",
+        {"filter": found, "page": page, "query": query.urlencode()},
+    )
+
+
+class _Echo:
+    def write(self, value):
+        return value
+
+
+def _audit_csv(rows):
+    writer = csv.writer(_Echo())
+    header = ["created_at", "email", "mode", "action", "object_id", "ip", "user_agent"]
+
+    def lines():
+        yield writer.writerow(header)
+        for entry in rows.iterator(chunk_size=1000):
+            yield writer.writerow(
+                [
+                    entry.created_at.isoformat(),
+                    entry.email,
+                    entry.mode,
+                    entry.action,
+                    entry.object_id,
+                    entry.ip or "",
+                    entry.user_agent,
+                ]
+            )
+
+    response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="audit.csv"'
+    return response
+
+
+def invitation(request, key):
+    """The link of an invitation mail: signed in as the invited address, join at once (POST);
+    otherwise sign up (or sign in) first, the link brings you back."""
+    found = Invitation.objects.filter(key=key).select_related("merchant").first()
+    if found is None:
+        raise Http404
+    if not request.user.is_authenticated:
+        return render(request, "dashboard/invitation.html", {"invitation": found})
+    if request.user.email.lower() != found.email.lower():
+        return render(
+            request, "dashboard/invitation.html", {"invitation": found, "wrong_user": True}
+        )
+    if request.method == "POST":
+        try:
+            membership = services.invitation_accept(request, found, request.user)
+        except ValidationError as error:
+            _refused(request, error)
+            return redirect("dashboard:invitation", key=key)
+        request.session[SESSION_MERCHANT] = membership.merchant_id
+        messages.success(request, _("Welcome to %(name)s.") % {"name": found.merchant.name})
+        return redirect("dashboard:index")
+    return render(request, "dashboard/invitation.html", {"invitation": found})
+
+
+@merchant_view("view", mode_in_path=False)
+def index_settings(request):
+    if can(request.membership, "team"):
+        return redirect("dashboard:settings-business")
+    return forbidden(request)
