@@ -8,10 +8,13 @@ the user's membership: no membership or an unapproved live mode answers 404, a r
 permission a 403 page, before the view runs (so nothing is changed).
 """
 
+import time
 from functools import wraps
 
-from allauth.account.decorators import reauthentication_required
+from allauth.account.authentication import get_authentication_records
+from allauth.core.exceptions import ReauthenticationRequired
 from allauth.mfa.utils import is_mfa_enabled
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
@@ -141,19 +144,32 @@ def merchant_view(perm: str = "view", *, mode_in_path: bool = True):
     return decorator
 
 
+def recently_authenticated(request) -> bool:
+    """A sign-in or a re-confirmation (password or code) within ACCOUNT_REAUTHENTICATION_TIMEOUT
+    seconds, from the session's authentication records (allauth's)."""
+    timeout = settings.ACCOUNT_REAUTHENTICATION_TIMEOUT
+    now = time.time()
+    return any(
+        now - record["at"] < timeout for record in get_authentication_records(request, request.user)
+    )
+
+
 def live_sensitive(view):
     """§15: in live mode the acting user needs TOTP and a sign-in or re-confirmation within the
-    last ACCOUNT_REAUTHENTICATION_TIMEOUT seconds (allauth's reauthentication). Put it inside
-    `merchant_view` (it reads `request.mode`)."""
-    reconfirmed = reauthentication_required(view, enabled=lambda request: request.mode == "live")
+    last ACCOUNT_REAUTHENTICATION_TIMEOUT seconds; otherwise allauth asks them to confirm (its
+    reauthentication page, which then resumes the request). Put it inside `merchant_view` (it
+    reads `request.mode`)."""
 
     @wraps(view)
     def guarded(request, *args, **kwargs):
-        if request.mode == "live" and not has_totp(request.user):
-            messages.warning(
-                request, _("Live mode needs two-factor authentication: set it up first.")
-            )
-            return redirect("mfa_index")
-        return reconfirmed(request, *args, **kwargs)
+        if request.mode == "live":
+            if not has_totp(request.user):
+                messages.warning(
+                    request, _("Live mode needs two-factor authentication: set it up first.")
+                )
+                return redirect("mfa_index")
+            if not recently_authenticated(request):
+                raise ReauthenticationRequired
+        return view(request, *args, **kwargs)
 
     return guarded

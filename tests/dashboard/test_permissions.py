@@ -1,0 +1,150 @@
+"""The role table of §15, page by page: a role without the permission gets the 403 page and
+nothing changes; another merchant's objects answer 404; live mode only once approved."""
+
+import pytest
+
+from dashboard.models import AuditEntry, Invitation, Membership, MerchantSettings
+from dashboard.permissions import PERMISSIONS, can
+from tests.dashboard.conftest import make_member, signed_in
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
+
+ROLES = ["owner", "admin", "developer", "finance", "support", "viewer"]
+# The contract's table (§15), spelled out here independently of dashboard.permissions.
+TABLE = {
+    "view": {"owner", "admin", "developer", "finance", "support", "viewer"},
+    "refund": {"owner", "admin", "finance", "support"},
+    "payment_links": {"owner", "admin", "finance", "support"},
+    "payouts": {"owner", "admin", "finance"},
+    "developers": {"owner", "admin", "developer"},
+    "team": {"owner", "admin"},
+    "security": {"owner"},
+}
+
+
+def test_the_map_is_the_contracts_table():
+    assert set(PERMISSIONS) == set(TABLE)
+    for perm, roles in TABLE.items():
+        for role in ROLES:
+            assert can(Membership(role=role), perm) is (role in roles), (perm, role)
+    assert not can(None, "view")
+
+
+@pytest.mark.urls("tests.dashboard.guarded_urls")
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("perm", sorted(TABLE))
+def test_every_permission_for_every_role(shop, role, perm):
+    """A guarded view of each permission: allowed roles reach it; the others get the 403 page
+    before it runs, so the audit row it would write is never written."""
+    member = make_member(shop, role)
+    client = signed_in(member.user)
+    response = client.post(f"/guarded/test/{perm}/")
+    rows = AuditEntry.objects.filter(object_id=f"guarded:{perm}")
+    if role in TABLE[perm]:
+        assert response.status_code == 200
+        assert response.content.decode() == f"{perm} {shop.pk} test {role}"
+        assert rows.count() == 1
+    else:
+        assert response.status_code == 403
+        assert b"Nothing was changed" in response.content or "Rien n" in response.content.decode()
+        assert rows.count() == 0
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_settings_pages_by_role(shop, role):
+    """The real pages: business settings, invitations and the audit log (team), security
+    (owner): 403 and nothing changed for the others."""
+    member = make_member(shop, role)
+    client = signed_in(member.user)
+    may_team, may_security = role in TABLE["team"], role in TABLE["security"]
+
+    response = client.post(
+        "/dashboard/settings/business/",
+        {"name": "Renamed", "support_email": "", "support_phone": ""},
+    )
+    shop.refresh_from_db()
+    assert response.status_code == (302 if may_team else 403)
+    assert (shop.name == "Renamed") is may_team
+
+    response = client.post(
+        "/dashboard/settings/team/", {"email": "new@example.com", "role": "viewer"}
+    )
+    assert response.status_code == (302 if may_team else 403)
+    assert Invitation.objects.filter(merchant=shop).exists() is may_team
+
+    assert client.get("/dashboard/audit/").status_code == (200 if may_team else 403)
+    assert client.get("/dashboard/settings/team/").status_code == (200 if may_team else 403)
+
+    response = client.post("/dashboard/settings/security/", {"require_second_approver": "on"})
+    assert response.status_code == (302 if may_security else 403)
+    assert MerchantSettings.objects.get(merchant=shop).require_second_approver is (
+        True if may_security else None
+    )
+    assert client.get("/dashboard/test/").status_code == 200
+
+
+def test_navigation_shows_only_what_the_role_may_use(shop):
+    viewer = signed_in(make_member(shop, "viewer").user).get("/dashboard/test/").content.decode()
+    owner = signed_in(make_member(shop, "owner").user).get("/dashboard/test/").content.decode()
+    for path in (
+        "/dashboard/test/developers/",
+        "/dashboard/settings/business/",
+        "/dashboard/audit/",
+    ):
+        assert path in owner
+        assert path not in viewer
+    assert "/dashboard/test/payments/" in viewer
+
+
+def test_another_merchants_members_answer_404_and_stay(shop, other_shop):
+    admin = make_member(shop, "owner")
+    stranger = make_member(other_shop, "viewer", email="stranger@example.com")
+    client = signed_in(admin.user)
+    role_url = f"/dashboard/settings/team/{stranger.pk}/role/"
+    assert client.post(role_url, {"role": "admin"}).status_code == 404
+    assert client.post(f"/dashboard/settings/team/{stranger.pk}/remove/").status_code == 404
+    response = client.post("/dashboard/settings/security/transfer/", {"member": stranger.pk})
+    assert response.status_code == 404
+    stranger.refresh_from_db()
+    assert stranger.role == "viewer"
+    assert client.post("/dashboard/switch/", {"merchant": other_shop.pk}).status_code == 404
+    assert not AuditEntry.objects.filter(merchant=other_shop).exists()
+
+
+def test_live_mode_only_once_approved(shop):
+    client = signed_in(make_member(shop, "owner").user)
+    assert client.get("/dashboard/live/").status_code == 404
+    assert client.get("/dashboard/other/").status_code == 404
+    shop.live_approved = True
+    shop.save()
+    assert client.get("/dashboard/live/").status_code == 200
+    assert client.get("/dashboard/").url == "/dashboard/test/"
+
+
+def test_a_user_without_a_merchant_is_offered_to_start_one(db):
+    from tests.dashboard.conftest import make_user
+
+    client = signed_in(make_user("alone@example.com"))
+    assert client.get("/dashboard/test/").url == "/dashboard/start/"
+    response = client.post("/dashboard/start/", {"name": "Atelier Bandal"})
+    assert response.status_code == 302
+    membership = Membership.objects.get(user__email="alone@example.com")
+    assert (membership.role, membership.merchant.name) == ("owner", "Atelier Bandal")
+
+
+def test_the_switcher_changes_the_active_merchant(shop, other_shop):
+    member = make_member(shop, "owner")
+    Membership.objects.create(user=member.user, merchant=other_shop, role="viewer")
+    client = signed_in(member.user)
+    assert "Boutique Gombe" in client.get("/dashboard/test/").content.decode()
+    assert client.post("/dashboard/switch/", {"merchant": other_shop.pk}).status_code == 302
+    page = client.get("/dashboard/test/").content.decode()
+    assert "Pharmacie Limete" in page and "/dashboard/settings/business/" not in page
+    assert client.get("/dashboard/audit/").status_code == 403  # a viewer there
+
+
+def test_anonymous_visitors_are_sent_to_sign_in(db):
+    from django.test import Client
+
+    response = Client().get("/dashboard/test/")
+    assert response.status_code == 302 and response.url.startswith("/accounts/login/")

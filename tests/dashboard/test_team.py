@@ -1,0 +1,158 @@
+"""The team: invitations by e-mail, roles, removal, ownership. A merchant always keeps one owner;
+an admin never touches an owner; a form sent twice does one thing; every change is audited."""
+
+import re
+from urllib.parse import urlsplit
+
+import pytest
+from django.core import mail
+from django.test import Client
+from django.utils import timezone
+
+from dashboard.models import AuditEntry, Invitation, Membership
+from tests.dashboard.conftest import PASSWORD, make_member, make_user, signed_in
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
+
+
+def actions(merchant) -> list[tuple[str, str]]:
+    return list(
+        AuditEntry.objects.filter(merchant=merchant)
+        .order_by("id")
+        .values_list("action", "object_id")
+    )
+
+
+def test_invite_mail_and_join_as_an_existing_user(shop, owner, django_capture_on_commit_callbacks):
+    client = signed_in(owner.user)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            "/dashboard/settings/team/", {"email": "Fin@Example.com", "role": "finance"}
+        )
+        assert response.status_code == 302
+        client.post("/dashboard/settings/team/", {"email": "Fin@Example.com", "role": "finance"})
+    assert Invitation.objects.filter(merchant=shop).count() == 1  # sent twice: one invitation
+    assert len(mail.outbox) == 1
+    (link,) = re.findall(r"https?://\S+/dashboard/invitations/\S+/", mail.outbox[0].body)
+    assert mail.outbox[0].to == ["Fin@Example.com"]
+
+    invitee = make_user("fin@example.com")
+    other = signed_in(invitee)
+    path = urlsplit(link).path
+    assert other.get(path).status_code == 200
+    assert other.post(path).status_code == 302
+    assert other.post(path).status_code == 302  # accepted twice: one membership
+    membership = Membership.objects.get(user=invitee, merchant=shop)
+    assert membership.role == "finance"
+    assert actions(shop) == [
+        ("member.invited", "Fin@Example.com"),
+        ("member.joined", "fin@example.com"),
+    ]
+
+
+def test_an_invitation_is_for_its_address_and_expires(shop, owner):
+    invitation = Invitation.objects.create(merchant=shop, email="a@example.com", role="viewer")
+    stranger = signed_in(make_user("b@example.com"))
+    stranger.post(f"/dashboard/invitations/{invitation.key}/")
+    assert not Membership.objects.filter(user__email="b@example.com").exists()
+    Invitation.objects.filter(pk=invitation.pk).update(expires_at=timezone.now())
+    invited = signed_in(make_user("a@example.com"))
+    invited.post(f"/dashboard/invitations/{invitation.key}/")
+    assert not Membership.objects.filter(user__email="a@example.com").exists()
+    assert Client().get("/dashboard/invitations/no-such-key/").status_code == 404
+
+
+def test_a_new_person_signs_up_from_the_invitation_and_joins(shop, owner):
+    """Signing up with the invited address needs no business name: after the address is
+    confirmed the new user is a member with the invited role, and owns no merchant."""
+    invitation = Invitation.objects.create(merchant=shop, email="new@example.com", role="support")
+    page = Client().get(f"/dashboard/invitations/{invitation.key}/").content.decode()
+    assert "/accounts/signup/" in page
+    response = Client().post(
+        "/accounts/signup/",
+        {"email": "new@example.com", "password1": PASSWORD, "password2": PASSWORD},
+    )
+    assert response.status_code == 302
+    (membership,) = Membership.objects.filter(user__email="new@example.com")
+    assert (membership.merchant, membership.role) == (shop, "support")
+    assert ("member.joined", "new@example.com") in actions(shop)
+
+
+def test_roles_change_and_members_leave_with_one_owner_always(shop, owner):
+    client = signed_in(owner.user)
+    dev = make_member(shop, "developer")
+    assert (
+        client.post(f"/dashboard/settings/team/{dev.pk}/role/", {"role": "admin"}).status_code
+        == 302
+    )
+    dev.refresh_from_db()
+    assert dev.role == "admin"
+    # The only owner can neither demote nor remove themself.
+    client.post(f"/dashboard/settings/team/{owner.pk}/role/", {"role": "viewer"})
+    client.post(f"/dashboard/settings/team/{owner.pk}/remove/")
+    owner.refresh_from_db()
+    assert owner.role == "owner"
+    assert client.post(f"/dashboard/settings/team/{dev.pk}/remove/").status_code == 302
+    assert client.post(f"/dashboard/settings/team/{dev.pk}/remove/").status_code == 302  # twice
+    assert not Membership.objects.filter(pk=dev.pk).exists()
+    assert actions(shop) == [
+        ("member.role_changed", dev.user.email),
+        ("member.removed", dev.user.email),
+    ]
+
+
+def test_admins_never_touch_owners(shop, owner):
+    admin = make_member(shop, "admin")
+    client = signed_in(admin.user)
+    assert (
+        client.post(f"/dashboard/settings/team/{owner.pk}/role/", {"role": "viewer"}).status_code
+        == 403
+    )
+    assert client.post(f"/dashboard/settings/team/{owner.pk}/remove/").status_code == 403
+    viewer = make_member(shop, "viewer")
+    response = client.post(f"/dashboard/settings/team/{viewer.pk}/role/", {"role": "owner"})
+    assert response.status_code == 403
+    response = client.post("/dashboard/settings/team/", {"email": "o@example.com", "role": "owner"})
+    assert response.status_code in (200, 403)  # the role is not offered to an admin
+    assert not Invitation.objects.filter(email="o@example.com").exists()
+    owner.refresh_from_db(), viewer.refresh_from_db()
+    assert (owner.role, viewer.role) == ("owner", "viewer")
+    assert actions(shop) == []
+    # but an admin manages the others
+    assert (
+        client.post(f"/dashboard/settings/team/{viewer.pk}/role/", {"role": "support"}).status_code
+        == 302
+    )
+
+
+def test_ownership_moves_to_another_member(shop, owner):
+    finance = make_member(shop, "finance")
+    client = signed_in(owner.user)
+    response = client.post("/dashboard/settings/security/transfer/", {"member": finance.pk})
+    assert response.status_code == 302
+    client.post("/dashboard/settings/security/transfer/", {"member": finance.pk})  # twice
+    owner.refresh_from_db(), finance.refresh_from_db()
+    assert (owner.role, finance.role) == ("admin", "owner")
+    assert Membership.objects.filter(merchant=shop, role="owner").count() == 1
+    # the former owner, now an admin, cannot take it back
+    assert client.get("/dashboard/settings/security/").status_code == 403
+    # and the new owner may now demote them, keeping one owner
+    signed_in(finance.user).post(f"/dashboard/settings/team/{owner.pk}/role/", {"role": "viewer"})
+    owner.refresh_from_db()
+    assert owner.role == "viewer"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_owners_demoting_each_other_at_once_leave_one(shop, owner):
+    from tests.helpers import race
+
+    second = make_member(shop, "owner", email="second@example.com")
+    clients = {owner.pk: signed_in(owner.user), second.pk: signed_in(second.user)}
+    targets = iter([(owner.pk, second.pk), (second.pk, owner.pk)])
+
+    def demote():
+        actor, target = next(targets)
+        return clients[actor].post(f"/dashboard/settings/team/{target}/role/", {"role": "viewer"})
+
+    race(demote, 2)
+    assert Membership.objects.filter(merchant=shop, role="owner").count() == 1
