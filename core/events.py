@@ -25,3 +25,7 @@ payout_batch_changed = Signal()
 # `instance`, `webhook_url` (its default URL, maybe "") and `webhook_secrets` (its first signing
 # secret of each mode, by livemode: shown once to whoever created it).
 merchant_created = Signal()
+# The embedded set-up's demo merchant is ready (payments' `demomerchant` command, each run), sent
+# with `instance` and `var_dir`: a receiver returns the lines it wants printed beside the demo key
+# (the dashboard: its demo owner's sign-in).
+demo_merchant_ready = Signal()

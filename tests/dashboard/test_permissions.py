@@ -148,3 +148,28 @@ def test_anonymous_visitors_are_sent_to_sign_in(db):
 
     response = Client().get("/dashboard/test/")
     assert response.status_code == 302 and response.url.startswith("/accounts/login/")
+
+
+def test_the_demo_merchant_has_an_owner_who_signs_in(settings, tmp_path):
+    """`make run`'s demo: demomerchant prints a sign-in line that works, the same on every run."""
+    from io import StringIO
+
+    from django.core.management import call_command
+    from django.test import Client
+
+    settings.VAR_DIR = tmp_path
+    outputs = []
+    for _ in range(2):
+        out = StringIO()
+        call_command("demomerchant", stdout=out)
+        outputs.append(out.getvalue())
+    (line,) = [line for line in outputs[0].splitlines() if "/accounts/login/" in line]
+    assert line in outputs[1]
+    words = line.split()
+    email, password = words[words.index("e-mail") + 1], words[words.index("password") + 1]
+    assert "http://127.0.0.1:8000/accounts/login/" in line or settings.PUBLIC_BASE_URL in line
+    client = Client()
+    response = client.post("/accounts/login/", {"login": email, "password": password})
+    assert response.status_code == 302
+    page = client.get("/dashboard/test/").content.decode()
+    assert "Demo Boutique Kinshasa" in page

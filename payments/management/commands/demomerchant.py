@@ -1,4 +1,5 @@
-"""Create the demo merchant once and print its test key (the embedded set-up of `make run`).
+"""Create the demo merchant once and print its test key (the embedded set-up of `make run`), and
+what the other apps offer with it (demo_merchant_ready: the dashboard's sign-in).
 
 Keys are stored only as hashes, so the plaintext of the demo key is kept in var/demo-merchant.json
 (readable by the owner only) to be printed again on later runs.
@@ -10,6 +11,7 @@ import os
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from core import events
 from core.api.authentication import hash_api_key
 from payments.models import ApiKey, Merchant
 from payments.services import accounts
@@ -42,6 +44,13 @@ class Command(BaseCommand):
                 base=settings.PUBLIC_BASE_URL,
             )
         )
+        merchant = Merchant.objects.get(pk=demo["id"])
+        answers = events.demo_merchant_ready.send(
+            sender=Merchant, instance=merchant, var_dir=settings.VAR_DIR
+        )
+        for _receiver, lines in answers:
+            for line in lines or ():
+                self.stdout.write(line)
 
     def _load(self, path):
         """The saved demo merchant, if it still exists in this database with a working key."""
