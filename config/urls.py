@@ -7,6 +7,7 @@ from django.views.generic import TemplateView
 
 from config.overview import overview
 from core.api import errors as api_errors
+from dashboard.signin import login as dashboard_login
 from payments.admin.login import admin_login
 from payments.api.docs import ApiDocsView, ApiSchemaView
 from payments.views import healthz, readyz
@@ -17,6 +18,7 @@ urlpatterns = [
     path("admin/login/", admin_login, name="admin-login"),
     path("admin/overview/", admin.site.admin_view(overview), name="admin-overview"),
     path("admin/", admin.site.urls),
+    path("accounts/login/", dashboard_login, name="account_login"),  # allauth's, one at a time
     path("accounts/", include("allauth.urls")),
     path("dashboard/", include("dashboard.urls")),
     path("i18n/", include("django.conf.urls.i18n")),  # the language switcher (set_language)

@@ -2,10 +2,14 @@
 authenticates with the e-mail address, so axes counts failures per (address typed, client
 address) as it does for the staff sign-in's username; a locked-out pair gets a page of ours."""
 
-from axes.helpers import get_cool_off
+from allauth.account import views as allauth_views
+from axes.helpers import get_client_ip_address, get_cool_off
+from django.conf import settings
+from django.db import transaction
 from django.shortcuts import render
 
 from payments.admin.login import locked_out as admin_locked_out
+from payments.admin.login import one_sign_in_at_a_time
 
 
 def axes_username(request, credentials=None) -> str:
@@ -32,3 +36,16 @@ def locked_out(request, original_response=None, credentials=None):
     )
     response["Retry-After"] = str(wait)
     return response
+
+
+def login(request, *args, **kwargs):
+    """allauth's sign-in (`/accounts/login/`), its attempts for one address typed from one client
+    address taken one at a time as the staff's are (payments/admin/login.py), so that passwords
+    sent at once never outnumber axes' limit."""
+    if request.method != "POST" or not settings.AXES_ENABLED:
+        return allauth_views.login(request, *args, **kwargs)
+    with transaction.atomic():
+        one_sign_in_at_a_time(
+            axes_username(request), get_client_ip_address(request) or "", form="dashboard-login"
+        )
+        return allauth_views.login(request, *args, **kwargs)

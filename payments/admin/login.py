@@ -23,16 +23,18 @@ def admin_login(request, extra_context=None):
     if request.method != "POST" or not settings.AXES_ENABLED:
         return admin.site.login(request, extra_context)
     with transaction.atomic():
-        _one_at_a_time(get_client_username(request) or "", get_client_ip_address(request) or "")
+        one_sign_in_at_a_time(
+            get_client_username(request) or "", get_client_ip_address(request) or ""
+        )
         return admin.site.login(request, extra_context)
 
 
-def _one_at_a_time(username: str, address: str) -> None:
-    """Wait for any other sign-in of `username` from `address` to finish (until the end of this
-    transaction)."""
+def one_sign_in_at_a_time(username: str, address: str, *, form: str = "admin-login") -> None:
+    """Wait for any other sign-in of `username` from `address` on the same sign-in `form` to
+    finish (until the end of this transaction). The merchant dashboard's sign-in uses it too."""
     if connection.vendor != "postgresql":
         return  # SQLite: the transaction began with the database's write lock (IMMEDIATE)
-    digest = hashlib.blake2b(f"admin-login\0{username}\0{address}".encode(), digest_size=8)
+    digest = hashlib.blake2b(f"{form}\0{username}\0{address}".encode(), digest_size=8)
     lock = int.from_bytes(digest.digest(), "big", signed=True)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [lock])

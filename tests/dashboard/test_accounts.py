@@ -8,11 +8,13 @@ from urllib.parse import urlsplit
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.test import Client, TestCase
 
 from dashboard.models import AuditEntry, Membership
 from payments.models import ApiKey
 from tests.dashboard.conftest import PASSWORD, body_of, make_member, totp_code
+from tests.helpers import race
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
@@ -188,3 +190,26 @@ def test_failed_sign_ins_lock_the_account_out_from_that_address(shop, settings):
     failed = AuditEntry.objects.filter(action="login.failed", merchant=shop)
     assert failed.count() >= 3
     assert set(failed.values_list("email", flat=True)) <= {email.upper(), email}
+
+
+class CountingHasher(PBKDF2PasswordHasher):
+    """Django's hasher, counting the passwords it checks."""
+
+    def verify(self, password, encoded):
+        checked.append(password)
+        return super().verify(password, encoded)
+
+
+checked: list[str] = []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_wrong_passwords_sent_at_once_check_no_more_than_the_limit(shop, settings):
+    settings.AXES_FAILURE_LIMIT = 5
+    member = make_member(shop, "support")
+    settings.PASSWORD_HASHERS = [f"{__name__}.CountingHasher"]
+    checked.clear()
+    statuses = race(lambda: sign_in(Client(), member.user.email, "wrong").status_code, count=12)
+    assert len(checked) == 5  # the others never reached the password
+    assert sorted(statuses) == [200] * 4 + [429] * 8
+    assert sign_in(Client(), member.user.email).status_code == 429
