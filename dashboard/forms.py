@@ -7,6 +7,7 @@ from django.utils.translation import gettext_lazy as _
 
 from dashboard import services
 from dashboard.models import Role
+from payments.models import Merchant
 
 
 class SignupForm(AllauthSignupForm):
@@ -44,10 +45,18 @@ class SignupForm(AllauthSignupForm):
         return user
 
 
-class BusinessForm(forms.Form):
-    name = forms.CharField(label=_("Business name"), max_length=200)
-    support_email = forms.EmailField(label=_("Support e-mail"), required=False)
-    support_phone = forms.CharField(label=_("Support phone"), max_length=30, required=False)
+class BusinessForm(forms.ModelForm):
+    """The merchant's name and support contact, checked by the model's own rules; saved by
+    services.business_update (which audits), never by the form."""
+
+    class Meta:
+        model = Merchant
+        fields = ["name", "support_email", "support_phone"]
+        labels = {
+            "name": _("Business name"),
+            "support_email": _("Support e-mail"),
+            "support_phone": _("Support phone"),
+        }
 
 
 class InviteForm(forms.Form):

@@ -173,3 +173,62 @@ def test_the_demo_merchant_has_an_owner_who_signs_in(settings, tmp_path):
     assert response.status_code == 302
     page = client.get("/dashboard/test/").content.decode()
     assert "Demo Boutique Kinshasa" in page
+
+
+def test_home_counts_succeeded_payments_per_currency_today_and_this_week(shop):
+    """Today's and this week's succeeded charges per currency (count and sum), the balance of
+    the ledger, the latest payments; the other mode's and other statuses' left out."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tests.factories import make_charge, settled_charge
+
+    shop.live_approved = True
+    shop.save()
+    now = timezone.now()
+    monday = (now - timedelta(days=now.weekday())).replace(hour=9, minute=0)
+    settled_charge(shop, amount=250000, currency="CDF")
+    settled_charge(shop, amount=100000, currency="CDF")
+    settled_charge(shop, amount=2000, currency="USD")
+    make_charge(shop, status="failed", amount=900000, currency="CDF")
+    if monday.date() != now.date():
+        make_charge(shop, status="succeeded", at=monday, amount=50000, currency="CDF")
+    week_cdf = 400000 if monday.date() != now.date() else 350000
+    client = signed_in(make_member(shop, "viewer").user)
+    response = client.get("/dashboard/test/", HTTP_ACCEPT_LANGUAGE="en")
+    stats = [(row["currency"], row["today_count"], row["today_sum"], row["week_sum"])
+             for row in response.context["totals"]]  # fmt: skip
+    assert stats == [("CDF", 2, 350000, week_cdf), ("USD", 1, 2000, 2000)]
+    assert dict(response.context["balance"])["USD"] > 0
+    page = response.content.decode()
+    assert "3,500.00 CDF" in page
+    assert len(response.context["recent"]) == 4 + (monday.date() != now.date())
+    live = client.get("/dashboard/live/")
+    assert live.context["totals"] == [] and len(live.context["recent"]) == 0
+
+
+def test_forms_refuse_a_post_without_the_csrf_token(shop):
+    member = make_member(shop, "owner")
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(member.user, backend="allauth.account.auth_backends.AuthenticationBackend")
+    response = client.post(
+        "/dashboard/settings/business/",
+        {"name": "Forged", "support_email": "", "support_phone": ""},
+    )
+    assert response.status_code == 403
+    shop.refresh_from_db()
+    assert shop.name == "Boutique Gombe"
+
+
+def test_bad_business_settings_are_words_on_the_page(shop):
+    client = signed_in(make_member(shop, "admin").user)
+    response = client.post(
+        "/dashboard/settings/business/",
+        {"name": "Boutique Gombe", "support_email": "not-an-address", "support_phone": "call me"},
+    )
+    assert response.status_code == 200
+    assert len(response.context["form"].errors) == 2
+    assert not AuditEntry.objects.filter(merchant=shop).exists()
