@@ -76,5 +76,10 @@ def test_sign_up_confirm_sign_in_and_home_at_360_px(
         assert axe_violations(page, axe_source) == []
         assert fits(page)
         screenshot(page, "dashboard-team-en")
+        page.goto(f"{live_server.url}/accounts/2fa/")  # allauth's pages in the same layout
+        assert page.locator("nav.nav").is_visible()
+        assert axe_violations(page, axe_source) == []
+        assert fits(page)
+        screenshot(page, "dashboard-two-factor-en")
     finally:
         context.close()

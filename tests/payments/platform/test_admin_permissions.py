@@ -9,6 +9,8 @@ too, with the permission each needs, and a staff member who may only see is refu
 import re
 
 import pytest
+from allauth.account.models import EmailAddress
+from allauth.mfa.models import Authenticator
 from django.apps import apps
 from django.contrib import admin
 from django.contrib.auth import get_user_model
@@ -58,6 +60,11 @@ NEEDS = {
     ("webhooks.delivery", "delete_selected"): "webhooks.delete_delivery",
     ("auth.user", "delete_selected"): "auth.delete_user",
     ("auth.group", "delete_selected"): "auth.delete_group",
+    # The dashboard's accounts (django-allauth): staff verify an address, or remove a lost
+    # authenticator app so that its owner can sign in and set up a new one.
+    ("account.emailaddress", "make_verified"): "account.change_emailaddress",
+    ("account.emailaddress", "delete_selected"): "account.delete_emailaddress",
+    ("mfa.authenticator", "delete_selected"): "mfa.delete_authenticator",
 }
 
 # Pages an admin adds beside Django's own five (list, add, change, delete, history), by URL name,
@@ -158,6 +165,9 @@ def world(merchant, settings):
     item = {"phone": "+243812345678", "amount": 1000, "currency": "CDF", "network": "VODACOM_MPESA"}
     batch_create_approved(merchant=merchant, livemode=False, items=[{**item, "reference": "A-1"}])
     Group.objects.create(name="support")
+    member = get_user_model().objects.create_user("member", "member@example.cd", "pw-123-long")
+    EmailAddress.objects.create(user=member, email=member.email, verified=False, primary=True)
+    Authenticator.objects.create(user=member, type=Authenticator.Type.TOTP, data={})
     settings.SANDBOX_MOBILE_MONEY_DELAY = 0  # asked again, the sandbox operator has an answer
     return merchant
 
