@@ -75,6 +75,10 @@ class FakeProvider:
         self._server: ThreadingHTTPServer | None = None
         self._scripted: list[tuple[str, re.Pattern, Response | Silence]] = []
         self._stopping = threading.Event()
+        # Dribbled answers begun, and those whose last byte went out (counted before it does): a
+        # client that returned while none had gone out whole cut each at its deadline.
+        self.dribbles_begun = 0
+        self.dribbled_whole = 0
 
     def answer_next(
         self, method: str, pattern: str, answer: "Response | Silence", times: int = 1
@@ -158,10 +162,15 @@ class FakeProvider:
                 raw = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
                 raw += b"Content-Length: %d\r\n\r\n" % len(body) + body
                 self.close_connection = True
+                with fake.lock:
+                    fake.dribbles_begun += 1
                 try:
-                    for byte in raw:
+                    for index, byte in enumerate(raw):
                         if fake._stopping.is_set():
                             return
+                        if index == len(raw) - 1:
+                            with fake.lock:
+                                fake.dribbled_whole += 1
                         self.wfile.write(bytes([byte]))
                         self.wfile.flush()
                         time.sleep(answer.seconds)
@@ -202,6 +211,12 @@ class FakeProvider:
         if self._server:
             self._server.shutdown()
             self._server.server_close()
+
+    def cut_every_dribble(self) -> bool:
+        """At least one dribbled answer was begun, and none had gone out whole: the client,
+        having returned, cut each at its deadline instead of reading it to its end."""
+        with self.lock:
+            return self.dribbles_begun > 0 and self.dribbled_whole == 0
 
     def bearer(self, request: Request) -> str | None:
         value = request.headers.get("authorization", "")

@@ -35,6 +35,9 @@ class Receiver:
     received: list[Received] = field(default_factory=list)
     plan: deque = field(default_factory=deque)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # Dribbled answers whose last byte went out (counted before it does): a sender that returned
+    # while this was 0 gave up before the whole answer could have reached it.
+    dribbled_whole: int = 0
 
     def url(self, path: str = "/hooks") -> str:
         return f"http://{self.host}:{self.port}{path}"
@@ -65,8 +68,12 @@ def _handler(receiver: Receiver):
             if step.get("sleep"):
                 time.sleep(step["sleep"])
             if step.get("dribble"):  # the answer one byte at a time, each within any timeout
+                answer = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
                 try:
-                    for byte in b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok":
+                    for index, byte in enumerate(answer):
+                        if index == len(answer) - 1:
+                            with receiver.lock:
+                                receiver.dribbled_whole += 1
                         self.wfile.write(bytes([byte]))
                         self.wfile.flush()
                         time.sleep(step["dribble"])

@@ -4,7 +4,6 @@ end — from every live adapter, to the payment call, the status query
 and the refund call: the charge or refund stays pending, and the operator receives the payment
 or the refund exactly once (no second prompt, no second refund)."""
 
-import contextlib
 import re
 import time
 
@@ -100,18 +99,9 @@ def live(request, settings):
     return request.param, fake
 
 
-@contextlib.contextmanager
-def ends_before_the_dribble():
-    """The call (its retries included) is over well before a dribbled answer would have ended:
-    each try is cut at its deadline, the connect and read timeouts together."""
-    started = time.monotonic()
-    yield
-    assert time.monotonic() - started < 12
-
-
 def read_no_further(fake) -> bool:
     """The flooding fake saw its client stop reading (and go) long before its 64 MB were sent."""
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 60
     while not getattr(fake, "flood_cut", False) and time.monotonic() < deadline:
         time.sleep(0.05)
     return getattr(fake, "flood_cut", False)
@@ -129,8 +119,8 @@ def test_the_payment_call(live, kind, live_api):
     route = ADAPTERS[adapter][1]
     fake.answer_next(*route, scripted(kind, "payment", adapter))
     charge = charge_via_api(live_api, **ADAPTERS[adapter][0])
-    with ends_before_the_dribble():
-        charges.charge_request_payment(charge_id=charge.id)
+    charges.charge_request_payment(charge_id=charge.id)
+    assert kind != "dribble" or fake.cut_every_dribble()  # each try cut at its deadline
 
     charge.refresh_from_db()
     assert (charge.status, charge.failure_code) == ("pending", "")
@@ -145,8 +135,8 @@ def test_the_status_query(live, kind, live_api):
     route = ADAPTERS[adapter][2]
     fake.answer_next(*route, scripted(kind, "query", adapter), times=4)  # retries included
     charge = charge_via_api(live_api, **ADAPTERS[adapter][0])
-    with ends_before_the_dribble():
-        charges.charge_refresh(charge_id=charge.id)
+    charges.charge_refresh(charge_id=charge.id)
+    assert kind != "dribble" or fake.cut_every_dribble()  # each try cut at its deadline
 
     charge.refresh_from_db()
     assert (charge.status, charge.failure_code) == ("pending", "")
@@ -169,8 +159,8 @@ def test_the_refund_call(live, kind, live_api):
     response = live_api.post(f"/v1/charges/{charge.id}/refunds", {}, format="json")
     assert response.status_code == 201, response.content
     fake.answer_next(*route, scripted(kind, "refund", adapter))
-    with ends_before_the_dribble():
-        refund = refunds.refund_send(refund_id=response.json()["id"])
+    refund = refunds.refund_send(refund_id=response.json()["id"])
+    assert kind != "dribble" or fake.cut_every_dribble()  # each try cut at its deadline
 
     assert (refund.status, refund.failure_code) == ("pending", "")
     assert calls(fake, route) == 1  # one refund, never a second

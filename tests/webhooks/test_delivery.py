@@ -1,6 +1,5 @@
 """Deliveries to a real HTTP receiver on 127.0.0.1, verified with the `standardwebhooks` package."""
 
-import time
 from datetime import timedelta
 
 import pytest
@@ -106,9 +105,8 @@ def test_an_answer_dribbled_byte_by_byte_is_cut_at_twice_the_timeout(
     settings.WEBHOOK_TIMEOUT = 0.3
     receiver.then({"dribble": 0.1})  # 44 bytes: 4.4 s in all
     delivery = _delivery(record_event(merchant, url=receiver.url()))
-    started = time.monotonic()
     result = delivery_attempt(delivery_id=delivery.id)
-    assert time.monotonic() - started < 2
+    assert receiver.dribbled_whole == 0  # given up before the answer could have come whole
     assert result.status == "pending" and result.attempts == 1
     assert result.last_error == NO_ANSWER
     assert "got no answer: timed out after 0.6 s in all" in caplog.text
@@ -190,7 +188,7 @@ def test_concurrent_tasks_for_one_delivery_send_once(merchant, receiver):
 @pytest.mark.redis
 @pytest.mark.django_db(transaction=True)
 def test_a_real_worker_cuts_a_dribbled_answer_at_twice_the_timeout(
-    merchant, receiver, celery_worker_process
+    merchant, receiver, celery_worker_process, tmp_path
 ):
     """In a real Celery worker (prefork: the task runs in its process's main thread, where the
     deadline's timer can be set), as in the test process."""
@@ -206,4 +204,8 @@ def test_a_real_worker_cuts_a_dribbled_answer_at_twice_the_timeout(
     wait_for(lambda: DeliveryAttempt.objects.filter(delivery=delivery).exists(), timeout=30)
     attempt = DeliveryAttempt.objects.get(delivery=delivery)
     assert attempt.error == NO_ANSWER
-    assert attempt.duration_ms < 2000
+    assert receiver.dribbled_whole == 0  # given up before the answer could have come whole
+    assert (
+        "got no answer: timed out after 0.6 s in all"
+        in (tmp_path / "worker-celery.log").read_text()
+    )
