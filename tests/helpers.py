@@ -193,8 +193,10 @@ def pay(client: Client, params: dict[str, str], outcome: str) -> tuple[str, dict
 # --- Time, threads, the broker -----------------------------------------------------------------
 
 
-def wait_for(predicate, timeout: float = 20, interval: float = 0.2):
-    """Poll until predicate() is truthy (for end-to-end tests); returns its value."""
+def wait_for(predicate, timeout: float = 60, interval: float = 0.2):
+    """Poll until predicate() is truthy (for end-to-end tests); returns its value. The deadline is
+    generous: it fails only on what never happens, even on a machine shared by several test
+    processes."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()

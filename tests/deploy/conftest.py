@@ -76,7 +76,7 @@ def nginx(tmp_path, static_root):
             nginx_command(prefix), stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
         )
         started.append(proc)
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60
         while True:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
@@ -151,7 +151,7 @@ def web_node(transactional_db, tmp_path):
         )  # fmt: skip
         started.append((proc, log))
         node = WebNode(name, port, proc, drain_file, log_path, env)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 90
         while True:
             try:
                 with urllib.request.urlopen(node.base + "/healthz", timeout=2) as answer:

@@ -120,8 +120,8 @@ def trickle(sock: socket.socket, data: bytes, every: float, stop: threading.Even
 
 def test_slow_senders_and_non_readers_leave_everyone_else_answered(proxy, server, key, static_root):
     """Twelve clients send a 2 MB body one byte every 3 s, twelve ask for the largest static
-    file and never read it, against gunicorn's two threads: nearly every one of 40 requests from
-    anyone else meanwhile is answered within its 1 s timeout. (gunicorn alone gives its two
+    file and never read it, against gunicorn's two threads: every one of 40 requests from anyone
+    else meanwhile is answered. (gunicorn alone gives its two
     threads to the first two slow senders, and answers nobody else until they are done.)"""
     body_head = (
         "POST /v1/charges HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -146,20 +146,16 @@ def test_slow_senders_and_non_readers_leave_everyone_else_answered(proxy, server
             sock.sendall(f"GET {static} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
             clients.append(sock)
         time.sleep(0.5)  # each slow sender has begun its body, each non-reader its answer
-        answered = 0
-        for _ in range(40):
-            try:
-                status, _, _ = get(proxy, "/v1/webhook_endpoint", key, timeout=1)
-                answered += status == 200
-            except OSError:  # timed out
-                pass
+        # Each waited for as long as it takes on a loaded machine: held threads would hold it
+        # until the slow senders stop, which they do only after the last one.
+        answered = [get(proxy, "/v1/webhook_endpoint", key, timeout=60)[0] for _ in range(40)]
     finally:
         stop.set()
         for thread in trickles:
             thread.join()
         for sock in clients:
             sock.close()
-    assert answered >= 38, f"{answered} of 40 answered within 1 s"
+    assert answered == [200] * 40
 
 
 def test_a_body_over_the_limit_is_413_in_the_envelope_and_never_reaches_gunicorn(

@@ -67,7 +67,7 @@ def server(transactional_db, tmp_path, server_workers, server_env):
         except urllib.error.HTTPError as error:
             return error.code, json.loads(error.read())
 
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()

@@ -30,7 +30,7 @@ def test_make_run_settles_a_sandbox_charge_on_the_embedded_broker(tmp_path):
             lambda: (
                 (body := call("GET", f"/v1/charges/{charge['id']}"))["status"] != "pending" and body
             ),
-            30,
+            120,  # generous: several test processes may share a loaded machine
         )
         assert settled["status"] == "succeeded", settled
         events = call("GET", "/v1/events")["data"]
@@ -43,7 +43,7 @@ def test_make_run_settles_a_sandbox_charge_on_the_embedded_broker(tmp_path):
                 for r in receiver.verified()
                 if r.verified["data"]["object"]["id"] == charge["id"]
             ],
-            30,
+            120,
         )
         assert [e["type"] for e in delivered] == ["charge.succeeded"]
         assert len(receiver.received) == len(receiver.verified())  # every delivery signed
