@@ -24,9 +24,12 @@ run: $(STAMP)
 	$(BIN)/python manage.py demomerchant
 	$(BIN)/python manage.py runservice
 
-## Run the test suite (SQLite by default; PostgreSQL/Redis when DATABASE_URL/REDIS_URL are set).
+## Run the test suite (SQLite by default; PostgreSQL/Redis when DATABASE_URL/REDIS_URL are set) on
+## PYTEST_WORKERS processes (pytest-xdist; 0 runs it in this one), each with its own test database,
+## Redis database (TEST_REDIS_DBS, or REDIS_URL's and the next ones) and VAR_DIR (tests/env.py).
+PYTEST_WORKERS ?= 2
 test: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 ## The service as deployed (nginx, gunicorn, the Celery workers) beside the code of
 ## BENCH_OLD_COMMIT, in one run (docs/performance.md): the HTTP rows, the webhook drain and

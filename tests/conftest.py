@@ -77,10 +77,19 @@ def _network_limits_out_of_the_way(settings):
 def _static_files_collected():
     """STATIC_ROOT filled as `collectstatic` does (links to the sources) at the start of the
     session: the live server and the gunicorns the tests start serve the static files from it
-    with WhiteNoise, on a fresh clone too, instead of only when a collected copy was left there."""
+    with WhiteNoise, on a fresh clone too, instead of only when a collected copy was left there.
+    The suite's processes (-n) share STATIC_ROOT: one collects while the others wait on the
+    folder's lock, then find every link in place."""
+    import fcntl
+
     from django.core.management import call_command
 
-    call_command("collectstatic", interactive=False, link=True, verbosity=0)
+    folder = os.open(settings.STATIC_ROOT, os.O_RDONLY)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)
+        call_command("collectstatic", interactive=False, link=True, verbosity=0)
+    finally:
+        os.close(folder)  # and the lock with it
 
 
 @pytest.fixture
@@ -331,7 +340,7 @@ def celery_worker_process(transactional_db, tmp_path):
         )  # fmt: skip
         started.append((proc, log))
         node = f"{name}@{socket.gethostname()}"
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 90  # starting takes longer on a loaded machine
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 raise RuntimeError(log_path.read_text())

@@ -30,7 +30,14 @@ from tests.helpers import api_call, database_url_for_subprocess, set_webhook_url
 from webhooks import services as webhook_services
 from webhooks.models import Event
 
-pytestmark = [pytest.mark.nginx, pytest.mark.redis, pytest.mark.postgres]
+# With several test processes (-n), the tests that start machines' worth of processes (several
+# gunicorns and Celery workers behind nginx) run one after another in one of them.
+pytestmark = [
+    pytest.mark.nginx,
+    pytest.mark.redis,
+    pytest.mark.postgres,
+    pytest.mark.xdist_group("machines"),
+]
 
 CHARGES = 200
 REFUNDS = 40
