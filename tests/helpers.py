@@ -376,7 +376,7 @@ def embedded_service(var_dir: Path, **env):
             stderr=subprocess.STDOUT,
         )
         try:
-            wait_for(up, 30)
+            wait_for(up, 120)  # starting takes longer on a loaded machine
             yield service
         finally:
             process.send_signal(signal.SIGTERM)

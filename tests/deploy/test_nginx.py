@@ -90,7 +90,7 @@ def assert_html(answer, status: int) -> None:
     assert b"<html>" in body
 
 
-def get(base: str, path: str, key: str | None = None, timeout: float = 10):
+def get(base: str, path: str, key: str | None = None, timeout: float = 60):
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     request = urllib.request.Request(base + path, headers=headers)
     try:

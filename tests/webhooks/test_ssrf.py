@@ -481,4 +481,6 @@ def test_no_attempt_says_whether_a_port_is_closed_silent_or_resetting(
     assert errors == [NO_ANSWER] * 3
     assert set(DeliveryAttempt.objects.values_list("error", flat=True)) == {NO_ANSWER}
     log = caplog.text.lower()
-    assert "refused" in log and "timed out" in log and "reset" in log
+    assert "refused" in log and "timed out" in log
+    # The reset met in the answer's read, or in the request's sending, as the machine's pace has it.
+    assert "reset" in log or "closed connection without response" in log

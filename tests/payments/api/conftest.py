@@ -2,7 +2,6 @@
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -62,15 +61,19 @@ def server(transactional_db, tmp_path, server_workers, server_env):
             headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
         )
         try:
-            with urllib.request.urlopen(request, timeout=10) as response:
+            with urllib.request.urlopen(request, timeout=60) as response:
                 return response.status, json.loads(response.read())
         except urllib.error.HTTPError as error:
             return error.code, json.loads(error.read())
 
+    # Up once a worker answers (the master listens before its workers have loaded Django, which
+    # takes longer on a loaded machine).
     deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and proc.poll() is None:
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            urllib.request.urlopen(base + "/healthz", timeout=10).close()
+            break
+        except urllib.error.HTTPError:  # an answer all the same
             break
         except OSError:
             time.sleep(0.2)
@@ -79,5 +82,9 @@ def server(transactional_db, tmp_path, server_workers, server_env):
     call.pid = proc.pid
     yield call
     proc.terminate()
-    proc.wait(timeout=10)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
     log.close()
