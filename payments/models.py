@@ -274,6 +274,18 @@ class Charge(models.Model):
                 name="charge_checkout_session_idx",
                 condition=models.Q(checkout_session__isnull=False),
             ),
+            # The dashboard's search by phone number and by operator reference (migration 0019,
+            # which also builds a trigram index of the description on PostgreSQL).
+            models.Index(
+                fields=["merchant", "livemode", "phone", "created_at", "id"],
+                name="charge_search_phone_idx",
+                condition=~models.Q(phone=""),
+            ),
+            models.Index(
+                fields=["merchant", "livemode", "provider_reference"],
+                name="charge_search_reference_idx",
+                condition=~models.Q(provider_reference=""),
+            ),
             # The recent outcomes per network that tell whether it is degraded.
             models.Index(
                 fields=["livemode", "finalized_at"],
