@@ -1,4 +1,4 @@
-from django.urls import path, register_converter
+from django.urls import include, path, register_converter
 
 from dashboard import views
 
@@ -31,4 +31,5 @@ urlpatterns = [
     path("audit/", views.audit_log, name="audit"),
     path("invitations/<str:key>/", views.invitation, name="invitation"),
     path("<mode:mode>/", views.home, name="home"),
+    path("<mode:mode>/", include("dashboard.pages.urls")),
 ]

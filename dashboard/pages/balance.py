@@ -1,0 +1,93 @@
+"""/dashboard/{mode}/balance/: what is available per currency (the ledger's sums, as GET
+/v1/balance), the ledger's rows in keyset pages, and the statement as CSV (payments.statement,
+the API's export: the same file)."""
+
+import django_filters
+from django.db.models import Sum
+from django.http import StreamingHttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
+
+from core import slots
+from core.errors import StatementsBusy
+from dashboard.pages.common import livemode, page_of, query_without_cursor
+from dashboard.pages.search import DateBounds, date_range
+from dashboard.permissions import can, forbidden, merchant_view
+from payments import selectors
+from payments.api.views import EXPORT_CHUNK, STATEMENTS_AT_ONCE
+from payments.models import Currency, LedgerType
+from payments.services import ledger
+from payments.statement import rows_in_chunks, statement_lines
+
+
+class LedgerFilter(DateBounds, django_filters.FilterSet):
+    currency = django_filters.ChoiceFilter(
+        label=_("Currency"), choices=Currency.choices, empty_label=pgettext_lazy("filter", "All")
+    )
+    type = django_filters.ChoiceFilter(
+        label=_("Kind"), choices=LedgerType.choices, empty_label=pgettext_lazy("filter", "All")
+    )
+    date_from, date_to = date_range()
+
+
+@merchant_view("view")
+def balance(request, mode):
+    live = livemode(request)
+    scope = selectors.ledger_of(merchant=request.merchant, livemode=live)
+    found = LedgerFilter(request.GET or None, queryset=scope)
+    if request.GET.get("format") == "csv":
+        return _statement(request, found)
+    sums = selectors.balance_sums(merchant=request.merchant, livemode=live)
+    ledger.ledger_checkpoints_ask(merchant_id=request.merchant.pk, livemode=live, sums=sums)
+    pending = _pending(request.merchant, live)
+    return render(
+        request,
+        "dashboard/balance.html",
+        {
+            "balances": [
+                (currency, amount, pending.get(currency, 0))
+                for currency, (amount, _rows) in sorted(sums.items())
+            ],
+            "filter": found,
+            "page": page_of(request, found.qs, scope=scope),
+            "query": query_without_cursor(request),
+        },
+    )
+
+
+def _pending(merchant, live: bool) -> dict[str, int]:
+    """Per currency, what is taken from the available balance but not yet final: payouts and
+    refunds still pending (given back if they fail)."""
+    totals: dict[str, int] = {}
+    for rows in (
+        selectors.payouts_of(merchant=merchant, livemode=live),
+        selectors.refunds_of(merchant=merchant, livemode=live),
+    ):
+        sums = rows.filter(status="pending").values("currency").annotate(total=Sum("amount"))
+        for row in sums.order_by():
+            totals[row["currency"]] = totals.get(row["currency"], 0) + row["total"]
+    return totals
+
+
+def _statement(request, found: LedgerFilter):
+    """The ledger as the API's CSV statement (payments.statement), oldest first, for the roles
+    that may export statements."""
+    if not can(request.membership, "payouts"):
+        return forbidden(request)
+    rows = found.qs.select_related("charge", "refund", "payout").order_by("created_at", "id")
+    live = livemode(request)
+    slot = slots.take("statement", f"{request.merchant.pk}:{live:d}", STATEMENTS_AT_ONCE)
+    if slot is None:
+        error = StatementsBusy(params={"count": STATEMENTS_AT_ONCE})
+        return render(request, "dashboard/403.html", {"reason": error.localized()}, status=429)
+    response = StreamingHttpResponse(
+        slot.holding(statement_lines(rows_in_chunks(rows, chunk=EXPORT_CHUNK))),
+        content_type="text/csv; charset=utf-8",
+    )
+    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
+    response["Content-Disposition"] = (
+        f'attachment; filename="balance-transactions-{request.mode}-{stamp}.csv"'
+    )
+    return response

@@ -1,0 +1,178 @@
+"""The forms of the money pages. They read what a person types (amounts in francs or dollars,
+phone numbers as people write them) and hand it to the API's own checks and services: the
+rules and their messages are the API's, said in the page's language."""
+
+import re
+from decimal import Decimal, InvalidOperation
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+from rest_framework.exceptions import ValidationError as SerializerError
+
+from core.errors import ApiError
+from core.money import MINOR_PER_UNIT
+from dashboard.pages.once import FIELD, new_key
+from payments import phones
+from payments.api.serializers import PayoutCreateIn, check_drc_phone
+from payments.models import MERCHANT_REFUND_REASONS, Currency, Network, RefundReason
+from webhooks.api.views import WebhookEndpointIn
+
+# Digits with spaces (also non-breaking) or apostrophes between thousands, and one decimal
+# separator, a dot or a comma, with at most two digits after it.
+AMOUNT = re.compile(
+    r"[0-9]{1,3}(?:[ \u00a0\u202f']?[0-9]{3})*(?:[.,][0-9]{1,2})?|[0-9]+(?:[.,][0-9]{1,2})?"
+)
+
+
+def minor_units(text: str) -> int | None:
+    """`25`, `25.5`, `25,50`, `2 500` → 2500, 2550, 2550, 250000 (minor units, exactly: no
+    float on the way), or None when it is no amount with at most two decimals."""
+    text = text.strip()
+    if AMOUNT.fullmatch(text) is None:
+        return None
+    digits = re.sub(r"[ \u00a0\u202f']", "", text).replace(",", ".")
+    try:
+        return int(Decimal(digits) * MINOR_PER_UNIT)
+    except InvalidOperation:
+        return None
+
+
+class MajorAmountField(forms.CharField):
+    """An amount typed in francs or dollars (`2 500`, `12,50`), cleaned to minor units."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_length", 40)
+        kwargs.setdefault("widget", forms.TextInput(attrs={"inputmode": "decimal"}))
+        super().__init__(**kwargs)
+
+    def clean(self, value):
+        text = super().clean(value)
+        if not text:
+            return None
+        amount = minor_units(text)
+        if amount is None or amount < 1:
+            raise forms.ValidationError(
+                _(
+                    "Give an amount in francs or dollars, with at most two decimals (e.g. 2500 or 12.50)."
+                ),
+                code="amount_invalid",
+            )
+        return amount
+
+
+class ServiceForm(forms.Form):
+    """A form whose values a service of the API checks: its errors shown on the form."""
+
+    def add_api_error(self, error: ApiError) -> None:
+        """An error of the service, in words, under the field it is about."""
+        field = error.param if error.param in self.fields else None
+        self.add_error(field, error.localized())
+
+    def add_serializer_errors(self, error: SerializerError, names: dict[str, str]) -> None:
+        """The API's validation errors; `names`: API parameter → form field."""
+        detail = error.detail if isinstance(error.detail, dict) else {None: error.detail}
+        for param, messages in detail.items():
+            field = names.get(param)
+            for message in messages if isinstance(messages, list) else [messages]:
+                self.add_error(field if field in self.fields else None, str(message))
+
+
+class OnceForm(ServiceForm):
+    """A form sent once: its idempotency key, fresh on every new form (dashboard.pages.once)."""
+
+    idempotency_key = forms.CharField(widget=forms.HiddenInput, required=False, max_length=255)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not self.is_bound:
+            self.initial[FIELD] = new_key()
+
+
+class RefundForm(OnceForm):
+    amount = MajorAmountField(
+        label=_("Amount"),
+        required=False,
+        help_text=_("Leave empty to refund what remains."),
+    )
+    reason = forms.ChoiceField(
+        label=_("Reason"),
+        required=False,
+        choices=[("", "—")]
+        + [
+            (value, label)
+            for value, label in RefundReason.choices
+            if value in MERCHANT_REFUND_REASONS
+        ],
+    )
+
+
+class PayoutForm(OnceForm):
+    phone = forms.CharField(
+        label=_("Phone number"),
+        max_length=40,
+        help_text=_("e.g. 0812 345 678 or +243 81 234 5678"),
+        widget=forms.TextInput(attrs={"inputmode": "tel", "autocomplete": "off"}),
+    )
+    amount = MajorAmountField(label=_("Amount"), help_text=_("In francs or dollars: 2500 or 12.50"))
+    currency = forms.ChoiceField(label=_("Currency"), choices=Currency.choices)
+    network = forms.ChoiceField(
+        label=_("Network"),
+        required=False,
+        choices=[("", _("From the number"))] + list(Network.choices),
+    )
+    description = forms.CharField(label=_("Description"), required=False, max_length=1000)
+
+    def payout_fields(self, *, livemode: bool, merchant) -> dict | None:
+        """The payout's fields checked by the API's own serializer (POST /v1/payouts), or None
+        with its errors on the form. The number is read as people type it (payments.phones);
+        without a network, the number's operator is taken."""
+        if not self.is_valid():
+            return None
+        data = self.cleaned_data
+        prediction = phones.predict(data["phone"])
+        phone = prediction.phone if prediction else data["phone"]
+        network = data["network"] or (prediction.network if prediction else "") or ""
+        body = {"amount": data["amount"], "currency": data["currency"], "phone": phone}
+        if network:
+            body["network"] = network
+        if data["description"]:
+            body["description"] = data["description"]
+        if "network" not in body:  # no DRC mobile number, or a prefix no operator is known for
+            try:
+                check_drc_phone(phone, None)
+            except SerializerError as error:
+                self.add_serializer_errors(error, {"phone": "phone"})
+                return None
+            self.add_error("network", _("Choose the network: the number's operator is not known."))
+            return None
+        serializer = PayoutCreateIn(data=body, context={"livemode": livemode, "merchant": merchant})
+        try:
+            serializer.is_valid(raise_exception=True)
+        except SerializerError as error:
+            self.add_serializer_errors(error, {name: name for name in body})
+            return None
+        return dict(serializer.validated_data)
+
+
+class WebhookEndpointForm(ServiceForm):
+    url = forms.CharField(
+        label=_("Webhook URL"),
+        required=False,
+        max_length=2000,
+        help_text=_("Leave empty to stop sending events (they are still kept)."),
+        widget=forms.URLInput(),
+    )
+
+    def endpoint_url(self, *, livemode: bool) -> str | None:
+        """The URL checked as POST /v1/webhook_endpoint checks it ("" stops sending), or None
+        with the error on the form."""
+        if not self.is_valid():
+            return None
+        url = self.cleaned_data["url"].strip()
+        serializer = WebhookEndpointIn(data={"url": url or None}, context={"livemode": livemode})
+        try:
+            serializer.is_valid(raise_exception=True)
+        except SerializerError as error:
+            self.add_serializer_errors(error, {"url": "url"})
+            return None
+        return serializer.validated_data["url"] or ""

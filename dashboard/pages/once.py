@@ -1,0 +1,60 @@
+"""A dashboard form's action done once, however often the form is sent: the page puts a fresh
+idempotency key in the form (a hidden field), and the action runs through the API's idempotency
+machinery (payments.api.idempotency) under that key, in the merchant's mode, as a POST of the
+page's path with the form's values as its body. A second submit of the same form (a double
+click, a reload, the back button) gets the first one's answer instead of a second refund or
+payout; one while the first is still running is refused (idempotency_key_in_use), and a form
+whose action was refused leaves nothing behind, so the same form corrected runs again."""
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.contrib import messages
+from django.http import JsonResponse
+
+from core import ids
+from core.api import idempotency
+
+FIELD = "idempotency_key"
+
+
+def new_key() -> str:
+    return "dash_" + ids.random_token(32)
+
+
+@dataclass(frozen=True)
+class Done:
+    object_id: str
+    replayed: bool  # the form had already been sent: nothing was done this time
+
+
+def once(request, *, key: str, data: dict, operation: Callable[[], str]) -> Done:
+    """Run `operation` (which returns the id of what it made) once per `key`. ApiErrors of the
+    operation or of the machinery (idempotency_key_in_use, _reused, _invalid) are raised as the
+    API raises them; nothing the operation wrote stays then."""
+    key = idempotency.key_from_header(key or "")
+    scope = idempotency.Scope(
+        merchant=request.merchant,
+        livemode=request.mode == "live",
+        key=key,
+        method="POST",
+        path=request.path,
+        fingerprint=idempotency.fingerprint(data),
+    )
+    response = idempotency.run(
+        scope=scope, operation=lambda: JsonResponse({"id": operation()}, status=201)
+    )
+    return Done(
+        object_id=json.loads(response.content)["id"],
+        replayed=response.has_header(idempotency.REPLAYED_HEADER),
+    )
+
+
+def tell(request, done: Done, *, made: str, again: str) -> None:
+    """Say what the form did: `made` (a new object) or `again` (the form had already been sent),
+    each a translated sentence taking %(id)s."""
+    if done.replayed:
+        messages.info(request, again % {"id": done.object_id})
+    else:
+        messages.success(request, made % {"id": done.object_id})

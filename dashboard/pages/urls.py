@@ -1,0 +1,24 @@
+"""The money pages under /dashboard/{mode}/ (included by dashboard/urls.py, in its namespace)."""
+
+from django.urls import path
+
+from dashboard.pages import balance, developers, payments, payouts
+
+urlpatterns = [
+    path("payments/", payments.payment_list, name="payments"),
+    path("payments/<str:charge_id>/", payments.payment_detail, name="payment"),
+    path("payments/<str:charge_id>/refund/", payments.payment_refund, name="payment-refund"),
+    path("balance/", balance.balance, name="balance"),
+    path("payouts/", payouts.payout_list, name="payouts"),
+    path("payouts/new/", payouts.payout_new, name="payout-new"),
+    path("payouts/<str:payout_id>/", payouts.payout_detail, name="payout"),
+    path("developers/", developers.developers, name="developers"),
+    path("developers/keys/", developers.key_create, name="key-create"),
+    path("developers/keys/<str:key_id>/revoke/", developers.key_revoke, name="key-revoke"),
+    path("developers/webhook/", developers.endpoint_update, name="endpoint-update"),
+    path("developers/webhook/secret/", developers.secret_reveal, name="secret-reveal"),
+    path("developers/webhook/rotate/", developers.secret_rotate, name="secret-rotate"),
+    path("developers/events/", developers.event_list, name="events"),
+    path("developers/events/<str:event_id>/", developers.event_detail, name="event"),
+    path("developers/events/<str:event_id>/resend/", developers.event_resend, name="event-resend"),
+]
