@@ -9,7 +9,8 @@ One merchant's deliveries in one mode are attempted at most WEBHOOK_ATTEMPTS_AT_
 across every worker (slots in the shared cache): a receiver that answers slowly, or a byte at a
 time, holds that many threads and no more, and the other merchants' deliveries go on. A task that
 finds every slot taken leaves its delivery due and goes; the task that next gives a slot back
-enqueues the merchant's oldest due delivery (and the sweep any that was missed). Resends are
+enqueues the merchant's oldest due delivery (and the sweep any that was missed); a task so woken
+whose delivery was sent meanwhile by another task's batch passes the wake on. Resends are
 bounded per event and per merchant and mode over the last hour (RESENDS_PER_EVENT,
 RESENDS_PER_ACCOUNT), counted in the database.
 """
@@ -123,12 +124,14 @@ def endpoint_rotate_secret(*, merchant: Merchant, livemode: bool) -> WebhookEndp
 # --- Events and deliveries ----------------------------------------------------------------------
 
 
-def _enqueue(delivery_id: int, *, countdown: float | None = None) -> None:
-    """A task for the delivery's next attempt, on the deliveries' own queue (WEBHOOKS_QUEUE)."""
+def _enqueue(delivery_id: int, *, countdown: float | None = None, woken: bool = False) -> None:
+    """A task for the delivery's next attempt, on the deliveries' own queue (WEBHOOKS_QUEUE);
+    `woken`: the task is the one a slot given back wakes (_wake_next)."""
     from webhooks import tasks  # the task module imports these services
 
     eta = timezone.now() + timedelta(seconds=countdown) if countdown else None
-    tasks.delivery_send.apply_async((delivery_id,), queue=settings.WEBHOOKS_QUEUE, eta=eta)
+    kwargs = {"woken": True} if woken else {}
+    tasks.delivery_send.apply_async((delivery_id,), kwargs, queue=settings.WEBHOOKS_QUEUE, eta=eta)
 
 
 def _enqueue_on_commit(delivery_id: int) -> None:
@@ -336,7 +339,7 @@ def delivery_attempt(*, delivery_id: int) -> Delivery | None:
     return _attempt_record(delivery=delivery, answer=answer, attempted_at=attempted_at)
 
 
-def delivery_send(*, delivery_id: int) -> Delivery | None:
+def delivery_send(*, delivery_id: int, woken: bool = False) -> Delivery | None:
     """One attempt of the delivery (as delivery_attempt); a failed one that may be retried is
     enqueued again for its next attempt on WEBHOOK_RETRY_SCHEDULE.
 
@@ -352,16 +355,24 @@ def delivery_send(*, delivery_id: int) -> Delivery | None:
     answer (the receiver is down): those taken are given back untouched, for their own tasks (or
     the sweep).
 
+    A task `woken` by a slot given back whose delivery another task's batch has sent meanwhile
+    wakes the next waiting delivery in its stead: otherwise that wake would be lost, and with it
+    one of the merchant's slots until the sweep.
+
     Returns the task's delivery after its attempt, or None when it made none."""
     found = (
-        Delivery.objects.filter(pk=delivery_id, status=DeliveryStatus.PENDING)
-        .values_list("url", "event__merchant_id", "event__livemode")
+        Delivery.objects.filter(pk=delivery_id)
+        .values_list("status", "url", "event__merchant_id", "event__livemode")
         .first()
     )
     if found is None:
         return None
-    url, merchant_id, livemode = found
+    status, url, merchant_id, livemode = found
     holder = f"{merchant_id}:{livemode:d}"
+    if status != DeliveryStatus.PENDING:
+        if woken:
+            _wake_next(holder=holder, merchant_id=merchant_id, livemode=livemode)
+        return None
     slot = _slot_take(holder)
     if slot is None:
         return None
@@ -410,7 +421,7 @@ def _wake_next(*, holder: str, merchant_id: str, livemode: bool) -> None:
     if waiting is not None:
         _quietly(cache.set, mark, 1, WAITING_MARK_TTL)
         try:
-            _enqueue(waiting)
+            _enqueue(waiting, woken=True)
         except OperationalError as exc:  # the broker is away: the sweep enqueues it later
             logger.warning("delivery %s not woken, broker unavailable: %s", waiting, exc)
 

@@ -6,8 +6,8 @@ from webhooks import services
 
 
 @shared_task(acks_late=True)
-def delivery_send(delivery_id: int) -> None:
-    services.delivery_send(delivery_id=delivery_id)
+def delivery_send(delivery_id: int, woken: bool = False) -> None:
+    services.delivery_send(delivery_id=delivery_id, woken=woken)
 
 
 @shared_task
