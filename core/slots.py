@@ -61,10 +61,11 @@ class Slot:
 def take(kind: str, holder: str, limit: int) -> Slot | None:
     """A slot of `kind` for `holder`, or None when its `limit` slots are all held."""
     slot = Slot(None)
+    keys = [f"slot:{kind}:{holder}:{index}" for index in range(limit)]
     try:
-        for index in range(limit):
-            key = f"slot:{kind}:{holder}:{index}"
-            if cache.add(key, slot.token, timeout=LEASE):
+        held = cache.get_many(keys)  # one round trip; `add` alone decides who takes a free one
+        for key in keys:
+            if key not in held and cache.add(key, slot.token, timeout=LEASE):
                 slot.key = key
                 return slot
     except Exception as exc:
