@@ -174,9 +174,10 @@ def event_record(
 def event_on_change(sender, *, instance, type: str, data: dict, destination_url: str, **kwargs):
     """The outbox's receiver of the domain events (core/events.py): the `<object>.<status>` event
     (charge.succeeded, refund.failed, payout.succeeded, checkout.session.completed, …) of an
-    object that has just reached its status, written in the transaction of that change."""
+    object that has just reached its status, written in the transaction of that change. The
+    merchant is named by its id alone: nothing of it but its key is written, so it is not read."""
     event_record(
-        merchant=instance.merchant,
+        merchant=Merchant(pk=instance.merchant_id),
         livemode=instance.livemode,
         type=type,
         data=data,
