@@ -12,6 +12,7 @@ from rest_framework.exceptions import ValidationError as SerializerError
 from core.errors import ApiError
 from core.money import MINOR_PER_UNIT
 from dashboard.pages.once import FIELD, new_key
+from links.serializers import LINK_DESCRIPTION_MAX, LinkCreateIn
 from payments import phones
 from payments.api.serializers import PayoutCreateIn, check_drc_phone
 from payments.models import MERCHANT_REFUND_REASONS, Currency, Network, RefundReason
@@ -152,6 +153,71 @@ class PayoutForm(OnceForm):
             self.add_serializer_errors(error, {name: name for name in body})
             return None
         return dict(serializer.validated_data)
+
+
+class PaymentLinkForm(OnceForm):
+    description = forms.CharField(
+        label=_("Description"),
+        max_length=LINK_DESCRIPTION_MAX,
+        help_text=_("What is sold, shown on the link's page."),
+    )
+    currency = forms.ChoiceField(label=_("Currency"), choices=Currency.choices)
+    amount = MajorAmountField(
+        label=_("Amount"),
+        required=False,
+        help_text=_("In francs or dollars: 2500 or 12.50"),
+    )
+    custom_amount = forms.BooleanField(
+        label=_("The customer chooses the amount"),
+        required=False,
+        help_text=_("Leave the amount empty then."),
+    )
+    max_payments = forms.IntegerField(
+        label=_("Maximum number of payments"),
+        required=False,
+        min_value=1,
+        help_text=_("Leave empty for no limit."),
+    )
+    expires_at = forms.DateTimeField(
+        label=_("Expires at (UTC)"),
+        required=False,
+        help_text=_("Leave empty for a link that does not expire."),
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+    )
+    success_url = forms.CharField(
+        label=_("Page after payment"),
+        required=False,
+        max_length=2000,
+        help_text=_("Optional: an https address of yours; otherwise the service's own page."),
+        widget=forms.URLInput(),
+    )
+
+    def link_fields(self, *, livemode: bool, merchant) -> tuple[dict, dict] | None:
+        """The link as POST /v1/payment_links would receive it (its body, and the values the
+        API's own serializer made of it), or None with the serializer's errors on the form.
+        The amount typed in francs or dollars is in minor units (MajorAmountField); a date and
+        time is read in UTC."""
+        if not self.is_valid():
+            return None
+        data = self.cleaned_data
+        body = {"currency": data["currency"], "description": data["description"]}
+        if data["amount"] is not None:
+            body["amount"] = data["amount"]
+        if data["custom_amount"]:
+            body["custom_amount"] = True
+        if data["max_payments"] is not None:
+            body["max_payments"] = data["max_payments"]
+        if data["expires_at"] is not None:
+            body["expires_at"] = data["expires_at"].isoformat()
+        if data["success_url"].strip():
+            body["success_url"] = data["success_url"].strip()
+        serializer = LinkCreateIn(data=body, context={"livemode": livemode, "merchant": merchant})
+        try:
+            serializer.is_valid(raise_exception=True)
+        except SerializerError as error:
+            self.add_serializer_errors(error, {name: name for name in body})
+            return None
+        return body, dict(serializer.validated_data)
 
 
 class WebhookEndpointForm(ServiceForm):

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from dashboard.pages import balance, developers, payments, payouts
+from dashboard.pages import balance, developers, payment_links, payments, payouts
 
 urlpatterns = [
     path("payments/", payments.payment_list, name="payments"),
@@ -12,6 +12,19 @@ urlpatterns = [
     path("payouts/", payouts.payout_list, name="payouts"),
     path("payouts/new/", payouts.payout_new, name="payout-new"),
     path("payouts/<str:payout_id>/", payouts.payout_detail, name="payout"),
+    path("payment-links/", payment_links.link_list, name="payment-links"),
+    path("payment-links/new/", payment_links.link_new, name="payment-link-new"),
+    path("payment-links/<str:link_id>/", payment_links.link_detail, name="payment-link"),
+    path(
+        "payment-links/<str:link_id>/deactivate/",
+        payment_links.link_deactivate,
+        name="payment-link-deactivate",
+    ),
+    path(
+        "payment-links/<str:link_id>/activate/",
+        payment_links.link_activate,
+        name="payment-link-activate",
+    ),
     path("developers/", developers.developers, name="developers"),
     path("developers/keys/", developers.key_create, name="key-create"),
     path("developers/keys/<str:key_id>/revoke/", developers.key_revoke, name="key-revoke"),
