@@ -9,6 +9,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 from rest_framework.exceptions import ValidationError as SerializerError
 
+from batches.parsing import MAX_BYTES
 from core.errors import ApiError
 from core.money import MINOR_PER_UNIT
 from dashboard.pages.once import FIELD, new_key
@@ -218,6 +219,23 @@ class PaymentLinkForm(OnceForm):
             self.add_serializer_errors(error, {name: name for name in body})
             return None
         return body, dict(serializer.validated_data)
+
+
+class BatchUploadForm(OnceForm):
+    file = forms.FileField(
+        label=_("CSV file"),
+        help_text=_(
+            "Columns phone, amount, currency, network, reference, description; at most 1 MB."
+        ),
+        widget=forms.FileInput(attrs={"accept": ".csv,text/csv"}),
+    )
+
+    def file_data(self) -> bytes | None:
+        """The file's bytes (no more than one past MAX_BYTES: batches.parsing refuses a larger
+        file in words, as it judges the rest), or None with the reason on the form."""
+        if not self.is_valid():
+            return None
+        return self.cleaned_data["file"].read(MAX_BYTES + 1)
 
 
 class WebhookEndpointForm(ServiceForm):

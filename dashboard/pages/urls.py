@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from dashboard.pages import balance, developers, payment_links, payments, payouts
+from dashboard.pages import balance, batches, developers, payment_links, payments, payouts
 
 urlpatterns = [
     path("payments/", payments.payment_list, name="payments"),
@@ -11,6 +11,25 @@ urlpatterns = [
     path("balance/", balance.balance, name="balance"),
     path("payouts/", payouts.payout_list, name="payouts"),
     path("payouts/new/", payouts.payout_new, name="payout-new"),
+    path("payouts/batches/", batches.batch_list, name="payout-batches"),
+    path("payouts/batches/new/", batches.batch_new, name="payout-batch-new"),
+    path("payouts/batches/<str:batch_id>/", batches.batch_detail, name="payout-batch"),
+    path(
+        "payouts/batches/<str:batch_id>/submit/", batches.batch_submit, name="payout-batch-submit"
+    ),
+    path(
+        "payouts/batches/<str:batch_id>/approve/",
+        batches.batch_approve,
+        name="payout-batch-approve",
+    ),
+    path(
+        "payouts/batches/<str:batch_id>/reject/", batches.batch_reject, name="payout-batch-reject"
+    ),
+    path(
+        "payouts/batches/<str:batch_id>/results.csv",
+        batches.batch_results,
+        name="payout-batch-results",
+    ),
     path("payouts/<str:payout_id>/", payouts.payout_detail, name="payout"),
     path("payment-links/", payment_links.link_list, name="payment-links"),
     path("payment-links/new/", payment_links.link_new, name="payment-link-new"),
