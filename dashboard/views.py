@@ -323,6 +323,11 @@ def invitation(request, key):
         request.session[SESSION_MERCHANT] = membership.merchant_id
         messages.success(request, _("Welcome to %(name)s.") % {"name": found.merchant.name})
         return redirect("dashboard:index")
+    if Membership.objects.filter(user=request.user, merchant=found.merchant).exists():
+        # Joined already (signing up from the link joins once the address is confirmed, and
+        # brings back here): the team's dashboard.
+        request.session[SESSION_MERCHANT] = found.merchant_id
+        return redirect("dashboard:index")
     return render(request, "dashboard/invitation.html", {"invitation": found})
 
 

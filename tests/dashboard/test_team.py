@@ -78,6 +78,23 @@ def test_a_new_person_signs_up_from_the_invitation_and_joins(shop, owner):
     assert ("member.joined", "new@example.com") in actions(shop)
 
 
+def test_the_link_opened_again_by_who_joined_leads_to_the_dashboard(shop, owner):
+    """Signing up from the invitation brings the new member back to its link once the address
+    is confirmed (the invitation accepted by then): the team's dashboard, not a page saying the
+    invitation was used already."""
+    invitation = Invitation.objects.create(merchant=shop, email="new@example.com", role="viewer")
+    Client().post(
+        "/accounts/signup/",
+        {"email": "new@example.com", "password1": PASSWORD, "password2": PASSWORD},
+    )
+    joined = signed_in(Membership.objects.get(user__email="new@example.com").user)
+    response = joined.get(f"/dashboard/invitations/{invitation.key}/", follow=True)
+    assert response.redirect_chain[0][0] == "/dashboard/"
+    assert response.context["request"].path == "/dashboard/test/"
+    assert shop.name in response.content.decode()
+    assert "déjà servi" not in response.content.decode()
+
+
 def test_roles_change_and_members_leave_with_one_owner_always(shop, owner):
     client = signed_in(owner.user)
     dev = make_member(shop, "developer")
