@@ -417,6 +417,9 @@ def test_charges_keep_only_the_indexes_a_query_uses():
         "charge_reconcile_due_idx",
         "charge_mm_finalized_idx",
         "charge_checkout_session_idx",  # a session's charges
+        "charge_search_phone_idx",  # the dashboard's search by phone number
+        "charge_search_reference_idx",  # … by operator reference
+        "charge_search_description_idx",  # … by words of the description (trigrams)
     }
 
 
