@@ -1,0 +1,93 @@
+"""The dashboard's sessions (contract §15): cookies HttpOnly and SameSite=Lax, Secure under https,
+ending after DASHBOARD_SESSION_AGE; and a password change ends every session of the person,
+the one that changed it included."""
+
+import json
+import os
+import subprocess
+import sys
+from datetime import timedelta
+
+import pytest
+import time_machine
+from django.conf import settings
+from django.test import Client
+from django.utils import timezone
+
+from tests.dashboard.conftest import PASSWORD
+from tests.dashboard.test_accounts import sign_in
+from tests.helpers import database_url_for_subprocess
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.mark.django_db
+def test_a_password_change_ends_every_session_of_the_person(owner):
+    here, elsewhere = Client(), Client()  # a computer at the shop, a phone at home
+    for client in (here, elsewhere):
+        sign_in(client, owner.user.email)
+        assert client.get("/dashboard/test/").status_code == 200
+
+    new = "Lubumbashi-2027-longer!"
+    response = here.post(
+        "/accounts/password/change/",
+        {"oldpassword": PASSWORD, "password1": new, "password2": new},
+    )
+    assert response.status_code == 302
+
+    for client in (here, elsewhere):
+        response = client.get("/dashboard/test/")
+        assert response.status_code == 302
+        assert response.url.startswith("/accounts/login/")
+    fresh = Client()
+    sign_in(fresh, owner.user.email, password=new)
+    assert fresh.get("/dashboard/test/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_the_session_cookie_is_httponly_lax_and_the_session_ends_after_its_age(owner):
+    client = Client()
+    response = sign_in(client, owner.user.email)
+    session = response.cookies[settings.SESSION_COOKIE_NAME]
+    assert session["httponly"] is True
+    assert session["samesite"] == "Lax"
+    assert client.cookies[settings.CSRF_COOKIE_NAME]["samesite"] == "Lax"
+
+    assert settings.SESSION_COOKIE_AGE == 12 * 3600  # DASHBOARD_SESSION_AGE's default
+    with time_machine.travel(timezone.now() + timedelta(hours=11, minutes=59)):
+        assert client.get("/dashboard/test/").status_code == 200
+    with time_machine.travel(timezone.now() + timedelta(hours=24, minutes=1)):
+        response = client.get("/dashboard/test/")  # a day later
+    assert response.status_code == 302
+    assert response.url.startswith("/accounts/login/")
+
+
+def test_cookies_are_secure_when_the_service_is_served_over_https():
+    """As deployed: DEBUG off and an https PUBLIC_BASE_URL make both cookies Secure."""
+    environment = {
+        **os.environ,
+        "DEBUG": "false",
+        "SECRET_KEY": "a-test-secret-key-that-is-long-enough-0123456789",
+        "PUBLIC_BASE_URL": "https://pay.example.cd",
+        "DATABASE_URL": database_url_for_subprocess(),
+        "REDIS_URL": settings.REDIS_URL or "redis://127.0.0.1:6379/0",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    }
+    script = (
+        "import json, django; django.setup(); from django.conf import settings as s; "
+        "print(json.dumps([s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, "
+        "s.SESSION_COOKIE_HTTPONLY, s.SESSION_COOKIE_SAMESITE]))"
+    )
+    output = (
+        subprocess.run(
+            [sys.executable, "-c", script],
+            env=environment,
+            cwd=settings.BASE_DIR,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        .stdout.strip()
+        .splitlines()[-1]
+    )
+    assert json.loads(output) == [True, True, True, "Lax"]
