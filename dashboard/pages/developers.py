@@ -2,6 +2,7 @@
 shown once, on the page that made it; revoke), the webhook endpoint (URL, secret reveal and
 rotation) and the events with their deliveries and resend, each through the API's service."""
 
+import json
 from functools import wraps
 
 from django.contrib import messages
@@ -194,6 +195,8 @@ def _event_page(request, event, *, status=200, error=""):
         "dashboard/developers/event.html",
         {
             "event": event,
+            # The event's data as JSON, as the merchant's receiver reads it in the delivery.
+            "data": json.dumps(event.data, indent=2, ensure_ascii=False),
             "deliveries": webhook_selectors.event_deliveries(event=event),
             "destination": webhook_selectors.event_current_destination(event=event),
             "error": error,

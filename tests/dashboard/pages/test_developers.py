@@ -187,3 +187,10 @@ def test_another_merchants_event_is_missing(shop, other_shop, owner):
     assert owner.get(f"{DEV}events/{theirs.id}/").status_code == 404
     assert owner.post(f"{DEV}events/{theirs.id}/resend/").status_code == 404
     assert not Resend.objects.exists()
+
+
+def test_an_events_data_is_shown_as_the_json_its_receiver_reads(shop, owner):
+    event = record_event(shop)
+    page = owner.get(f"/dashboard/test/developers/events/{event.id}/").content.decode()
+    assert "&quot;livemode&quot;: false" in page  # JSON, escaped in the page
+    assert "False" not in page
