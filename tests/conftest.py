@@ -356,19 +356,3 @@ def celery_worker_process(transactional_db, tmp_path):
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
-
-
-# The tests that take a minute or more each (whole deployments, a 1,000-row batch, make run's
-# examples, the dashboard's flow in Chromium with a worker) go first: the processes of `make test`
-# take tests in order, and one of these taken last keeps one process busy while the other idles.
-SLOWEST_FIRST = (
-    "tests/deploy/test_drill.py",
-    "tests/batches/test_worker_e2e.py",
-    "tests/payments/platform/test_readme.py",
-    "tests/dashboard/test_e2e.py",
-    "tests/payments/e2e/",
-)
-
-
-def pytest_collection_modifyitems(config, items):
-    items.sort(key=lambda item: not item.nodeid.startswith(SLOWEST_FIRST))  # a stable sort
