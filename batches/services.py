@@ -51,7 +51,7 @@ from core.errors import ApiError, BalanceInsufficient, LiveModeNotApproved
 from payments import selectors
 from payments.models import Merchant
 from payments.services import payouts
-from payments.statement import BOM, FORMULA_STARTS
+from payments.statement import BOM, spreadsheet_safe
 
 logger = logging.getLogger("batches.services")
 RESUME_BATCH = 100  # batches one sweep takes up at most
@@ -539,11 +539,6 @@ class _Line:
         return value
 
 
-def _cell(value: str) -> str:
-    """Text a spreadsheet could read as a formula is given a leading apostrophe."""
-    return "'" + value if value.startswith(FORMULA_STARTS) else value
-
-
 def results_csv_lines(*, batch: PayoutBatch) -> Iterator[str]:
     """The batch's results as CSV lines (UTF-8 text with a byte order mark, CRLF): the input
     columns, the amount in major units as it was typed, then payout_id, status and
@@ -557,8 +552,8 @@ def results_csv_lines(*, batch: PayoutBatch) -> Iterator[str]:
                 money.major_units(item.amount) if item.amount is not None else "",
                 item.currency,
                 item.network,
-                _cell(item.reference),
-                _cell(item.description),
+                spreadsheet_safe(item.reference),
+                spreadsheet_safe(item.description),
                 item.payout_id or "",
                 item.status,
                 item.failure_code,

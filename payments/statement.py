@@ -37,7 +37,7 @@ class _Line:
         return value
 
 
-def _cell(value: str) -> str:
+def spreadsheet_safe(value: str) -> str:
     """Text a spreadsheet could read as a formula is given a leading apostrophe (signed amounts
     and phone numbers, written by us, are left as they are)."""
     return "'" + value if value.startswith(FORMULA_STARTS) else value
@@ -64,7 +64,7 @@ def _row(entry: LedgerEntry) -> list[str]:
         entry.source,
         network,
         phone,
-        _cell(reference),
+        spreadsheet_safe(reference),
     ]
 
 
