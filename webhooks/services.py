@@ -401,13 +401,32 @@ def _slot_take(holder: str):
 def _wake_next(*, holder: str, merchant_id: str, livemode: bool) -> None:
     """After a slot is given back: if a task found none free, enqueue the merchant's oldest due
     delivery of the mode that nobody holds (its task takes the slot). The mark stays while there
-    is one, so that each slot given back wakes one more."""
+    is one, so that each slot given back wakes one more: it is taken away only once no delivery
+    waits, and is never absent meanwhile (two slots given back at once each read it and each wake
+    one; had one of them found it missing, the merchant's backlog would lose a slot until the
+    sweep)."""
     mark = WAITING_MARK.format(holder=holder)
     if not _quietly(cache.get, mark):
         return
-    _quietly(cache.delete, mark)
+    waiting = _oldest_waiting(merchant_id=merchant_id, livemode=livemode)
+    if waiting is None:
+        _quietly(cache.delete, mark)
+        # A task that found no slot while the mark was being taken away set it again, and its
+        # delivery is due by now: it is woken here.
+        waiting = _oldest_waiting(merchant_id=merchant_id, livemode=livemode)
+        if waiting is None:
+            return
+        _quietly(cache.set, mark, 1, WAITING_MARK_TTL)
+    try:
+        _enqueue(waiting, woken=True)
+    except OperationalError as exc:  # the broker is away: the sweep enqueues it later
+        logger.warning("delivery %s not woken, broker unavailable: %s", waiting, exc)
+
+
+def _oldest_waiting(*, merchant_id: str, livemode: bool) -> int | None:
+    """The merchant's oldest due delivery of the mode that nobody holds."""
     now = timezone.now()
-    waiting = (
+    return (
         Delivery.objects.filter(
             Q(locked_until__isnull=True) | Q(locked_until__lt=now),
             status=DeliveryStatus.PENDING,
@@ -419,12 +438,6 @@ def _wake_next(*, holder: str, merchant_id: str, livemode: bool) -> None:
         .values_list("id", flat=True)
         .first()
     )
-    if waiting is not None:
-        _quietly(cache.set, mark, 1, WAITING_MARK_TTL)
-        try:
-            _enqueue(waiting, woken=True)
-        except OperationalError as exc:  # the broker is away: the sweep enqueues it later
-            logger.warning("delivery %s not woken, broker unavailable: %s", waiting, exc)
 
 
 def _quietly(call, *args):

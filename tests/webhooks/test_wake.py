@@ -6,7 +6,7 @@ import socket
 import threading
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
 from config.celery import app
 from tests.factories import record_event
@@ -59,3 +59,64 @@ def test_a_wake_for_a_delivery_already_sent_wakes_the_next(
     )
     sent = sorted(r.headers["webhook-id"] for r in receiver.verified())
     assert sent == sorted(d.event_id for d in [slow, woken, *rest])  # each once
+
+
+def backends_waiting_on_a_lock() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.postgres
+def test_two_slots_given_back_at_once_each_wake_a_waiting_delivery(merchant, receiver, settings):
+    """Two attempts of one merchant end together while its deliveries wait: each slot given back
+    wakes one. (One of the two used to read the waiting mark while the other was replacing it,
+    find none and wake nothing: each such moment left the merchant one slot fewer until the
+    sweep, and a backlog of thousands drained on one slot.)"""
+    from core import slots
+
+    settings.WEBHOOK_ATTEMPTS_AT_ONCE = 2
+    holder = f"{merchant.pk}:0"
+    waiting = [record_event(merchant, url=receiver.url(f"/{n}")).deliveries.get() for n in range(3)]
+    with app.connection_for_write() as broker:
+        broker.default_channel.queue_purge(settings.WEBHOOKS_QUEUE)
+    held = [slots.take(services.SLOT_KIND, holder, 2) for _ in range(2)]  # two attempts
+    assert services.delivery_send(delivery_id=waiting[0].id) is None  # no slot: marked waiting
+    for slot in held:
+        slot.close()
+
+    # Both wakes are held where they read the deliveries (a table lock), so that neither is
+    # done before the other has read the mark.
+    locked, release = threading.Event(), threading.Event()
+
+    def hold_the_table():
+        try:
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute("LOCK TABLE webhooks_delivery IN ACCESS EXCLUSIVE MODE")
+                locked.set()
+                release.wait(60)
+        finally:
+            connection.close()
+
+    def wake():
+        try:
+            services._wake_next(holder=holder, merchant_id=merchant.pk, livemode=False)
+        finally:
+            connection.close()
+
+    lock = threading.Thread(target=hold_the_table)
+    lock.start()
+    assert locked.wait(30)
+    first = threading.Thread(target=wake)
+    first.start()
+    wait_for(lambda: backends_waiting_on_a_lock() == 1)
+    second = threading.Thread(target=wake)
+    second.start()
+    wait_for(lambda: not second.is_alive() or backends_waiting_on_a_lock() == 2)
+    release.set()
+    for thread in (lock, first, second):
+        thread.join(60)
+    assert len(queued_deliveries(settings.REDIS_URL)) == 2
