@@ -644,6 +644,7 @@ def webhook_drain(procs: Processes, version: Version, merchant: dict, folder: Pa
             created_at, updated_at)
         SELECT 'evt_bench' || lpad(i::text, 15, '0'), '{url}', 'pending', 0, now(), '', now(), now()
         FROM generate_series(1, {EVENTS}) AS i;
+        ANALYZE webhooks_event, webhooks_delivery;
     """)  # fmt: skip
     version.python(ENQUEUE_DELIVERIES)
     workers = [start_worker(procs, version, WORKERS[version.name][-1], folder),
