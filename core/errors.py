@@ -1,8 +1,20 @@
 """Domain errors. Services raise these; the one exception handler turns them into the contract's
 error envelope. No view builds an error body by hand."""
 
-from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import get_language, gettext, gettext_noop
 from django.utils.translation import gettext as _
+
+from core.money import format_amount
+
+
+class Amount(int):
+    """An amount of minor units in an error's message: the API says it as the integer its `amount`
+    takes (`250000`), a page for people as they read it (`2 500,00 CDF`, for_people)."""
+
+    def __new__(cls, value: int, currency: str) -> "Amount":
+        amount = super().__new__(cls, value)
+        amount.currency = currency
+        return amount
 
 
 class TranslatableError(Exception):
@@ -21,6 +33,21 @@ class TranslatableError(Exception):
             return gettext(self.template)
         params = {
             name: gettext(value) if isinstance(value, str) and value else value
+            for name, value in self.params.items()
+        }
+        return gettext(self.template) % params
+
+    def for_people(self) -> str:
+        """`localized()`, its amounts as people read them (the dashboard's forms)."""
+        if not any(isinstance(value, Amount) for value in self.params.values()):
+            return self.localized()
+        language = get_language() or "en"
+        params = {
+            name: format_amount(value, value.currency, language)
+            if isinstance(value, Amount)
+            else gettext(value)
+            if isinstance(value, str) and value
+            else value
             for name, value in self.params.items()
         }
         return gettext(self.template) % params

@@ -66,9 +66,10 @@ class ServiceForm(forms.Form):
     """A form whose values a service of the API checks: its errors shown on the form."""
 
     def add_api_error(self, error: ApiError) -> None:
-        """An error of the service, in words, under the field it is about."""
+        """An error of the service, in words (its amounts as people read them), under the field it
+        is about."""
         field = error.param if error.param in self.fields else None
-        self.add_error(field, error.localized())
+        self.add_error(field, error.for_people())
 
     def add_serializer_errors(self, error: SerializerError, names: dict[str, str]) -> None:
         """The API's validation errors; `names`: API parameter → form field."""

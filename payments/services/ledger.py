@@ -29,7 +29,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Count, Q, Sum
 
-from core.errors import BalanceInsufficient
+from core.errors import Amount, BalanceInsufficient
 from payments import selectors
 from payments.models import (
     BalanceCheckpoint,
@@ -88,8 +88,8 @@ def balance_lock_check(
     merchant's row is locked until the transaction ends, so that such movements of one merchant
     are checked one at a time, each seeing the rows of those before it, and never take the
     balance below zero. BalanceInsufficient when the available balance of that mode and currency
-    is less than `amount`, said by `refused` (a translated sentence taking %(currency)s,
-    %(available)s and %(amount)s).
+    is less than `amount`, said by `refused` (a sentence of the catalogue, gettext_noop, taking
+    %(currency)s, %(available)s and %(amount)s).
 
     Lock order, the same on every path, so that none waits for another in a circle: the charge's
     row first (a refund; a payout has none), then this balance lock, then the ledger's own lock
@@ -107,7 +107,12 @@ def balance_lock_check(
     available = sums[currency][0]
     if amount > available:
         raise BalanceInsufficient(
-            refused % {"currency": currency, "available": available, "amount": amount},
+            refused,
+            params={
+                "currency": currency,
+                "available": Amount(available, currency),
+                "amount": Amount(amount, currency),
+            },
             param="amount",
         )
 

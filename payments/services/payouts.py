@@ -20,7 +20,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from core import events
 from core.errors import LiveModeNotApproved, ProviderUnavailable
@@ -70,7 +70,7 @@ def payout_create(
         livemode=livemode,
         currency=currency,
         amount=amount,
-        refused=_(
+        refused=gettext_noop(
             "The available %(currency)s balance is %(available)s, less than the payout of %(amount)s."
         ),
     )

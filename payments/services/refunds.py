@@ -22,9 +22,11 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from core import events, money
 from core.errors import (
+    Amount,
     AmountExceedsRefundable,
     ChargeNotRefundable,
     InvalidRequest,
@@ -109,20 +111,24 @@ def _refund_reserve(
         )
     if amount > remaining:
         raise AmountExceedsRefundable(
-            _(
+            gettext_noop(
                 "amount (%(amount)s) is greater than what remains refundable on charge "
                 "%(charge)s (%(remaining)s)."
-            )
-            % {"amount": amount, "charge": charge.id, "remaining": remaining},
+            ),
+            params={
+                "amount": Amount(amount, charge.currency),
+                "charge": charge.id,
+                "remaining": Amount(remaining, charge.currency),
+            },
             param="amount",
         )
     if amount != charge.amount and not _refunds_partially(charge):
         raise InvalidRequest(
-            _(
+            gettext_noop(
                 "The provider of charge %(charge)s refunds whole payments only: omit amount to "
                 "refund it in full (%(amount)s)."
-            )
-            % {"charge": charge.id, "amount": charge.amount},
+            ),
+            params={"charge": charge.id, "amount": Amount(charge.amount, charge.currency)},
             code="partial_refund_not_supported",
             param="amount",
         )
@@ -134,7 +140,7 @@ def _refund_reserve(
             livemode=charge.livemode,
             currency=charge.currency,
             amount=amount,
-            refused=_(
+            refused=gettext_noop(
                 "The available %(currency)s balance is %(available)s, less than the refund of "
                 "%(amount)s."
             ),

@@ -71,7 +71,13 @@ def test_a_double_submitted_payout_form_pays_once(funded, owner):
 @pytest.mark.parametrize(
     ("fields", "words"),
     [
-        ({"amount": "50000"}, {"fr": "inférieur", "en": "less than the payout"}),
+        (
+            {"amount": "50000"},
+            {
+                "fr": "est de 10 000,00 CDF, inférieur au versement de 50 000,00 CDF.",
+                "en": "is 10,000.00 CDF, less than the payout of 50,000.00 CDF.",
+            },
+        ),
         ({"amount": "12,50"}, {"fr": "unités entières", "en": "whole units"}),
         ({"phone": "0812"}, {"fr": "E.164", "en": "E.164"}),
         ({"network": "AIRTEL_MONEY"}, {"fr": "appartient", "en": "belongs to"}),

@@ -104,21 +104,35 @@ def test_a_refund_the_balance_cannot_cover_is_refused_in_the_apis_words(shop_key
     sent_payout(shop, amount=10000)  # the balance is paid out
     error = _api_error(shop_keys, charge, lang)
     assert error["code"] == "balance_insufficient"
+    assert error["message"].endswith(
+        ("0, less than the refund of 10000.", "remboursement de 10000.")
+    )
     answer = refund(owner, charge, lang=lang)
     assert answer.status_code == 400
-    assert error["message"] in answer.content.decode()
+    # The API's sentence, its amounts (minor units there) as people read them.
+    assert {
+        "fr": "Le solde disponible en CDF est de 0,00 CDF, inférieur au remboursement de 100,00 CDF.",
+        "en": "The available CDF balance is 0.00 CDF, less than the refund of 100.00 CDF.",
+    }[lang] in answer.content.decode()
     assert not Refund.objects.filter(charge=charge).exists()
     assert not AuditEntry.objects.filter(action="refund.created").exists()
 
 
 @pytest.mark.parametrize("lang", ["fr", "en"])
 def test_a_refund_over_what_remains_is_refused_in_the_apis_words(shop_keys, owner, lang):
+    words = {
+        "fr": "dépasse ce qui reste remboursable sur le paiement",
+        "en": "is greater than what remains refundable on charge",
+    }
+    hundreds = {"fr": ("200,00 CDF", "100,00 CDF"), "en": ("200.00 CDF", "100.00 CDF")}
     charge = succeeded_mobile_money_charge(shop_keys.merchant, amount=10000)
     error = _api_error(shop_keys, charge, lang, amount=20000)
     assert error["code"] == "amount_exceeds_refundable"
+    assert f"amount (20000) {words[lang]} {charge.id} (10000)." in error["message"]
     answer = refund(owner, charge, lang=lang, amount="200")
     assert answer.status_code == 400
-    assert error["message"] in answer.content.decode()
+    page = answer.content.decode()
+    assert f"amount ({hundreds[lang][0]}) {words[lang]} {charge.id} ({hundreds[lang][1]})." in page
     # The same form, corrected, goes through: the refused one left nothing behind.
     key = answer.context["refund_form"]["idempotency_key"].value()
     assert refund(owner, charge, key=key, amount="20").status_code == 302
