@@ -4,9 +4,11 @@ API and on the providers' callbacks, and logged as one warning line without a tr
 
 import json
 import logging
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.db import connections
 from django.test import AsyncClient
 
 from core.api.parsers import MAX_JSON_DEPTH, InvalidJson, loads
@@ -253,17 +255,36 @@ class UnannouncedLengthClient(AsyncClient):
         return super().request(**scope)
 
 
+def in_a_thread_of_its_own(call):
+    """`call()` in a new thread, which has no event loop running: the thread of the tests may have
+    one (Playwright's, kept by the browser tests' session-wide browser), and async_to_sync refuses
+    to run in a thread whose loop runs. Django's ASGI handler runs the view in that thread too,
+    with a connection of its own (so the test's rows are committed: transaction=True)."""
+
+    def run():
+        try:
+            return call()
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(run).result()
+
+
+@pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("declared", [None, "10"], ids=["chunked", "understated"])
 @pytest.mark.parametrize("path", ["/v1/charges", "/providers/airtel_money/callback"])
 def test_a_streamed_body_is_capped_where_it_is_read(merchant_keys, settings, declared, path):
     settings.MAX_REQUEST_BODY = settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
     client = UnannouncedLengthClient(declared)
     body = json.dumps({**MM, "description": "x" * 5000})
-    response = async_to_sync(client.post)(
-        path,
-        body,
-        content_type="application/json",
-        headers={"Authorization": f"Bearer {merchant_keys.test_key.plaintext}"},
+    response = in_a_thread_of_its_own(
+        lambda: async_to_sync(client.post)(
+            path,
+            body,
+            content_type="application/json",
+            headers={"Authorization": f"Bearer {merchant_keys.test_key.plaintext}"},
+        )
     )
     if path == "/v1/charges" and declared is None:
         # No length, no body read: what WSGI servers do too. Refused, never a 500.
