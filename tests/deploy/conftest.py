@@ -3,12 +3,14 @@ deploy/render.py), in front of a real gunicorn (config/gunicorn.py) serving the 
 `nginx(upstream_port, …)` starts one in front of one gunicorn or several."""
 
 import dataclasses
+import fcntl
 import os
 import shlex
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -19,6 +21,20 @@ from django.conf import settings
 from deploy.render import DEPLOY, nginx_command, nginx_prefix  # noqa: F401 (DEPLOY: tests)
 from tests.helpers import database_url_for_subprocess, free_port
 from tests.payments.api.conftest import server, server_workers  # noqa: F401 (fixtures)
+
+
+@pytest.fixture
+def one_set_of_machines_at_a_time():
+    """The tests that start machines' worth of processes (several gunicorns, and Celery workers,
+    behind nginx) run one at a time: with several test processes (-n), one waits here for the
+    other's to end, on a lock of this run's own file."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or str(os.getpid())
+    with open(Path(tempfile.gettempdir()) / f"congopay-tests-machines-{run}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture(scope="session")

@@ -22,9 +22,7 @@ from payments.models import Charge
 from tests.factories import merchant_with_keys
 from tests.helpers import api_call, wait_for
 
-# With several test processes (-n), the tests that start machines' worth of processes (several
-# gunicorns behind nginx) run one after another in one of them.
-pytestmark = [pytest.mark.nginx, pytest.mark.xdist_group("machines")]
+pytestmark = [pytest.mark.nginx, pytest.mark.usefixtures("one_set_of_machines_at_a_time")]
 
 DRAIN = Path(settings.BASE_DIR) / "deploy" / "congopay-drain"
 CHARGE = {"amount": 250000, "currency": "CDF", "phone": "+243812345678", "network": "VODACOM_MPESA"}

@@ -30,13 +30,11 @@ from tests.helpers import api_call, database_url_for_subprocess, set_webhook_url
 from webhooks import services as webhook_services
 from webhooks.models import Event
 
-# With several test processes (-n), the tests that start machines' worth of processes (several
-# gunicorns and Celery workers behind nginx) run one after another in one of them.
 pytestmark = [
     pytest.mark.nginx,
     pytest.mark.redis,
     pytest.mark.postgres,
-    pytest.mark.xdist_group("machines"),
+    pytest.mark.usefixtures("one_set_of_machines_at_a_time"),
 ]
 
 CHARGES = 200
