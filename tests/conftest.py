@@ -375,3 +375,29 @@ SLOWEST_FIRST = (
 
 def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: not item.nodeid.startswith(SLOWEST_FIRST))  # a stable sort
+
+
+# Every test collected runs. On several processes each one's collection reaches the controller
+# through xdist's hook, and a run that reports fewer tests than were collected fails, saying so: a
+# scheduler keyed by node id once ran one of the 34 schemathesis operations that share one, and the
+# run still passed.
+COLLECTED: list[int] = []
+REPORTED = ("passed", "failed", "skipped", "xfailed", "xpassed")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    COLLECTED.append(len(ids))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if not COLLECTED or exitstatus != pytest.ExitCode.OK:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    reported = sum(len(reporter.stats.get(outcome, [])) for outcome in REPORTED)
+    if reported < max(COLLECTED):
+        reporter.write_line(
+            f"{max(COLLECTED)} tests were collected and {reported} ran: the others never did",
+            red=True,
+        )
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
