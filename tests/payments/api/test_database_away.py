@@ -13,7 +13,6 @@ import urllib.error
 import urllib.request
 
 import pytest
-from django.core.management import call_command
 
 from tests.helpers import axe_violations, free_port, screenshot
 
@@ -34,8 +33,9 @@ def airtel_callback() -> bytes:
 
 @pytest.fixture
 def server_env() -> dict:
-    # The page's stylesheet is served from the collected files, as in production.
-    call_command("collectstatic", interactive=False, verbosity=0)
+    # The page's stylesheet is served from the collected files, as in production: the session's
+    # (tests/conftest.py). Collecting them again here, as copies over the session's links, took
+    # files away from under the other test process's WhiteNoise while it listed them.
     return {
         "DATABASE_URL": f"postgres://postgres@127.0.0.1:{free_port()}/payments",
         "AIRTEL_CALLBACK_HASH_KEY": AIRTEL_CALLBACK_KEY,
