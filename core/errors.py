@@ -29,27 +29,23 @@ class TranslatableError(Exception):
         super().__init__(template % params if params else template)
 
     def localized(self) -> str:
-        if not self.params:
-            return gettext(self.template)
-        params = {
-            name: gettext(value) if isinstance(value, str) and value else value
-            for name, value in self.params.items()
-        }
-        return gettext(self.template) % params
+        return self._said(for_people=False)
 
     def for_people(self) -> str:
         """`localized()`, its amounts as people read them (the dashboard's forms)."""
-        if not any(isinstance(value, Amount) for value in self.params.values()):
-            return self.localized()
+        return self._said(for_people=True)
+
+    def _said(self, *, for_people: bool) -> str:
+        if not self.params:
+            return gettext(self.template)
         language = get_language() or "en"
-        params = {
-            name: format_amount(value, value.currency, language)
-            if isinstance(value, Amount)
-            else gettext(value)
-            if isinstance(value, str) and value
-            else value
-            for name, value in self.params.items()
-        }
+        params = {}
+        for name, value in self.params.items():
+            if for_people and isinstance(value, Amount):
+                value = format_amount(value, value.currency, language)
+            elif isinstance(value, str) and value:
+                value = gettext(value)
+            params[name] = value
         return gettext(self.template) % params
 
 
