@@ -328,12 +328,6 @@ DRAIN_FILE = env.str("DRAIN_FILE", default="")
 # reading of form and raw bodies stops at the same size.
 MAX_REQUEST_BODY = env.int("MAX_REQUEST_BODY", default=1_048_576)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY
-# Except on the dashboard's spreadsheet upload (a payout batch's CSV file), whose body may reach
-# MAX_UPLOAD_BODY bytes: a file over the 1 MB a batch allows reaches the page, which says so in
-# words, instead of the bare 413. nginx's location for the same paths has the same limit
-# (deploy/nginx/; tests/deploy/ checks the two agree).
-MAX_UPLOAD_BODY = env.int("MAX_UPLOAD_BODY", default=4_194_304)
-UPLOAD_PATHS = r"^/dashboard/(test|live)/payouts/batches/new/$"
 
 # --- REST framework -------------------------------------------------------------------------
 REST_FRAMEWORK = {

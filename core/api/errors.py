@@ -4,6 +4,7 @@
 import json
 import logging
 
+from django.conf import settings
 from django.core.exceptions import DisallowedHost, RequestDataTooBig
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.db import InterfaceError, OperationalError
@@ -16,7 +17,6 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions as drf
 
 from core.api.language import api_language
-from core.api.middleware import body_limit
 from core.errors import ApiError
 from core.ids import request_id
 
@@ -116,15 +116,14 @@ def log_refused(request, status: int, code: str, message: str, param=None) -> No
 
 
 def request_too_large_response(request) -> JsonResponse:
-    """413 for a body over the path's limit (MAX_REQUEST_BODY, or MAX_UPLOAD_BODY on the upload
-    pages), whatever the path."""
+    """413 for a body over MAX_REQUEST_BODY, whatever the path."""
     return error_response(
         request,
         413,
         type="invalid_request_error",
         code="request_too_large",
         message=_("The request body is larger than %(max)s bytes.")
-        % {"max": body_limit(request.path_info)},
+        % {"max": settings.MAX_REQUEST_BODY},
     )
 
 

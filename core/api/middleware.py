@@ -4,7 +4,6 @@ unhandled error under /v1."""
 
 import io
 import logging
-import re
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
@@ -21,17 +20,9 @@ logger = logging.getLogger("payments.api")
 UNREADABLE_FORM = (TooManyFieldsSent, TooManyFilesSent, MultiPartParserError)
 
 
-def body_limit(path: str) -> int:
-    """The largest body a request to `path` may send: MAX_REQUEST_BODY, or MAX_UPLOAD_BODY on the
-    upload pages (UPLOAD_PATHS)."""
-    if re.match(settings.UPLOAD_PATHS, path):
-        return settings.MAX_UPLOAD_BODY
-    return settings.MAX_REQUEST_BODY
-
-
 def request_bodies(app):
-    """The WSGI application `app`, with each request's body read whole before it runs, up to its
-    body_limit + 1 bytes (a longer one is refused with 413 by RequestIdMiddleware, unread).
+    """The WSGI application `app`, with each request's body read whole before it runs, up to
+    MAX_REQUEST_BODY + 1 bytes (a longer one is refused with 413 by RequestIdMiddleware, unread).
 
     - A body sent without a Content-Length (Transfer-Encoding: chunked) is read too. Django reads
       a body only as long as CONTENT_LENGTH says, so such a body would be read as empty (a charge
@@ -43,7 +34,7 @@ def request_bodies(app):
       a request over only once it has it whole (config/gunicorn.py)."""
 
     def application(environ, start_response):
-        cap = body_limit(environ.get("PATH_INFO", "")) + 1
+        cap = settings.MAX_REQUEST_BODY + 1
         length = environ.get("CONTENT_LENGTH")
         if length:
             size = int(length) if length.isdigit() else 0
@@ -99,7 +90,7 @@ def declared_length(request) -> int:
 def _refusal(request):
     from core.api.errors import error_response, request_too_large_response  # as above
 
-    if declared_length(request) > body_limit(request.path_info):
+    if declared_length(request) > settings.MAX_REQUEST_BODY:
         return request_too_large_response(request)
     if "\x00" in request.path or any(
         "\x00" in key or "\x00" in value for key, values in request.GET.lists() for value in values

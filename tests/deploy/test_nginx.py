@@ -194,29 +194,6 @@ def test_a_body_over_the_limit_is_413_in_the_envelope_and_never_reaches_gunicorn
     assert not Charge.objects.exists()
 
 
-def test_the_upload_page_takes_a_file_over_a_mebibyte_and_no_more_than_its_own_limit(
-    proxy, access_log, settings
-):
-    """A payout batch's spreadsheet of 1.5 MB reaches the service (whose page says in words that
-    a batch's file is at most 1 MB); over MAX_UPLOAD_BODY nginx refuses it by itself."""
-    path = "/dashboard/test/payouts/batches/new/"
-    form = "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/csv\r\n"
-    over_a_mebibyte = 1536 * 1024
-    raw = (form.format(path=path) + f"Content-Length: {over_a_mebibyte}\r\n\r\n").encode()
-    status, _, _ = exchange(proxy, raw + b"x" * over_a_mebibyte)
-    assert status == 403  # the service's answer: no CSRF token (and no one signed in)
-    wait_for(lambda: access_log.exists() and f"POST {path}" in access_log.read_text())
-    # The same body on any other page is nginx's 413; over the upload's own limit too.
-    other = "/dashboard/test/payment-links/new/"
-    raw = (form.format(path=other) + f"Content-Length: {over_a_mebibyte}\r\n\r\n").encode()
-    assert_html(exchange(proxy, raw), 413)
-    huge = settings.MAX_UPLOAD_BODY + 1
-    raw = (form.format(path=path) + f"Content-Length: {huge}\r\n\r\n").encode()
-    assert_html(exchange(proxy, raw), 413)
-    assert f"POST {other}" not in access_log.read_text()
-    assert access_log.read_text().count(f"POST {path}") == 1
-
-
 def test_a_request_line_too_long_is_414_in_the_envelope(proxy, key):
     query = "q=" + "a" * 6 * 1024
     raw = f"GET /v1/charges?{query} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
