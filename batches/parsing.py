@@ -27,7 +27,10 @@ from batches.checks import MAX_ROWS, Row
 from batches.problems import Problem, problem
 from core import money
 
-MAX_BYTES = 1024 * 1024
+# 1 MB, as §17 says: strictly less than MAX_REQUEST_BODY (1 MiB, the largest body the service
+# takes), so that every file of 1 MB fits in the upload's form with room to spare, and one a little
+# larger still reaches the page and is refused there in words rather than with the bare 413.
+MAX_BYTES = 1_000_000
 REQUIRED = ("phone", "amount", "currency", "reference")
 OPTIONAL = ("network", "description")
 HEADER = "phone,amount,currency,network,reference,description"

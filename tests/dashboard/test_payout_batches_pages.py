@@ -12,7 +12,7 @@ from django.utils.html import escape
 
 from batches import services
 from batches.models import BatchStatus, PayoutBatch
-from batches.parsing import FileRefused, parse_file
+from batches.parsing import MAX_BYTES, FileRefused, parse_file
 from dashboard.models import AuditEntry
 from payments.models import Payout
 from tests.dashboard.pages.conftest import ROLES, Members, client_of, member
@@ -134,16 +134,19 @@ def test_a_file_with_problems_shows_them_in_words_and_cannot_be_submitted(client
 @pytest.mark.parametrize("lang", ["fr", "en"])
 def test_a_file_that_cannot_be_read_is_refused_in_words(clients, lang, settings):
     finance = clients["finance"]
-    too_large = csv_of(GOOD) + b"x" * (1024 * 1024)
-    settings.MAX_REQUEST_BODY = 4 * 1024 * 1024  # a body the service would take: the file is read
+    # A file just over the 1 MB a batch takes, sent with the service's own limits: its form is
+    # within MAX_REQUEST_BODY, so the page says why it is refused.
+    too_large = csv_of(GOOD) + b"x" * (MAX_BYTES + 1 - len(csv_of(GOOD)))
+    assert len(too_large) == MAX_BYTES + 1
     for data in (b"nom;montant\r\nAmani;10\r\n", too_large):
         with pytest.raises(FileRefused) as refused:
             parse_file(data)
         answer = upload(finance, data, lang=lang)
         assert answer.status_code == 400
         assert escape(refused.value.problem.messages[lang]) in answer.content.decode()
-    settings.MAX_REQUEST_BODY = 1024 * 1024  # the service's own limit refuses it before any view
-    assert upload(finance, too_large, lang=lang).status_code == 413
+    # A body over MAX_REQUEST_BODY is refused by the service before any view (contract §3: 413).
+    larger = csv_of(GOOD) + b"x" * settings.MAX_REQUEST_BODY
+    assert upload(finance, larger, lang=lang).status_code == 413
     assert not PayoutBatch.objects.exists()
 
 
