@@ -83,7 +83,7 @@ WORKERS = {
         ["--concurrency", "4"],
         ["--hostname", "periodic@%h", "--queues", "periodic", "--concurrency", "2"],
         ["--hostname", "webhooks@%h", "--queues", "webhooks", "--pool", "threads",
-         "--concurrency", "32"],
+         "--concurrency", "32", "--prefetch-multiplier", "4"],
     ],
 }  # fmt: skip
 QUEUES = {"old": "celery,payments-long", "new": "celery,payments-long,webhooks,periodic"}

@@ -297,9 +297,10 @@ def celery_worker_process(transactional_db, tmp_path):
     Usage: `worker = celery_worker_process(SANDBOX_MOBILE_MONEY_DELAY="0")` starts one with extra
     environment; it is stopped at the end of the test. `beat=True` also runs the periodic jobs
     (`celery worker -B`), as `make run` does. It consumes the default queue, the periodic sweeps'
-    (PERIODIC_QUEUE) and the webhook deliveries' (WEBHOOKS_QUEUE); `queues="a,b"` names the queues it consumes instead. Several
-    may run at once, each with its own `name` (its node name's first part); the first one
-    started empties the queues.
+    (PERIODIC_QUEUE) and the webhook deliveries' (WEBHOOKS_QUEUE); `queues="a,b"` names the
+    queues it consumes instead, and `options` adds command-line options of `celery worker`.
+    Several may run at once, each with its own `name` (its node name's first part); the first
+    one started empties the queues.
     """
     import socket
     import subprocess
@@ -310,7 +311,9 @@ def celery_worker_process(transactional_db, tmp_path):
 
     started = []
 
-    def start(*, beat: bool = False, queues: str = "", name: str = "celery", **extra_env):
+    def start(
+        *, beat: bool = False, queues: str = "", name: str = "celery", options=(), **extra_env
+    ):
         if not started:
             app.control.purge()
             with app.connection_for_write() as connection:
@@ -335,7 +338,7 @@ def celery_worker_process(transactional_db, tmp_path):
         proc = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "threads",
              "--concurrency", "4", "--loglevel", "INFO", "--without-gossip", "--without-mingle",
-             "--hostname", f"{name}@%h", "--queues", queues, *(["-B"] if beat else [])],
+             "--hostname", f"{name}@%h", "--queues", queues, *(["-B"] if beat else []), *options],
             cwd=settings.BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         started.append((proc, log))

@@ -40,6 +40,18 @@ def api_client(plaintext: str) -> APIClient:
     return client
 
 
+def procfile_commands() -> dict[str, list[str]]:
+    """The command line of each process of the Procfile (the same as its systemd unit's)."""
+    import shlex
+
+    commands = {}
+    for line in (settings.BASE_DIR / "Procfile").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, command = line.split(":", 1)
+            commands[name] = shlex.split(command)
+    return commands
+
+
 def next_request() -> None:
     """What Django does between two requests on this thread."""
     from django.core.signals import request_finished, request_started

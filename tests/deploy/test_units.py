@@ -15,6 +15,7 @@ from django.core.management import get_commands
 
 from config.celery import app
 from tests.conftest import STRICT
+from tests.helpers import procfile_commands
 
 BASE = Path(settings.BASE_DIR)
 UNITS = BASE / "deploy" / "systemd"
@@ -112,11 +113,7 @@ def test_every_queue_the_service_sends_to_has_a_worker():
 
 
 def test_the_procfile_runs_the_units_commands():
-    procfile = {}
-    for line in (BASE / "Procfile").read_text().splitlines():
-        if line and not line.startswith("#"):
-            name, command = line.split(":", 1)
-            procfile[name] = shlex.split(command)
+    procfile = procfile_commands()
     units = {name.removeprefix("congopay-"): command for name, command in services().items()}
     del units["checkledger"]  # a timer's, not a process's
     assert procfile == units

@@ -12,7 +12,7 @@ from django.conf import settings
 
 from config.celery import app
 from tests.factories import merchant_with_keys, record_event, settled_charge
-from tests.helpers import api_client, wait_for
+from tests.helpers import api_client, procfile_commands, wait_for
 from webhooks.models import Delivery, Event
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db(transaction=True)]
@@ -85,7 +85,11 @@ def test_a_tarpit_and_looping_resends_delay_no_other_merchants_payment_nor_webho
     """Merchant A's receiver is a tarpit and A resends 50 events, each to its charge's own
     callback URL there (so no batch holds them together); merchant B's sandbox charge still
     succeeds, and its webhook arrives, as fast as they usually do. The workers run as in
-    production: one on the default queue, one on the deliveries' queue."""
+    production: one on the default queue, one on the deliveries' queue, which reserves as many
+    tasks a thread as the Procfile's. It starts once A's tasks are queued: with one task a
+    thread, its two threads left free would take them two every two seconds (the next tick of
+    a thread-pool worker whose reservations are all taken, on kombu 5.5), and B's webhook
+    would arrive after a minute."""
     shop_a = merchant_with_keys()
     with tarpit() as pit:
         charges = [
@@ -96,14 +100,19 @@ def test_a_tarpit_and_looping_resends_delay_no_other_merchants_payment_nor_webho
             status="succeeded", attempts=1
         )
         celery_worker_process(name="payments", queues=app.conf.task_default_queue)
-        celery_worker_process(
-            name="webhooks", queues=settings.WEBHOOKS_QUEUE, WEBHOOK_ATTEMPTS_AT_ONCE="2"
-        )
         client_a = api_client(shop_a.test_key.plaintext)
         for charge in charges:
             [event] = Event.objects.filter(merchant=shop_a.merchant, data__object__id=charge.id)
             response = client_a.post(f"/v1/events/{event.id}/resend", format="json")
             assert response.status_code == 200, response.content
+        webhooks = procfile_commands()["webhooks"]
+        prefetch = webhooks[webhooks.index("--prefetch-multiplier") + 1]
+        celery_worker_process(
+            name="webhooks",
+            queues=settings.WEBHOOKS_QUEUE,
+            options=["--prefetch-multiplier", prefetch],
+            WEBHOOK_ATTEMPTS_AT_ONCE="2",
+        )
         wait_for(lambda: pit["requests"] >= 2)  # A's receiver holds what it may
 
         response = api.post(
