@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -121,6 +122,9 @@ class WebNode:
     drain_file: Path
     log: Path
     env: dict
+    # Set before the SIGKILL: a request the kill cuts off is known lost by it. (`proc.poll()`
+    # cannot tell: it answers None while another thread is in `proc.wait()`.)
+    lost: threading.Event = dataclasses.field(default_factory=threading.Event)
 
     @property
     def base(self) -> str:
@@ -128,6 +132,7 @@ class WebNode:
 
     def kill(self) -> None:
         """SIGKILL to gunicorn and its workers at once, as a machine lost."""
+        self.lost.set()
         os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait(timeout=10)
 

@@ -118,7 +118,7 @@ class Client:
             raise AssertionError(f"{path} never answered: {status} {answer}")
         for node in self.nodes:
             again = self.call(node.base, "POST", path, body, idempotency_key)
-            if again[0] is None and node.proc.poll() is not None:
+            if again[0] is None and node.lost.is_set():
                 continue  # the node killed meanwhile
             self.replays.append((idempotency_key, answer["id"], again))
         return answer
