@@ -112,7 +112,7 @@ def _refund_reserve(
     if amount > remaining:
         raise AmountExceedsRefundable(
             gettext_noop(
-                "amount (%(amount)s) is greater than what remains refundable on charge "
+                "The amount (%(amount)s) is greater than what remains refundable on charge "
                 "%(charge)s (%(remaining)s)."
             ),
             params={
