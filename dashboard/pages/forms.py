@@ -228,7 +228,9 @@ class BatchUploadForm(OnceForm):
         help_text=_(
             "Columns phone, amount, currency, network, reference, description; at most 1 MB."
         ),
-        widget=forms.FileInput(attrs={"accept": ".csv,text/csv"}),
+        # data-max-bytes: the page refuses a larger file before sending it (a file over the
+        # service's body limit would otherwise meet the proxy's bare 413, not words).
+        widget=forms.FileInput(attrs={"accept": ".csv,text/csv", "data-max-bytes": MAX_BYTES}),
     )
 
     def file_data(self) -> bytes | None:

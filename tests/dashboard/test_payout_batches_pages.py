@@ -282,9 +282,24 @@ def test_upload_and_preview_at_360px_in_french(browser, live_server, funded, axe
         assert page.get_by_role("heading", level=1).inner_text() == "Nouveau lot de versements"
         assert fits(page)
         assert axe_violations(page, axe_source) == []
+        # A file over 1 MB is refused in words before it is sent (past the service's body limit,
+        # the proxy would answer a bare 413).
+        too_large = csv_of(GOOD) + b"\n" * (2 * 1024 * 1024)
+        page.locator("#id_file").set_input_files(
+            files=[{"name": "salaires.csv", "mimeType": "text/csv", "buffer": too_large}]
+        )
+        said = page.locator("#id_file ~ [role=alert]")
+        assert said.inner_text() == "Le fichier dépasse 1 Mo : répartissez-le en plusieurs lots."
+        page.locator("form[data-action=batch-upload] button[type=submit]").click()
+        assert page.evaluate("document.getElementById('id_file').validity.customError")
+        assert page.url == f"{live_server.url}{NEW}"
+        assert fits(page)
+        screenshot(page, "dashboard-payout-batch-too-large-fr")
+        assert not PayoutBatch.objects.exists()
         page.locator("#id_file").set_input_files(
             files=[{"name": "salaires.csv", "mimeType": "text/csv", "buffer": csv_of(BAD)}]
         )
+        assert said.is_hidden()
         page.locator("form[data-action=batch-upload] button[type=submit]").click()
         page.wait_for_url(f"**{BATCHES}pob_*/")
         assert page.locator("tbody tr.has-problems").count() == 2
