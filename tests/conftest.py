@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.db import connection
+from django.db import connection, connections
 from rest_framework.test import APIClient
 
 from tests.factories import merchant_with_keys, staff_client
@@ -215,6 +215,12 @@ def browser():
         )
         yield chromium
         chromium.close()
+        # While Playwright runs, its event loop is this thread's running loop, so Django keeps
+        # this thread's database connections apart from those it made before (the async side
+        # of its connection handler). Those opened meanwhile are closed here, while that is
+        # still so: afterwards the end of the session would no longer see them, and the test
+        # database could not be dropped ("being accessed by other users").
+        connections.close_all()
 
 
 @pytest.fixture
