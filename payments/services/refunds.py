@@ -125,8 +125,8 @@ def _refund_reserve(
     if amount != charge.amount and not _refunds_partially(charge):
         raise InvalidRequest(
             gettext_noop(
-                "The provider of charge %(charge)s refunds whole payments only: omit amount to "
-                "refund it in full (%(amount)s)."
+                "The provider of charge %(charge)s refunds whole payments only: refund it in full "
+                "(%(amount)s), without an amount."
             ),
             params={"charge": charge.id, "amount": Amount(charge.amount, charge.currency)},
             code="partial_refund_not_supported",

@@ -292,7 +292,10 @@ def test_refunds_through_the_api_reach_airtel_once_committed(
         "partial_refund_not_supported",
         "amount",
     )
-    assert "whole payments only" in error["message"] and "250000" in error["message"]
+    assert error["message"] == (
+        f"The provider of charge {charge.id} refunds whole payments only: refund it in full "
+        "(250000), without an amount."
+    )
     assert airtel.refunds == [] and Refund.objects.count() == 0
     assert live_api.get(f"/v1/charges/{charge.id}").json()["amount_refunded"] == 0
 
