@@ -48,6 +48,11 @@ class FileRefused(Exception):
         self.problem = problem
 
 
+def too_large() -> str:
+    """What a file over MAX_BYTES is told, here and on the upload page before it is sent."""
+    return _("The file is larger than 1 MB: split it into several batches.")
+
+
 def _refuse(code: str, words) -> FileRefused:
     return FileRefused(problem(None, code, words))
 
@@ -117,10 +122,7 @@ def parse_amount(text: str) -> tuple[int | None, Problem | None]:
 
 def _decode(data: bytes) -> str:
     if len(data) > MAX_BYTES:
-        raise _refuse(
-            "file_too_large",
-            lambda: _("The file is larger than 1 MB: split it into several batches."),
-        )
+        raise _refuse("file_too_large", too_large)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -9,7 +9,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 from rest_framework.exceptions import ValidationError as SerializerError
 
-from batches.parsing import MAX_BYTES
+from batches.parsing import MAX_BYTES, too_large
 from core.errors import ApiError
 from core.money import MINOR_PER_UNIT
 from dashboard.pages.once import FIELD, new_key
@@ -229,9 +229,14 @@ class BatchUploadForm(OnceForm):
             "Columns phone, amount, currency, network, reference, description; at most 1 MB."
         ),
         # data-max-bytes: the page refuses a larger file before sending it (a file over the
-        # service's body limit would otherwise meet the proxy's bare 413, not words).
+        # service's body limit would otherwise meet the proxy's bare 413, not words), saying
+        # data-too-large (__init__).
         widget=forms.FileInput(attrs={"accept": ".csv,text/csv", "data-max-bytes": MAX_BYTES}),
     )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["file"].widget.attrs["data-too-large"] = too_large()
 
     def file_data(self) -> bytes | None:
         """The file's bytes (no more than one past MAX_BYTES: batches.parsing refuses a larger
