@@ -142,7 +142,12 @@ def _enqueue_on_commit(delivery_id: int) -> None:
 
 def _delivery_create(*, event: Event, url: str, follows_endpoint: bool) -> Delivery:
     delivery = Delivery.objects.create(
-        event=event, url=url, follows_endpoint=follows_endpoint, next_attempt_at=timezone.now()
+        event=event,
+        merchant_id=event.merchant_id,
+        livemode=event.livemode,
+        url=url,
+        follows_endpoint=follows_endpoint,
+        next_attempt_at=timezone.now(),
     )
     _enqueue_on_commit(delivery.id)
     return delivery
@@ -280,8 +285,8 @@ def _claim_backlog(*, url: str, merchant_id: str, livemode: bool, besides: int) 
         .filter(
             Q(locked_until__isnull=True) | Q(locked_until__lt=now),
             url=url,
-            event__merchant_id=merchant_id,
-            event__livemode=livemode,
+            merchant_id=merchant_id,
+            livemode=livemode,
             status=DeliveryStatus.PENDING,
             next_attempt_at__lte=now - timedelta(seconds=BACKLOG_WAIT),
         )
@@ -363,12 +368,14 @@ def delivery_send(*, delivery_id: int, woken: bool = False) -> Delivery | None:
     Returns the task's delivery after its attempt, or None when it made none."""
     found = (
         Delivery.objects.filter(pk=delivery_id)
-        .values_list("status", "url", "event__merchant_id", "event__livemode")
+        .values_list("status", "url", "merchant_id", "livemode", "event_id")
         .first()
     )
     if found is None:
         return None
-    status, url, merchant_id, livemode = found
+    status, url, merchant_id, livemode, event_id = found
+    if merchant_id is None:  # written by the release before the delivery's own (0008)
+        merchant_id, livemode = _owner_record(delivery_id=delivery_id, event_id=event_id)
     holder = f"{merchant_id}:{livemode:d}"
     if status != DeliveryStatus.PENDING:
         if woken:
@@ -384,6 +391,14 @@ def delivery_send(*, delivery_id: int, woken: bool = False) -> Delivery | None:
     finally:
         slot.close()
         _wake_next(holder=holder, merchant_id=merchant_id, livemode=livemode)
+
+
+def _owner_record(*, delivery_id: int, event_id: str) -> tuple[str, bool]:
+    """The merchant and mode of a delivery written without them, from its event, now kept on it
+    (so that the merchant's waiting deliveries include it)."""
+    merchant_id, livemode = Event.objects.values_list("merchant_id", "livemode").get(pk=event_id)
+    Delivery.objects.filter(pk=delivery_id).update(merchant_id=merchant_id, livemode=livemode)
+    return merchant_id, livemode
 
 
 def _slot_take(holder: str):
@@ -431,8 +446,8 @@ def _oldest_waiting(*, merchant_id: str, livemode: bool) -> int | None:
             Q(locked_until__isnull=True) | Q(locked_until__lt=now),
             status=DeliveryStatus.PENDING,
             next_attempt_at__lte=now,
-            event__merchant_id=merchant_id,
-            event__livemode=livemode,
+            merchant_id=merchant_id,
+            livemode=livemode,
         )
         .order_by("next_attempt_at", "id")
         .values_list("id", flat=True)

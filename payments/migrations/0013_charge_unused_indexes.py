@@ -11,7 +11,7 @@ table is not locked meanwhile, so this migration runs outside a transaction.
 
 from django.db import migrations, models
 
-from payments.migrations._indexes import build_indexes, drop_indexes
+from core.indexes import build_indexes, drop_indexes
 
 TABLE = "payments_charge"
 # index name: (column, operator class)

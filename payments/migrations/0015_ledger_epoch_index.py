@@ -6,7 +6,7 @@ transaction."""
 
 from django.db import migrations, models
 
-from payments.migrations._indexes import build_index, drop_index
+from core.indexes import build_index, drop_index
 
 TABLE = "payments_ledgerentry"
 OLD = "ledger_balance_idx"

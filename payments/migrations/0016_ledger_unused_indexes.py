@@ -13,7 +13,7 @@ so this migration runs outside a transaction.
 
 from django.db import migrations, models
 
-from payments.migrations._indexes import build_indexes, drop_indexes
+from core.indexes import build_indexes, drop_indexes
 
 TABLE = "payments_ledgerentry"
 # index name: (column, operator class)

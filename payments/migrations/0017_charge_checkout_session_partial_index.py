@@ -11,7 +11,7 @@ opposite.
 
 from django.db import migrations, models
 
-from payments.migrations._indexes import build_index, drop_index
+from core.indexes import build_index, drop_index
 
 TABLE = "payments_charge"
 WHOLE = "payments_charge_checkout_session_id_38e9aba6"

@@ -17,7 +17,7 @@ migration runs outside a transaction and writes to the charges go on meanwhile.
 
 from django.db import migrations, models
 
-from payments.migrations._indexes import build_index, concurrently, drop_index
+from core.indexes import build_index, concurrently, drop_index
 
 TABLE = "payments_charge"
 PHONE = "charge_search_phone_idx"

@@ -1,7 +1,7 @@
-"""Building and dropping indexes in migrations without locking a live table: on PostgreSQL
-CREATE/DROP INDEX CONCURRENTLY (the migration then sets `atomic = False`: it cannot run inside a
-transaction); elsewhere (SQLite) plainly. Migrations call these, so what a call does must never
-change: add a function instead. (Django's loader skips this module: its name begins with _.)"""
+"""Building and dropping indexes in the apps' migrations without locking a live table: on
+PostgreSQL CREATE/DROP INDEX CONCURRENTLY (the migration then sets `atomic = False`: it cannot run
+inside a transaction); elsewhere (SQLite) plainly. Migrations call these, so what a call does must
+never change: add a function instead."""
 
 
 def concurrently(schema_editor) -> bool:
