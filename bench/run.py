@@ -345,7 +345,7 @@ def start_web(procs: Processes, version: Version, folder: Path) -> None:
 # --- CPU per request -------------------------------------------------------------------------------
 
 TICK = os.sysconf("SC_CLK_TCK")
-CPU_GROUPS = ("nginx", "web", "PostgreSQL", "Redis")
+CPU_GROUPS = ("nginx", "web", "PostgreSQL", "Redis", "workers")
 
 
 def cpu_seconds(roots: dict[str, int]) -> dict[str, float]:
@@ -354,7 +354,11 @@ def cpu_seconds(roots: dict[str, int]) -> dict[str, float]:
     meanwhile (a backend, an autovacuum worker) is counted in its postmaster's time of reaped
     children."""
     ticks = dict.fromkeys(CPU_GROUPS, 0)
-    by_pid = {pid: group for group, pid in roots.items()}
+    by_pid = {
+        pid: group
+        for group, pids in roots.items()
+        for pid in (pids if isinstance(pids, list) else [pids])
+    }
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -747,6 +751,7 @@ def end_to_end(procs: Processes, version: Version, merchant: dict, port: int, fo
     receiver = start_receiver(procs, port, merchant["secret"])
     workers = [start_worker(procs, version, args, folder) for args in WORKERS[version.name]]
     workers.append(start_worker(procs, version, [], folder, beat=True))
+    version.roots["workers"] = [proc.pid for proc in workers]  # and their pool processes
     load = OpenLoop(version.base, merchant["key"], E2E_RATE, E2E_SECONDS)
     before = cpu_seconds(version.roots)
     load.run()
@@ -756,6 +761,7 @@ def end_to_end(procs: Processes, version: Version, merchant: dict, port: int, fo
         time.sleep(0.25)
         stats = _stats(port)
     after = cpu_seconds(version.roots)
+    del version.roots["workers"]
     arrivals = {cid: at for cid, kind, at in _stats(port, "arrivals")
                 if kind == "charge.succeeded" and cid in load.sent}  # fmt: skip
     for proc in workers:
@@ -894,6 +900,16 @@ def report(rows: dict, others: dict, e2e: dict, pgbench: dict, load_at_start: st
         o = None if eo[key] is None else eo[key] * 1000
         n = None if en[key] is None else en[key] * 1000
         line(label, o, n)
+    print()
+    print("CPU per payment completed end to end, ms (/proc, from the first charge sent to the last "
+          "webhook or the phase's end, over the payments completed meanwhile):")  # fmt: skip
+    print()
+    print("| version | nginx | web | PostgreSQL | Redis | Celery workers and beat | total |")
+    print("|---|" + "---:|" * 6)
+    for name, e in (("old", eo), ("new", en)):
+        cpu = e["cpu_ms"]
+        print(f"| {name} | " + " | ".join(f"{cpu[g]:.1f}" for g in CPU_GROUPS)
+              + f" | {sum(cpu.values()):.1f} |")  # fmt: skip
     lateness = max(x or 0 for x in (eo["late_p99"], en["late_p99"])) * 1000
     print()
     print(f"pgbench, one-row INSERT commits, 16 clients: {pgbench['tps']:,.0f} TPS "
