@@ -34,7 +34,7 @@ test: $(STAMP)
 ## The service as deployed (nginx, gunicorn, the Celery workers) beside the code of
 ## BENCH_OLD_COMMIT, in one run (docs/performance.md): the HTTP rows, the webhook drain and
 ## payments end to end; PostgreSQL and Redis on 127.0.0.1 (started if needed), Debian's wrk
-## and nginx; about 5 minutes on a quiet 2-core machine.
+## and nginx; about 7 minutes on a quiet 2-core machine.
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 

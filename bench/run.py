@@ -24,7 +24,7 @@ sandbox operator answering each status check SANDBOX_MOBILE_MONEY_DELAY seconds 
 delivered to a local receiver that verifies its signature with the `standardwebhooks` package.
 pgbench's one-row commits are given once, for reference.
 
-    make bench                                   # about 5 minutes
+    make bench                                   # about 7 minutes
     BENCH_SECONDS=5 BENCH_ROUNDS=5 make bench    # longer, steadier
     BENCH_DATABASE=bench_x BENCH_REDIS_URL=redis://127.0.0.1:6379/14 \
         BENCH_OLD_REDIS_URL=redis://127.0.0.1:6379/13 make bench
