@@ -349,7 +349,7 @@ TICK = os.sysconf("SC_CLK_TCK")
 CPU_GROUPS = ("nginx", "web", "PostgreSQL", "Redis", "workers")
 
 
-def cpu_seconds(roots: dict[str, int]) -> dict[str, float]:
+def cpu_seconds(roots: dict[str, int | list[int]]) -> dict[str, float]:
     """CPU (user + system) spent so far by the version's nginx and gunicorn (each master and its
     workers), the database's processes and Redis (/proc). A database process that ended
     meanwhile (a backend, an autovacuum worker) is counted in its postmaster's time of reaped

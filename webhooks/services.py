@@ -285,7 +285,7 @@ def _claim_backlog(*, url: str, merchant_id: str, livemode: bool, besides: int) 
     another worker is taking are skipped), held for a whole batch (under the task's one slot)."""
     now = timezone.now()
     ids = list(
-        Delivery.objects.select_for_update(skip_locked=True, of=("self",))
+        Delivery.objects.select_for_update(skip_locked=True)
         .filter(
             Q(locked_until__isnull=True) | Q(locked_until__lt=now),
             url=url,
