@@ -67,7 +67,7 @@ def test_the_migration_fills_in_the_deliveries_already_written(migrate_to):
 @pytest.mark.postgres
 def test_the_waiting_deliveries_come_from_their_index_in_order(merchant):
     """Statistics taken during a backlog of five merchants (every delivery pending), then most
-    deliveries sent: the wake-up's query walks delivery_waiting_idx from the merchant's oldest
+    deliveries sent: the wake-up's query walks delivery_merchant_waiting_idx from the merchant's oldest
     due delivery and stops at the first it can take, and neither it nor the batch's claim reads
     the events (they joined every pending delivery to its event: with such statistics, a second
     each on a backlog of thousands)."""
@@ -101,5 +101,5 @@ def test_the_waiting_deliveries_come_from_their_index_in_order(merchant):
             cursor.execute("EXPLAIN " + sql)
             plans[name] = "\n".join(row[0] for row in cursor.fetchall())
         assert "webhooks_event" not in plans[name] and "Seq Scan" not in plans[name], plans[name]
-    assert "Index Scan using delivery_waiting_idx" in plans["wake"], plans["wake"]
+    assert "Index Scan using delivery_merchant_waiting_idx" in plans["wake"], plans["wake"]
     assert "Sort" not in plans["wake"], plans["wake"]

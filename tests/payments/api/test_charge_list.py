@@ -413,7 +413,8 @@ def test_charges_keep_only_the_indexes_a_query_uses():
         "charge_list_idx",
         "charge_list_status_idx",
         "charge_list_network_idx",
-        "charge_pending_check_idx",
+        "charge_check_due_idx",
+        "charge_unsent_idx",
         "charge_reconcile_due_idx",
         "charge_mm_finalized_idx",
         "charge_checkout_session_idx",  # a session's charges
