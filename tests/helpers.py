@@ -5,6 +5,7 @@ for a worker, racing threads, an unreachable broker, the whole service as `make 
 import contextlib
 import dataclasses
 import html
+import http.client
 import json
 import os
 import re
@@ -321,8 +322,9 @@ def free_port() -> int:
 
 def api_call(base: str, key: str, method: str, path: str, body=None, idempotency_key: str = ""):
     """One request to the API of a running server (gunicorn, or nginx in front of it) with an API
-    key: (status, JSON body), or (None, the error) when no HTTP answer came at all (the server was
-    lost mid-request)."""
+    key: (status, JSON body), or (None, the error) when no whole HTTP answer came (the server was
+    lost mid-request, or mid-answer: nginx passes an answer's head on as soon as it has it, and a
+    node lost before the body leaves the client a cut-off answer)."""
     headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
     if idempotency_key:
         headers["Idempotency-Key"] = idempotency_key
@@ -337,7 +339,7 @@ def api_call(base: str, key: str, method: str, path: str, body=None, idempotency
             return answer.status, json.loads(answer.read())
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read() or b"{}")
-    except OSError as error:
+    except (OSError, http.client.HTTPException) as error:
         return None, repr(error)
 
 
