@@ -4,6 +4,7 @@ from django import template
 
 from core.money import format_amount
 from dashboard.permissions import can as role_can
+from payments.failures import failure_words
 
 register = template.Library()
 
@@ -17,3 +18,10 @@ def can(membership, perm: str) -> bool:
 def money(amount: int, currency: str) -> str:
     """`250000, "CDF"` → `2 500,00 CDF` in the page's language (core.money)."""
     return format_amount(amount, currency)
+
+
+@register.simple_tag
+def failure(code: str, message: str = "") -> str:
+    """`{% failure charge.failure_code charge.failure_message %}`: why it failed, in the page's
+    language (payments.failures)."""
+    return failure_words(code, message)
