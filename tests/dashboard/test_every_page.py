@@ -9,7 +9,12 @@ from batches.services import batch_create_from_file
 from links.services import link_create
 from tests.dashboard.pages.conftest import member
 from tests.dashboard.pages.test_browser import fits, signed_in_page
-from tests.factories import record_event, sent_payout, succeeded_mobile_money_charge
+from tests.factories import (
+    make_charge,
+    record_event,
+    sent_payout,
+    succeeded_mobile_money_charge,
+)
 from tests.helpers import axe_violations, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -24,6 +29,7 @@ FILE = (
 def test_every_dashboard_page_at_360_px(browser, live_server, shop, axe_source):
     user = member(shop, "owner", "owner-pages@example.com")
     charge = succeeded_mobile_money_charge(shop, amount=500000, description="Sac de riz 25 kg")
+    declined = make_charge(shop, status="declined", failure_code="insufficient_funds")
     payout = sent_payout(shop, amount=5000)
     event = record_event(shop)
     link = link_create(
@@ -34,6 +40,7 @@ def test_every_dashboard_page_at_360_px(browser, live_server, shop, axe_source):
         "/dashboard/test/",
         "/dashboard/test/payments/",
         f"/dashboard/test/payments/{charge.id}/",
+        f"/dashboard/test/payments/{declined.id}/",
         "/dashboard/test/balance/",
         "/dashboard/test/payouts/",
         "/dashboard/test/payouts/new/",
