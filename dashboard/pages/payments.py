@@ -16,6 +16,7 @@ from dashboard.pages.once import FIELD, once, tell
 from dashboard.pages.search import ChargeFilter
 from dashboard.permissions import can, live_sensitive, merchant_view
 from payments import selectors
+from payments.failures import failure_words
 from payments.models import ChargeStatus, PaymentMethod
 from payments.services.refunds import refund_create
 from webhooks.models import Event
@@ -93,7 +94,7 @@ def timeline(charge, refunds: list, events: list) -> list[Moment]:
             Moment(
                 charge.finalized_at,
                 _("Final status"),
-                charge.failure_message or charge.failure_code,
+                failure_words(charge.failure_code, charge.failure_message),
                 status=charge.status,
                 label=charge.get_status_display(),
             )

@@ -42,6 +42,17 @@ def test_a_declined_payment_says_why_in_the_pages_language(shop, clients, langua
     assert "(insufficient_funds)" in shown
 
 
+def test_a_french_page_keeps_none_of_the_english_message(shop, clients):
+    charge = make_charge(shop)
+    english = "The customer did not answer the payment prompt in time."
+    settle(charge, "failed", "timeout", failure_message=english)
+
+    shown = page(clients["viewer"], f"{PAYMENTS}{charge.id}/", "fr")
+
+    assert "Le client n’a pas répondu à temps." in shown  # beside the status and in the timeline
+    assert english not in shown
+
+
 def test_a_code_without_words_shows_the_message_kept_with_the_payment(shop, clients):
     charge = make_charge(shop)
     settle(charge, "failed", "provider_quirk", failure_message="Opérateur : transaction refusée.")
