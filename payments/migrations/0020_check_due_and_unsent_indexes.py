@@ -51,7 +51,7 @@ def backwards(apps, schema_editor):
     drop_index(schema_editor, UNSENT)
 
 
-def _check_due(model: str, name: str) -> list:
+def _check_due(model: str) -> list:
     return [
         migrations.RemoveIndex(model_name=model, name=f"{model}_pending_check_idx"),
         migrations.AddIndex(
@@ -59,7 +59,7 @@ def _check_due(model: str, name: str) -> list:
             index=models.Index(
                 condition=models.Q(("next_check_at__isnull", False), ("status", "pending")),
                 fields=["next_check_at"],
-                name=name,
+                name=f"{model}_check_due_idx",
             ),
         ),
     ]
@@ -75,9 +75,9 @@ class Migration(migrations.Migration):
     operations = [
         migrations.SeparateDatabaseAndState(
             state_operations=[
-                *_check_due("charge", "charge_check_due_idx"),
-                *_check_due("refund", "refund_check_due_idx"),
-                *_check_due("payout", "payout_check_due_idx"),
+                *_check_due("charge"),
+                *_check_due("refund"),
+                *_check_due("payout"),
                 migrations.AddIndex(
                     model_name="charge",
                     index=models.Index(
