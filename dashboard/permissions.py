@@ -5,7 +5,8 @@ templates' `{% if membership|can:"refund" %}` (templatetags/dashboard.py). Every
 is wrapped in `merchant_view(perm)`, which resolves the active merchant (the session's, else the
 first of the user's), the mode from the path (live only once the merchant is approved, §3), and
 the user's membership: no membership or an unapproved live mode answers 404, a role without the
-permission a 403 page, before the view runs (so nothing is changed).
+permission a 403 page, before the view runs (so nothing is changed) — unless the path names an
+object that is not the merchant's in that mode: that is 404 for every role, never 403.
 """
 
 import time
@@ -21,7 +22,11 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
+from batches.models import PayoutBatch
 from dashboard.models import Membership, MerchantSettings, Role
+from links.models import PaymentLink
+from payments.models import ApiKey, Charge, Payout
+from webhooks.models import Event
 
 OWNER, ADMIN, DEVELOPER, FINANCE, SUPPORT, VIEWER = (
     Role.OWNER,
@@ -104,6 +109,45 @@ def forbidden(request):
     return render(request, "dashboard/403.html", status=403)
 
 
+# The objects the dashboard's paths name (dashboard/urls.py, dashboard/pages/urls.py): the path's
+# argument → the objects of a merchant in a mode ("test" | "live", "" outside a mode).
+PATH_OBJECTS = {
+    "charge_id": lambda merchant, mode: Charge.objects.filter(
+        merchant=merchant, livemode=mode == "live"
+    ),
+    "payout_id": lambda merchant, mode: Payout.objects.filter(
+        merchant=merchant, livemode=mode == "live"
+    ),
+    "batch_id": lambda merchant, mode: PayoutBatch.objects.filter(
+        merchant=merchant, livemode=mode == "live"
+    ),
+    "link_id": lambda merchant, mode: PaymentLink.objects.filter(
+        merchant=merchant, livemode=mode == "live"
+    ),
+    "event_id": lambda merchant, mode: Event.objects.filter(
+        merchant=merchant, livemode=mode == "live"
+    ),
+    "key_id": lambda merchant, mode: ApiKey.objects.filter(merchant=merchant, mode=mode),
+    "member_id": lambda merchant, mode: Membership.objects.filter(merchant=merchant),
+}
+
+
+def names_another_merchants_object(merchant, mode: str, path_arguments: dict) -> bool:
+    """Whether the path names an object that is not `merchant`'s in `mode` (another merchant's,
+    another mode's, or none at all)."""
+    for name, value in path_arguments.items():
+        objects = PATH_OBJECTS.get(name)
+        if objects is None:
+            continue
+        try:
+            found = objects(merchant, mode).filter(pk=value).exists()
+        except ValueError:  # not an id of that kind at all (a number expected)
+            found = False
+        if not found:
+            return True
+    return False
+
+
 def merchant_view(perm: str = "view", *, mode_in_path: bool = True):
     """Guard a dashboard view (see the module's docstring). The view receives `mode` from the
     path when `mode_in_path`; `request.membership`, `request.merchant` and `request.mode` are
@@ -135,6 +179,8 @@ def merchant_view(perm: str = "view", *, mode_in_path: bool = True):
             request.merchant = merchant
             request.mode = mode
             if not can(membership, perm):
+                if names_another_merchants_object(merchant, mode, kwargs):
+                    raise Http404  # §15: another merchant's objects answer 404, never 403
                 return forbidden(request)
             return view(request, *args, **kwargs)
 

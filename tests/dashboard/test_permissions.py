@@ -232,3 +232,66 @@ def test_bad_business_settings_are_words_on_the_page(shop):
     assert response.status_code == 200
     assert len(response.context["form"].errors) == 2
     assert not AuditEntry.objects.filter(merchant=shop).exists()
+
+
+def test_another_merchants_objects_answer_404_even_to_a_role_without_the_right(shop, other_shop):
+    """§15: another merchant's objects answer 404, never 403 — also to a role that may not act
+    on such an object at all (a viewer's refund, a support's key revocation): the same answer
+    as for an id that does not exist. Its own objects still get the 403 page, and nothing
+    changes either way."""
+    from batches.services import batch_create_from_file
+    from links.services import link_create
+    from payments.models import ApiKey, Refund
+    from tests.factories import record_event, succeeded_mobile_money_charge
+
+    def objects_of(merchant):
+        batch = batch_create_from_file(
+            merchant=merchant,
+            livemode=False,
+            data=b"phone,amount,currency,reference\n+243812345001,100,CDF,R-1\n",
+        )
+        return {
+            "charge": succeeded_mobile_money_charge(merchant, amount=10000).id,
+            "batch": batch.id,
+            "link": link_create(
+                merchant=merchant,
+                livemode=False,
+                currency="CDF",
+                description="Pagne",
+                amount=500000,
+            ).id,
+            "event": record_event(merchant, url="http://127.0.0.1:9/hook").id,
+            "key": ApiKey.objects.filter(merchant=merchant, mode="test").first().pk,
+            "member": make_member(merchant, "viewer", email=f"v-{merchant.pk[-6:]}@ex.com").pk,
+        }
+
+    ours, theirs = objects_of(shop), objects_of(other_shop)
+    paths = {
+        "viewer": [
+            "/dashboard/test/payments/{charge}/refund/",
+            "/dashboard/test/payment-links/{link}/deactivate/",
+            "/dashboard/test/payouts/batches/{batch}/approve/",
+            "/dashboard/test/developers/events/{event}/resend/",
+            "/dashboard/test/developers/keys/{key}/revoke/",
+            "/dashboard/settings/team/{member}/remove/",
+        ],
+        "developer": [
+            "/dashboard/test/payments/{charge}/refund/",
+            "/dashboard/test/payouts/batches/{batch}/reject/",
+            "/dashboard/settings/team/{member}/role/",
+        ],
+        "support": [
+            "/dashboard/test/developers/events/{event}/",
+            "/dashboard/test/developers/keys/{key}/revoke/",
+        ],
+    }
+    refunds, audit_rows = Refund.objects.count(), AuditEntry.objects.count()
+    for role, templates in paths.items():
+        client = signed_in(make_member(shop, role, email=f"{role}-404@example.com").user)
+        for template in templates:
+            assert client.post(template.format(**theirs)).status_code == 404, (role, template)
+            assert client.post(template.format(**ours)).status_code == 403, (role, template)
+            missing = {name: "x_missing" for name in ours}
+            assert client.post(template.format(**missing)).status_code == 404, (role, template)
+    assert (Refund.objects.count(), AuditEntry.objects.count()) == (refunds, audit_rows)
+    assert ApiKey.objects.filter(revoked_at__isnull=False).count() == 0
