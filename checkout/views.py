@@ -66,6 +66,7 @@ def hosted_page(view):
                 max_age=LANGUAGE_COOKIE_AGE,
                 samesite="Lax",
                 secure=request.is_secure(),
+                httponly=True,
             )
         response.setdefault("Content-Security-Policy", content_security_policy())
         response["X-Frame-Options"] = "DENY"

@@ -311,6 +311,11 @@ _https = _public.scheme == "https"
 SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=_https and not DEBUG)
 CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=_https and not DEBUG)
 SESSION_COOKIE_HTTPONLY = True
+# The language switcher's cookie (Django's set_language), with the session's flags: no script
+# reads it.
+LANGUAGE_COOKIE_SECURE = SESSION_COOKIE_SECURE
+LANGUAGE_COOKIE_HTTPONLY = True
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=False)
 SECURE_HSTS_SECONDS = env.int(
     "SECURE_HSTS_SECONDS", default=31536000 if _https and not DEBUG else 0

@@ -52,6 +52,9 @@ def test_the_session_cookie_is_httponly_lax_and_the_session_ends_after_its_age(o
     assert session["httponly"] is True
     assert session["samesite"] == "Lax"
     assert client.cookies[settings.CSRF_COOKIE_NAME]["samesite"] == "Lax"
+    switched = client.post("/i18n/setlang/", {"language": "en", "next": "/dashboard/test/"})
+    language = switched.cookies[settings.LANGUAGE_COOKIE_NAME]
+    assert (language.value, language["httponly"], language["samesite"]) == ("en", True, "Lax")
 
     assert settings.SESSION_COOKIE_AGE == 12 * 3600  # DASHBOARD_SESSION_AGE's default
     with time_machine.travel(timezone.now() + timedelta(hours=11, minutes=59)):
@@ -63,7 +66,8 @@ def test_the_session_cookie_is_httponly_lax_and_the_session_ends_after_its_age(o
 
 
 def test_cookies_are_secure_when_the_service_is_served_over_https():
-    """As deployed: DEBUG off and an https PUBLIC_BASE_URL make both cookies Secure."""
+    """As deployed: DEBUG off and an https PUBLIC_BASE_URL make the session's, CSRF's and the
+    language switcher's cookies Secure."""
     environment = {
         **os.environ,
         "DEBUG": "false",
@@ -76,7 +80,8 @@ def test_cookies_are_secure_when_the_service_is_served_over_https():
     script = (
         "import json, django; django.setup(); from django.conf import settings as s; "
         "print(json.dumps([s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, "
-        "s.SESSION_COOKIE_HTTPONLY, s.SESSION_COOKIE_SAMESITE]))"
+        "s.SESSION_COOKIE_HTTPONLY, s.SESSION_COOKIE_SAMESITE, s.LANGUAGE_COOKIE_SECURE, "
+        "s.LANGUAGE_COOKIE_HTTPONLY, s.LANGUAGE_COOKIE_SAMESITE]))"
     )
     output = (
         subprocess.run(
@@ -90,4 +95,4 @@ def test_cookies_are_secure_when_the_service_is_served_over_https():
         .stdout.strip()
         .splitlines()[-1]
     )
-    assert json.loads(output) == [True, True, True, "Lax"]
+    assert json.loads(output) == [True, True, True, "Lax", True, True, "Lax"]
