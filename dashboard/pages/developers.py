@@ -40,6 +40,7 @@ def _page(request, *, status=200, **context):
         {
             "keys": _keys(request),
             "key_form": context.pop("key_form", None) or OnceForm(),
+            "rotate_form": context.pop("rotate_form", None) or OnceForm(),
             "endpoint": endpoint,
             "endpoint_form": context.pop("endpoint_form", None)
             or WebhookEndpointForm(initial={"url": endpoint.url}),
@@ -150,14 +151,32 @@ def secret_reveal(request, mode):
 @live_sensitive
 @posted
 def secret_rotate(request, mode):
-    endpoint = webhook_services.endpoint_rotate_secret(
-        merchant=request.merchant, livemode=livemode(request)
-    )
-    audit.record(request, "webhook_secret.rotated", object_id=f"webhook_secret:{request.mode}")
-    messages.success(
-        request,
-        _("New signing secret made; the previous one keeps signing deliveries for 24 hours."),
-    )
+    """A new signing secret, the current one kept for 24 h. Once per form: a second rotation
+    from the same form (a double click) would push out the secret the merchant's receiver
+    still checks, with no 24 h to change it."""
+    form = OnceForm(request.POST)
+    form.is_valid()
+
+    def rotate() -> str:
+        endpoint = webhook_services.endpoint_rotate_secret(
+            merchant=request.merchant, livemode=livemode(request)
+        )
+        audit.record(request, "webhook_secret.rotated", object_id=f"webhook_secret:{request.mode}")
+        return str(endpoint.pk)
+
+    try:
+        done = once(request, key=form.cleaned_data.get(FIELD, ""), data={}, operation=rotate)
+    except ApiError as error:
+        form.add_api_error(error)
+        return _page(request, rotate_form=form, status=error.status)
+    if done.replayed:
+        messages.info(request, _("This form had already rotated the secret: it is shown below."))
+    else:
+        messages.success(
+            request,
+            _("New signing secret made; the previous one keeps signing deliveries for 24 hours."),
+        )
+    endpoint = webhook_services.endpoint_get(merchant=request.merchant, livemode=livemode(request))
     return _secret_shown(request, secret=endpoint.secret)
 
 
@@ -189,12 +208,13 @@ def _event(request, event_id):
     )
 
 
-def _event_page(request, event, *, status=200, error=""):
+def _event_page(request, event, *, status=200, error="", form=None):
     return render(
         request,
         "dashboard/developers/event.html",
         {
             "event": event,
+            "resend_form": form or OnceForm(),
             # The event's data as JSON, as the merchant's receiver reads it in the delivery.
             "data": json.dumps(event.data, indent=2, ensure_ascii=False),
             "deliveries": webhook_selectors.event_deliveries(event=event),
@@ -217,10 +237,24 @@ def event_resend(request, mode, event_id):
     event = _event(request, event_id)
     if request.method != "POST":
         return redirect("dashboard:event", mode=mode, event_id=event.id)
-    try:
+    form = OnceForm(request.POST)
+    form.is_valid()
+    sent_to = {}
+
+    def resend() -> str:
         delivery = webhook_services.event_resend(event=event)
+        audit.record(request, "event.resent", object_id=event.id)
+        sent_to["url"] = delivery.url
+        return str(delivery.pk)
+
+    try:  # once per form: a double click counts one resend against the event's five
+        done = once(request, key=form.cleaned_data.get(FIELD, ""), data={}, operation=resend)
     except ApiError as error:
-        return _event_page(request, event, status=error.status, error=error.localized())
-    audit.record(request, "event.resent", object_id=event.id)
-    messages.success(request, _("Event queued for sending to %(url)s.") % {"url": delivery.url})
+        return _event_page(
+            request, event, status=error.status, error=error.localized(), form=OnceForm()
+        )
+    if done.replayed:
+        messages.info(request, _("This form had already sent the event again."))
+    else:
+        messages.success(request, _("Event queued for sending to %(url)s.") % sent_to)
     return redirect("dashboard:event", mode=mode, event_id=event.id)

@@ -23,6 +23,19 @@ def create_key(client, key: str | None = None):
     return client.post(f"{DEV}keys/", {"idempotency_key": key})
 
 
+def rotate(client, key: str | None = None, **headers):
+    """The "Rotate the secret" form, as the page gives it (its key), sent."""
+    key = key or client.get(DEV).context["rotate_form"]["idempotency_key"].value()
+    return client.post(f"{DEV}webhook/rotate/", {"idempotency_key": key}, **headers)
+
+
+def resend(client, event, key: str | None = None, **headers):
+    """The event page's "Resend" form, as the page gives it (its key), sent."""
+    page = f"{DEV}events/{event.id}/"
+    key = key or client.get(page).context["resend_form"]["idempotency_key"].value()
+    return client.post(f"{page}resend/", {"idempotency_key": key}, **headers)
+
+
 @pytest.mark.parametrize("role", ROLES)
 def test_only_the_roles_that_hold_keys_reach_the_page_or_change_anything(shop, clients, role):
     keys = ApiKey.objects.count()
@@ -34,9 +47,9 @@ def test_only_the_roles_that_hold_keys_reach_the_page_or_change_anything(shop, c
         clients[role].get(f"{DEV}events/{event.id}/"),
         create_key(clients[role], key="dash_role"),
         clients[role].post(f"{DEV}webhook/", {"url": "https://example.com/hook"}),
-        clients[role].post(f"{DEV}webhook/rotate/"),
+        rotate(clients[role], key="dash_role_rotate"),
         clients[role].post(f"{DEV}webhook/secret/"),
-        clients[role].post(f"{DEV}events/{event.id}/resend/"),
+        resend(clients[role], event, key="dash_role_resend"),
     ]
     if role in DEVELOPERS:
         assert [answer.status_code for answer in answers] == [
@@ -129,7 +142,7 @@ def test_the_secret_is_revealed_on_demand_and_rotated(shop, owner):
     assert endpoint.secret.encode() not in owner.get(DEV).content
     revealed = owner.post(f"{DEV}webhook/secret/")
     assert endpoint.secret.encode() in revealed.content
-    rotated = owner.post(f"{DEV}webhook/rotate/")
+    rotated = rotate(owner)
     endpoint.refresh_from_db()
     assert endpoint.secret.encode() in rotated.content
     assert endpoint.previous_secret and endpoint.previous_secret_expires_at
@@ -145,7 +158,7 @@ def test_an_event_with_its_deliveries_and_a_resend(shop, owner):
     assert owner.get(f"{DEV}events/").context["page"].rows == [event]
     first = Delivery.objects.get(event=event)
     Delivery.objects.filter(pk=first.pk).update(attempts=1, status="failed")
-    assert owner.post(f"{DEV}events/{event.id}/resend/").status_code == 302
+    assert resend(owner, event).status_code == 302
     assert Delivery.objects.filter(event=event).count() == 2
     assert AuditEntry.objects.get(action="event.resent").object_id == event.id
 
@@ -154,8 +167,8 @@ def test_resends_are_bounded_per_event(shop, owner):
     set_webhook_url(shop, "http://127.0.0.1:9/hook")
     event = record_event(shop, url="http://127.0.0.1:9/hook")
     for _ in range(RESENDS_PER_EVENT):
-        assert owner.post(f"{DEV}events/{event.id}/resend/").status_code == 302
-    refused = owner.post(f"{DEV}events/{event.id}/resend/", HTTP_ACCEPT_LANGUAGE="en")
+        assert resend(owner, event).status_code == 302
+    refused = resend(owner, event, HTTP_ACCEPT_LANGUAGE="en")
     assert refused.status_code == 429
     assert b"already resent 5 times in the last hour" in refused.content
     assert Resend.objects.count() == RESENDS_PER_EVENT
@@ -171,7 +184,7 @@ def test_resends_are_bounded_per_merchant_and_mode(shop, owner):
         Resend(event=events[i % 20], merchant=shop, livemode=False, delivery=delivery)
         for i in range(RESENDS_PER_ACCOUNT)
     )
-    refused = owner.post(f"{DEV}events/{events[20].id}/resend/", HTTP_ACCEPT_LANGUAGE="fr")
+    refused = resend(owner, events[20], HTTP_ACCEPT_LANGUAGE="fr")
     assert refused.status_code == 429
     assert "100" in refused.content.decode()
     assert Resend.objects.count() == RESENDS_PER_ACCOUNT
@@ -179,13 +192,15 @@ def test_resends_are_bounded_per_merchant_and_mode(shop, owner):
     live = record_event(shop, url="http://127.0.0.1:9/hook", livemode=True)
     shop.live_approved = True
     shop.save(update_fields=["live_approved"])
-    assert owner.post(f"/dashboard/live/developers/events/{live.id}/resend/").status_code == 302
+    live_page = f"/dashboard/live/developers/events/{live.id}/"
+    key = owner.get(live_page).context["resend_form"]["idempotency_key"].value()
+    assert owner.post(f"{live_page}resend/", {"idempotency_key": key}).status_code == 302
 
 
 def test_another_merchants_event_is_missing(shop, other_shop, owner):
     theirs = record_event(other_shop, url="http://127.0.0.1:9/hook")
     assert owner.get(f"{DEV}events/{theirs.id}/").status_code == 404
-    assert owner.post(f"{DEV}events/{theirs.id}/resend/").status_code == 404
+    assert resend(owner, theirs, key="dash_theirs").status_code == 404
     assert not Resend.objects.exists()
 
 
@@ -194,3 +209,46 @@ def test_an_events_data_is_shown_as_the_json_its_receiver_reads(shop, owner):
     page = owner.get(f"/dashboard/test/developers/events/{event.id}/").content.decode()
     assert "&quot;livemode&quot;: false" in page  # JSON, escaped in the page
     assert "False" not in page
+
+
+def test_a_rotation_sent_twice_rotates_once_and_keeps_the_receivers_secret(shop, owner):
+    """A double click on "Rotate the secret": one new secret, and the one the merchant's
+    receiver checks today still signs for 24 hours (a second rotation would have pushed it out)."""
+    endpoint = WebhookEndpoint.objects.get(merchant=shop, livemode=False)
+    key = owner.get(DEV).context["rotate_form"]["idempotency_key"].value()
+    first = rotate(owner, key=key)
+    again = rotate(owner, key=key, HTTP_ACCEPT_LANGUAGE="en")
+    after = WebhookEndpoint.objects.get(pk=endpoint.pk)
+    assert (first.status_code, again.status_code) == (200, 200)
+    assert after.previous_secret == endpoint.secret
+    assert after.secret != endpoint.secret
+    assert after.secret.encode() in again.content
+    assert b"already rotated the secret" in again.content
+    assert AuditEntry.objects.filter(action="webhook_secret.rotated").count() == 1
+    # A new form (the page loaded again) rotates again, as asked.
+    assert rotate(owner).status_code == 200
+    assert WebhookEndpoint.objects.get(pk=endpoint.pk).previous_secret == after.secret
+
+
+def test_a_rotation_without_its_forms_key_changes_nothing(shop, owner):
+    endpoint = WebhookEndpoint.objects.get(merchant=shop, livemode=False)
+    refused = owner.post(f"{DEV}webhook/rotate/", HTTP_ACCEPT_LANGUAGE="en")
+    assert refused.status_code == 400
+    assert WebhookEndpoint.objects.get(pk=endpoint.pk).secret == endpoint.secret
+    assert not AuditEntry.objects.exists()
+
+
+def test_a_resend_sent_twice_counts_once(shop, owner):
+    """A double click on "Resend": one resend of the event's five, one audit row."""
+    set_webhook_url(shop, "http://127.0.0.1:9/hook")
+    event = record_event(shop, url="http://127.0.0.1:9/hook")
+    Delivery.objects.filter(event=event).update(attempts=1, status="failed")
+    key = owner.get(f"{DEV}events/{event.id}/").context["resend_form"]["idempotency_key"].value()
+    assert resend(owner, event, key=key).status_code == 302
+    again = resend(owner, event, key=key, HTTP_ACCEPT_LANGUAGE="en")
+    assert again.status_code == 302
+    assert Resend.objects.filter(event=event).count() == 1
+    assert Delivery.objects.filter(event=event).count() == 2
+    assert AuditEntry.objects.filter(action="event.resent").count() == 1
+    shown = owner.get(again["Location"], HTTP_ACCEPT_LANGUAGE="en").content
+    assert b"already sent the event again" in shown
