@@ -12,9 +12,11 @@ from payments.models import Merchant
 
 class SignupForm(AllauthSignupForm):
     """allauth's sign-up (`email`, `password1`, `password2`) and `business_name`: the new user
-    becomes the owner of a new merchant (test mode at once), in one transaction. The open
-    invitations to the address are accepted too (the address is verified before the first
-    sign-in); someone invited may leave the business name empty and only join."""
+    becomes the owner of a new merchant (test mode at once), in one transaction. Someone invited
+    may leave the business name empty and only join: the open invitations to the address whose
+    link was opened in this browser are accepted (the link is the proof that the mail was read;
+    the address itself is verified before the first sign-in). Without the link, the new user
+    joins nothing, and opens the link once signed in."""
 
     business_name = forms.CharField(label=_("Business name"), max_length=200, required=False)
     field_order = ["email", "business_name", "password1", "password2"]
@@ -40,7 +42,7 @@ class SignupForm(AllauthSignupForm):
         name = (self.cleaned_data.get("business_name") or "").strip()
         if name:
             services.merchant_signup(request, user=user, business_name=name)
-        for invitation in self.invitations:
+        for invitation in services.invitations_seen(request, user.email):
             services.invitation_accept(request, invitation, user)
         return user
 

@@ -24,6 +24,24 @@ def merchant_signup(request, *, user, business_name: str) -> Membership:
     return Membership.objects.create(user=user, merchant=created.merchant, role=Role.OWNER)
 
 
+SESSION_INVITATIONS = "dashboard_invitations"
+
+
+def invitation_seen(request, invitation: Invitation) -> None:
+    """Its link was opened in this browser before signing up: the key that proves the mail was
+    read (the last few kept)."""
+    keys = [key for key in request.session.get(SESSION_INVITATIONS, []) if key != invitation.key]
+    request.session[SESSION_INVITATIONS] = [*keys[-4:], invitation.key]
+
+
+def invitations_seen(request, email: str) -> list[Invitation]:
+    """The open invitations to `email` whose link was opened in this browser. A sign-up joins
+    only those: an address typed at sign-up is not verified yet, and whoever typed it must not
+    join a team the address was invited to without having the invitation's mail."""
+    keys = set(request.session.get(SESSION_INVITATIONS, []))
+    return [invitation for invitation in open_invitations(email) if invitation.key in keys]
+
+
 def open_invitations(email: str) -> list[Invitation]:
     if not email:
         return []
@@ -73,11 +91,13 @@ def invitation_accept(request, invitation: Invitation, user) -> Membership:
     existing membership, changes nothing)."""
     invitation = Invitation.objects.select_for_update().get(pk=invitation.pk)
     existing = Membership.objects.filter(user=user, merchant_id=invitation.merchant_id).first()
-    if invitation.accepted_at is not None or existing is not None:
+    if existing is not None:
         if invitation.accepted_at is None:
             invitation.accepted_at = timezone.now()
             invitation.save(update_fields=["accepted_at"])
-        return existing or Membership.objects.get(user=user, merchant_id=invitation.merchant_id)
+        return existing
+    if invitation.accepted_at is not None:  # used, and its member has left or was removed since
+        raise ValidationError(_("This invitation was used already. Ask the team for a new one."))
     if not invitation.is_open:
         raise ValidationError(_("This invitation has expired."))
     membership = Membership.objects.create(
@@ -146,8 +166,6 @@ def ownership_transfer(request, actor: Membership, target_id: int) -> Membership
     actor = Membership.objects.get(pk=actor.pk)
     target = Membership.objects.get(pk=target_id, merchant_id=actor.merchant_id)
     if actor.role != Role.OWNER:
-        if target.role == Role.OWNER and actor.role == Role.ADMIN:
-            return target  # done already (the form sent twice)
         raise PermissionDenied
     if target.pk == actor.pk:
         return actor

@@ -16,10 +16,13 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from core.errors import ApiError
 from dashboard import services
 from dashboard.filters import AuditFilter
 from dashboard.forms import BusinessForm, InviteForm, RoleForm, SecurityForm
 from dashboard.models import AuditEntry, Invitation, Membership, MerchantSettings, Role
+from dashboard.pages.forms import OnceForm
+from dashboard.pages.once import FIELD, once
 from dashboard.permissions import (
     SESSION_MERCHANT,
     active_membership,
@@ -31,6 +34,7 @@ from dashboard.permissions import (
     merchant_view,
 )
 from payments import selectors
+from payments.statement import spreadsheet_safe
 
 
 @login_required
@@ -134,10 +138,10 @@ def settings_team(request):
     form = InviteForm(request.POST or None)
     if not may_manage(actor, Role.OWNER):
         form.fields["role"].choices = [c for c in Role.choices if c[0] != Role.OWNER]
+    if request.method == "POST" and not may_manage(actor, request.POST.get("role", "")):
+        return forbidden(request)  # an admin inviting an owner, whose choice is not even shown
     if request.method == "POST":
         if form.is_valid():
-            if not may_manage(actor, form.cleaned_data["role"]):
-                return forbidden(request)
             try:
                 services.invite(request, actor, **form.cleaned_data)
             except ValidationError as error:
@@ -241,17 +245,45 @@ def settings_security(request):
     return render(
         request,
         "dashboard/settings_security.html",
-        {"form": form, "others": others, "second_approver_now": current.second_approver_required()},
+        {
+            "form": form,
+            "others": others,
+            "second_approver_now": current.second_approver_required(),
+            "transfer_form": OnceForm(),
+        },
     )
 
 
-@merchant_view("security", mode_in_path=False)
+@merchant_view("team", mode_in_path=False)
 @require_POST
 def ownership_transfer(request):
-    target = get_object_or_404(
-        Membership, pk=request.POST.get("member") or 0, merchant=request.merchant
+    """The owner makes another member the owner and becomes an admin, once per form. Guarded
+    as the team's pages are, the owner's right checked by the service after the form's key:
+    the form sent twice comes back from an admin by then, and gets the first answer."""
+    member = request.POST.get("member") or ""
+    target = (
+        Membership.objects.filter(pk=member, merchant=request.merchant).first()
+        if member.isdigit()
+        else None
     )
-    services.ownership_transfer(request, request.membership, target.pk)
+    if target is None:
+        raise Http404  # no member of this merchant
+    form = OnceForm(request.POST)
+    form.is_valid()
+    try:
+        once(
+            request,
+            key=form.cleaned_data.get(FIELD, ""),
+            data={"member": member},
+            operation=lambda: str(
+                services.ownership_transfer(request, request.membership, target.pk).pk
+            ),
+        )
+    except PermissionDenied:
+        return forbidden(request)
+    except ApiError as error:
+        messages.error(request, error.for_people())
+        return _back(request, "settings-security")
     messages.success(request, _("%(email)s is now the owner.") % {"email": target.user.email})
     return _back(request, "settings-team")
 
@@ -285,15 +317,20 @@ def _audit_csv(rows):
     def lines():
         yield writer.writerow(header)
         for entry in rows.iterator(chunk_size=1000):
+            # A failed sign-in writes what anyone typed (the e-mail, the user agent): no cell
+            # may reach a spreadsheet as a formula.
             yield writer.writerow(
-                [
-                    entry.created_at.isoformat(),
-                    entry.email,
-                    entry.mode,
-                    entry.action,
-                    entry.object_id,
-                    entry.ip or "",
-                    entry.user_agent,
+                [entry.created_at.isoformat()]
+                + [
+                    spreadsheet_safe(value)
+                    for value in (
+                        entry.email,
+                        entry.mode,
+                        entry.action,
+                        entry.object_id,
+                        entry.ip or "",
+                        entry.user_agent,
+                    )
                 ]
             )
 
@@ -309,6 +346,8 @@ def invitation(request, key):
     if found is None:
         raise Http404
     if not request.user.is_authenticated:
+        if found.is_open:
+            services.invitation_seen(request, found)  # signing up from here joins the team
         return render(request, "dashboard/invitation.html", {"invitation": found})
     if request.user.email.lower() != found.email.lower():
         return render(

