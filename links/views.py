@@ -19,7 +19,7 @@ from core.errors import ApiError
 from core.links import public_url
 from core.money import format_customer_amount
 from links import selectors, services
-from links.forms import LinkPayForm
+from links.forms import LinkPayForm, amount_refused
 from links.models import PaymentLink
 
 QR_MAX_AGE = 24 * 3600  # a link's URL never changes: its QR code may be kept a day
@@ -74,6 +74,19 @@ def _too_many(request, link: PaymentLink, wait: int):
     return response
 
 
+def _refusal(exc: ApiError, link: PaymentLink, form: LinkPayForm) -> str:
+    """What the page says of checkout's refusal: its amount_invalid speaks to integrators
+    (`amount`, minor units), so the customer reads the form's own words instead."""
+    if exc.code != "amount_invalid":
+        return exc.message
+    return amount_refused(
+        currency=link.currency,
+        amount=form.cleaned_data["amount"] if link.custom_amount else link.amount,
+        custom_amount=link.custom_amount,
+        merchant_name=link.merchant.name,
+    )
+
+
 @require_http_methods(["GET", "HEAD", "POST"])
 @hosted_page
 def page(request, slug: str):
@@ -106,8 +119,8 @@ def page(request, slug: str):
         )
     except services.LinkClosed:
         return _gone(request, link)
-    except ApiError as exc:  # the amount no network or card takes, in the customer's words
-        form.add_error("amount" if link.custom_amount else None, exc.message)
+    except ApiError as exc:
+        form.add_error("amount" if link.custom_amount else None, _refusal(exc, link, form))
         return _page(request, link, form=form, status=400)
     return HttpResponseRedirect(public_url("checkout-pay", session.id), status=303)
 

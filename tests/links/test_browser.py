@@ -14,6 +14,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 FIRST_LOAD_LIMIT = 15_000  # bytes: HTML, stylesheet and script together, as checkout's pages
 LANGUAGES = {"fr": "fr-FR", "en": "en-US"}
+LIMITS_SAID = {  # 10000 to 500000 minor units, as the customer reads them
+    "fr": "Saisissez un montant de 100 CDF à 5 000 CDF.",
+    "en": "Enter an amount from 100 CDF to 5,000 CDF.",
+}
 
 
 def open_page(browser, language: str, *, bypass_csp: bool = True):
@@ -98,6 +102,7 @@ def test_custom_amount_error_then_pay_leads_to_the_checkout_page(
         page.locator("#id_email").fill("client@example.cd")
         page.locator("form[data-payment-link] button[type=submit]").click()
         page.locator("#amount-error").wait_for()
+        assert page.locator("#amount-error").inner_text() == LIMITS_SAID[language]
         assert page.locator("#id_amount").get_attribute("aria-invalid") == "true"
         check(page, axe_source, f"custom-error-{language}")
         page.locator("#id_amount").fill("2500")
