@@ -1,11 +1,14 @@
-"""Staff views of charges: read-only, with their refunds inline and one action, asking the
-provider where pending charges stand (which may settle them: it needs payments.change_charge)."""
+"""Staff views of charges: read-only, with their refunds inline and two actions: asking the
+provider where pending charges stand (which may settle them: it needs payments.change_charge),
+and giving a late payment back again when the operator refused its refund (it needs
+payments.change_refund)."""
 
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
+from core.errors import ApiError
 from core.money import format_amount
 from payments import state
 from payments.admin.actions import ActionsByPermission, ask_again
@@ -14,7 +17,7 @@ from payments.admin.columns import merchant_name
 from payments.admin.display import fieldset_fields, json_block, status_word
 from payments.admin.refunds import RefundInline
 from payments.models import Charge, ChargeStatus
-from payments.services import charges
+from payments.services import charges, refunds
 
 
 class LatePaymentFilter(admin.SimpleListFilter):
@@ -84,7 +87,7 @@ class ChargeAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
     date_hierarchy = "created_at"
     ordering = ("-created_at", "-id")
     show_full_result_count = False
-    actions = ["check_status_now"]
+    actions = ["check_status_now", "give_back_again"]
     inlines = [RefundInline]
     fieldsets = (
         (
@@ -173,6 +176,9 @@ class ChargeAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
     def has_check_permission(self, request):
         return request.user.has_perm("payments.change_charge")
 
+    def has_give_back_permission(self, request):
+        return request.user.has_perm("payments.change_refund")
+
     @admin.display(description=_("Amount"), ordering="amount")
     def money(self, obj):
         return format_amount(obj.amount, obj.currency)
@@ -224,3 +230,29 @@ class ChargeAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
                 % {"count": skipped},
                 messages.WARNING,
             )
+
+    @admin.action(
+        description=_("Give late payments back again (their refund failed)"),
+        permissions=["give_back"],
+    )
+    def give_back_again(self, request, queryset):
+        """A late payment's refund that the operator refused leaves the customer's money in the
+        merchant's balance: a new full refund, from that balance, sent to the operator."""
+        for charge in queryset.select_related(None).only("id", "late_payment_at"):
+            self.message_user(request, *self._given_back(charge))
+
+    def _given_back(self, charge) -> tuple[str, int]:
+        """What giving `charge` back again did, as a message and its level."""
+        if charge.late_payment_at is None:
+            message = gettext("%(id)s is no late payment: nothing to give back.")
+            return message % {"id": charge.id}, messages.WARNING
+        try:
+            refund = refunds.late_payment_give_back_again(charge_id=charge.id)
+        except ApiError as exc:
+            message = gettext("%(id)s not given back: %(message)s")
+            return message % {"id": charge.id, "message": exc.localized()}, messages.ERROR
+        if refund is None:
+            message = gettext("%(id)s: its refund succeeded or is under way, nothing to do.")
+            return message % {"id": charge.id}, messages.INFO
+        message = gettext("%(id)s given back again: refund %(refund)s.")
+        return message % {"id": charge.id, "refund": refund.id}, messages.SUCCESS

@@ -79,10 +79,17 @@ def _refund_reserve(
     never more than the available balance."""
     charge = Charge.objects.select_for_update().get(pk=charge_id)
     remaining = charge.amount - charge.amount_refunded
+    drawn_on_balance = not late_payment
     if late_payment:
         if remaining <= 0:
             return None
         amount, reason = remaining, RefundReason.LATE_PAYMENT
+        # The late payment's own row covers one refund. Once a refund of it has failed, its
+        # money went back to the merchant's balance (refund_failure): giving it back again
+        # draws on that balance, as any refund does, and never takes it below zero.
+        drawn_on_balance = Refund.objects.filter(
+            charge=charge, reason=RefundReason.LATE_PAYMENT, status=RefundStatus.FAILED
+        ).exists()
     elif charge.status != ChargeStatus.SUCCEEDED:
         raise ChargeNotRefundable(
             _("Only succeeded charges can be refunded; charge %(charge)s is %(status)s.")
@@ -132,9 +139,9 @@ def _refund_reserve(
             code="partial_refund_not_supported",
             param="amount",
         )
-    if not late_payment:
+    if drawn_on_balance:
         # The charge's row is locked already: the balance lock comes second (see
-        # balance_lock_check). A late payment's refund is covered by its late_payment row.
+        # balance_lock_check). A late payment's first refund is covered by its late_payment row.
         balance_lock_check(
             merchant_id=charge.merchant_id,
             livemode=charge.livemode,
@@ -200,7 +207,8 @@ def refund_create(
 def refund_create_for_late_payment(*, charge_id: str) -> Refund | None:
     """The service's own full refund (reason `late_payment`) of a payment it could not accept,
     whatever the charge's status, sent to the provider by a task once the caller's transaction
-    commits. None when nothing remains to give back."""
+    commits. None when nothing remains to give back (its refund succeeded or is under way). Made
+    again by staff when the operator refused the first (late_payment_give_back_again)."""
     refund = _refund_reserve(
         charge_id=charge_id,
         amount=None,
@@ -211,6 +219,18 @@ def refund_create_for_late_payment(*, charge_id: str) -> Refund | None:
     if refund is not None:
         _send_on_commit(refund)
     return refund
+
+
+@transaction.atomic
+def late_payment_give_back_again(*, charge_id: str) -> Refund | None:
+    """Staff: a late payment whose refund the operator refused is given back again, in full,
+    from the merchant's balance (where the failed refund put it): BalanceInsufficient when the
+    merchant has paid it out since. None when the charge is no late payment or nothing remains
+    to give back."""
+    charge = Charge.objects.select_for_update().get(pk=charge_id)
+    if charge.late_payment_at is None:
+        return None
+    return refund_create_for_late_payment(charge_id=charge.id)
 
 
 def _send_on_commit(refund: Refund) -> None:

@@ -12,11 +12,17 @@ import time_machine
 
 from core.errors import InvalidRequest, ProviderUnavailable
 from payments import tasks
-from payments.models import Refund
+from payments.models import LedgerEntry, Refund
 from payments.providers.base import ProviderOutcome
-from payments.services import charges, refunds
+from payments.services import charges, payouts, refunds
 from sandbox.models import SandboxTransaction
-from tests.factories import make_charge, prompt_sent, sent_charge, timed_out_charge
+from tests.factories import (
+    make_charge,
+    prompt_sent,
+    sent_charge,
+    succeeded_mobile_money_charge,
+    timed_out_charge,
+)
 from tests.helpers import admin_url
 from webhooks.models import Event
 
@@ -309,6 +315,105 @@ def test_staff_find_late_payments_with_the_operators_answers(staff, merchant, ti
     assert "Reconciliation and late payment" in english
     [refund] = Refund.objects.filter(charge=late)
     assert listed("/admin/payments/refund/?reason__exact=late_payment") == {refund.id}
+
+
+def late_payment_refused_by_the_operator(merchant) -> tuple:
+    """A late payment whose automatic refund the operator answered "failed": its money is back
+    in the merchant's balance (late_payment +, refund −, refund_failure +)."""
+    late = timed_out_charge(merchant, phone=LATE, at=T0)
+    charges.charge_apply_outcome(charge_id=late.id, outcome=ProviderOutcome(status="succeeded"))
+    [first] = Refund.objects.filter(charge=late)
+    refunds.refund_apply_outcome(
+        refund_id=first.id,
+        outcome=ProviderOutcome(status="failed", failure_code="provider_error"),
+    )
+    return late, first
+
+
+def give_back_again(staff, *charges_selected, language="en"):
+    response = staff.post(
+        "/admin/payments/charge/",
+        {"action": "give_back_again", "_selected_action": [c.id for c in charges_selected]},
+        follow=True,
+        HTTP_ACCEPT_LANGUAGE=language,
+    )
+    assert response.status_code == 200
+    return [str(message) for message in response.context["messages"]]
+
+
+def test_staff_give_a_late_payment_back_again_when_the_operator_refused_its_refund(
+    staff, merchant, timeouts
+):
+    late, first = late_payment_refused_by_the_operator(merchant)
+    assert balance_of(merchant) == 5000  # the customer's money, in the merchant's balance
+    other = timed_out_charge(merchant, phone=SILENT, at=T0)
+
+    shown = give_back_again(staff, late, other)
+    again = Refund.objects.filter(charge=late).exclude(pk=first.pk).get()
+    assert (again.amount, again.reason, again.status) == (5000, "late_payment", "pending")
+    assert f"{late.id} given back again: refund {again.id}." in shown
+    assert f"{other.id} is no late payment: nothing to give back." in shown
+    assert balance_of(merchant) == 0
+    assert sorted(
+        LedgerEntry.objects.filter(source__in=[late.id, first.id, again.id]).values_list(
+            "source", "type", "amount"
+        )
+    ) == sorted(
+        [
+            (late.id, "late_payment", 5000),
+            (first.id, "refund", -5000),
+            (first.id, "refund_failure", 5000),
+            (again.id, "refund", -5000),
+        ]
+    )
+    assert not Refund.objects.filter(charge=other).exists()
+
+    # Sent twice (or while the new refund is under way): nothing more.
+    shown = give_back_again(staff, late, language="fr")
+    assert Refund.objects.filter(charge=late).count() == 2
+    assert any(late.id in message and "rien à faire" in message for message in shown), shown
+
+
+def test_a_late_payment_given_back_again_never_takes_the_balance_below_zero(
+    staff, merchant, timeouts
+):
+    """The failed refund put the money in the merchant's balance; paid out since, it cannot be
+    given back from nothing: refused in words, nothing written."""
+    succeeded_mobile_money_charge(merchant, amount=10000)
+    late, _first = late_payment_refused_by_the_operator(merchant)
+    payouts.payout_create(
+        merchant=merchant,
+        livemode=False,
+        amount=15000,
+        currency="CDF",
+        phone="+243971234567",
+        network="AIRTEL_MONEY",
+    )
+    assert balance_of(merchant) == 0
+    rows = LedgerEntry.objects.count()
+    shown = give_back_again(staff, late)
+    assert any("not given back" in m and "balance is 0" in m for m in shown), shown
+    assert Refund.objects.filter(charge=late).count() == 1
+    assert LedgerEntry.objects.count() == rows
+    assert balance_of(merchant) == 0
+
+
+def test_the_automatic_refund_of_a_late_payment_is_made_once_even_asked_again(merchant, timeouts):
+    """The staff's give-back and the automatic refund share one rule: nothing remains while a
+    refund is under way or succeeded."""
+    late = timed_out_charge(merchant, phone=LATE, at=T0)
+    charges.charge_apply_outcome(charge_id=late.id, outcome=ProviderOutcome(status="succeeded"))
+    assert refunds.late_payment_give_back_again(charge_id=late.id) is None
+    assert refunds.refund_create_for_late_payment(charge_id=late.id) is None
+    assert Refund.objects.filter(charge=late).count() == 1
+
+
+def balance_of(merchant) -> int:
+    return sum(
+        LedgerEntry.objects.filter(merchant=merchant, livemode=False, currency="CDF").values_list(
+            "amount", flat=True
+        )
+    )
 
 
 def without_vodacom(settings):

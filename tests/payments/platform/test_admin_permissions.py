@@ -49,6 +49,7 @@ NEEDS = {
     ("payments.apikey", "revoke"): "payments.change_apikey",
     ("payments.apikey", "delete_selected"): "payments.delete_apikey",
     ("payments.charge", "check_status_now"): "payments.change_charge",
+    ("payments.charge", "give_back_again"): "payments.change_refund",
     ("payments.refund", "check_with_provider"): "payments.change_refund",
     ("payments.refund", "mark_succeeded"): "payments.change_refund",
     ("payments.refund", "mark_failed"): "payments.change_refund",
