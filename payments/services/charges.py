@@ -310,10 +310,22 @@ def charge_card_return(*, fields: dict[str, str]) -> Charge:
     if wrong:
         raise CardReplyRejected(f"reply for {charge.id} differs in {', '.join(wrong)}")
     if charge.status in state.CHARGE_FINAL:
-        # A page completed after we abandoned the charge: the reconciliation check asks the
-        # provider now, and a payment it confirms is refunded in full (a late payment).
-        return charge_reconcile(charge_id=charge.id)
+        return _card_reply_after_the_end(charge)
     return charge_refresh(charge_id=charge.id)
+
+
+def _card_reply_after_the_end(charge: Charge) -> Charge:
+    """A verified reply for a card charge that has ended: a page completed after we abandoned
+    the charge (the reconciliation check asks now), or an older attempt's page, left open in
+    another tab, completed after the newer attempt was canceled, declined or failed. Either way
+    the provider is asked now, and a payment it confirms is refunded in full (a late payment,
+    §4a): nothing is kept that was not accepted. A succeeded charge is asked nothing here."""
+    if charge.reconcile_next_at is not None:
+        return charge_reconcile(charge_id=charge.id)
+    if charge.status == ChargeStatus.SUCCEEDED:
+        return charge
+    outcome = _ask_status(charge, unavailable_pending=True)
+    return charge_apply_outcome(charge_id=charge.id, outcome=outcome)
 
 
 def charge_refresh(*, charge_id: str, unavailable_pending: bool = False) -> Charge:
@@ -510,6 +522,11 @@ def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
     )
     if charge.status in state.CHARGE_FINAL:
         late = outcome.status == ChargeStatus.SUCCEEDED and charge.status != ChargeStatus.SUCCEEDED
+        if late and outcome.provider_reference not in ("", charge.provider_reference):
+            # The transaction that took the money, which its refund must name: not the one of
+            # the answer that ended the charge (a card attempt canceled in another tab).
+            charge.provider_reference = outcome.provider_reference
+            fields = [*dict.fromkeys([*fields, "provider_reference"])]
         if charge.reconcile_next_at is not None and not late:
             # Pending or unreachable: ask again later; the operator's failure ends it.
             charge.reconcile_next_at = (

@@ -301,6 +301,34 @@ def test_back_to_the_card_page_signs_a_fresh_attempt_and_a_late_old_reply_still_
     assert charge.provider_attempt == second["transaction_uuid"]
 
 
+def test_an_old_attempt_paid_after_the_new_one_was_canceled_is_given_back(merchant, browser_client):
+    """Two tabs: the customer cancels on the newer card page, then pays on the older one, still
+    open. The charge stays canceled (the session's customer was sent to cancel_url), and the
+    payment the provider took is given back in full, on the transaction that took it (§4a)."""
+    session = make_session(merchant, amount=1999, currency="USD")
+    with time_machine.travel(timezone.now(), tick=False) as clock:
+        first = signed_form(browser_client, session.id)
+        old_page = open_payment_page(browser_client, first)
+        clock.shift(timedelta(minutes=20))
+        second = signed_form(browser_client, session.id)
+        new_page = open_payment_page(browser_client, second)
+
+        for page, outcome in ((new_page, "cancel"), (old_page, "accept")):
+            reply = browser_client.post(decide_url(page.text), {"outcome": outcome})
+            action, fields = reply_form(reply.text)
+            assert browser_client.post(urlsplit(action).path, fields).status_code == 303
+            if outcome == "cancel":
+                assert Charge.objects.get().failure_code == "canceled"
+    charge = Charge.objects.get()
+    taken = card_records().get(attempt=first["transaction_uuid"], decision="ACCEPT")
+    assert (charge.status, charge.failure_code) == ("failed", "canceled")
+    assert charge.late_payment_at is not None
+    assert charge.provider_reference == taken.id
+    [refund] = charge.refunds.all()
+    # Reserved, and sent to the provider by a task once committed (on the taken transaction).
+    assert (refund.amount, refund.reason, refund.status) == (1999, "late_payment", "pending")
+
+
 @pytest.mark.parametrize(
     "page",
     [
