@@ -4,7 +4,8 @@ DRC mobile number (payments.phones, the one reading of numbers), a network (give
 from the number's prefix, §14), an amount within that network's limits (payments.services.
 networks, the one rule) in whole units, a supported currency, a reference that no other row of
 the batch and no submitted row of an earlier batch has (same merchant and mode), a description
-of at most 1,000 characters. Each problem is noted on its row and column (batches.problems)."""
+of at most 1,000 characters, and no card data in any cell (§4: payments.carddata, the rule the
+API applies to every field). Each problem is noted on its row and column (batches.problems)."""
 
 from dataclasses import dataclass, field
 
@@ -15,10 +16,14 @@ from batches.problems import Problem, column_order, problem
 from core import money
 from payments import phones
 from payments.api.fields import AMOUNT_MAX, AMOUNT_MIN, DESCRIPTION_MAX
+from payments.carddata import contains_card_number
 from payments.models import Currency, Merchant, Network
 from payments.services import networks
 
 MAX_ROWS = 1000
+# The text cells of a row, each looked at for card data before anything else (the amount's cell
+# is looked at as it is read: batches.parsing).
+TEXT_COLUMNS = ("phone", "currency", "network", "reference", "description")
 
 
 @dataclass
@@ -40,6 +45,35 @@ class Row:
 
     def add(self, item: Problem) -> None:
         self.problems.append(item)
+
+
+def card_data_message(param: str) -> str:
+    """What card data in `param` (a column, or a field of an API item) is told, without it."""
+    return _(
+        "%(param)s holds card data: card details are never taken here, card payments are "
+        "entered on the card provider's hosted page only."
+    ) % {"param": param}
+
+
+def _holds_card_data(row: Row, column: str) -> bool:
+    value = getattr(row, column)
+    if column == "phone" and phones.predict(value) is not None:
+        return False  # a DRC number as people type it (00243…, +243 0…) may have 13 or 14 digits
+    return contains_card_number(value)
+
+
+def _check_card_data(row: Row) -> None:
+    """A cell holding card data is refused on its row, and emptied: the card number is neither
+    stored with the row nor said back in another problem's words (the other checks pass over a
+    column that already has its problem)."""
+    for column in TEXT_COLUMNS:
+        if _holds_card_data(row, column):
+            setattr(row, column, "")
+            row.add(
+                problem(
+                    column, "card_data_forbidden", lambda column=column: card_data_message(column)
+                )
+            )
 
 
 def _where(number: int, api: bool) -> str:
@@ -89,6 +123,8 @@ def _check_phone(row: Row, *, api: bool) -> None:
 
 
 def _check_network(row: Row, *, api: bool) -> None:
+    if row.has_problem("network"):
+        return
     phone_ok = not row.has_problem("phone")
     value = row.network.strip().upper()
     if not value:
@@ -143,6 +179,8 @@ def _check_network(row: Row, *, api: bool) -> None:
 
 
 def _check_currency(row: Row) -> None:
+    if row.has_problem("currency"):
+        return
     value = row.currency.strip().upper()
     if value not in Currency.values:
         row.add(
@@ -214,8 +252,10 @@ def _check_limits(row: Row) -> None:
         )
 
 
-def _check_texts(row: Row) -> None:
+def _check_reference(row: Row) -> None:
     row.reference = row.reference.strip()
+    if row.has_problem("reference"):
+        return
     if not row.reference:
         row.add(
             problem(
@@ -237,7 +277,10 @@ def _check_texts(row: Row) -> None:
                 ),
             )
         )
-    if len(row.description) > DESCRIPTION_MAX:
+
+
+def _check_description(row: Row) -> None:
+    if not row.has_problem("description") and len(row.description) > DESCRIPTION_MAX:
         row.add(
             problem(
                 "description",
@@ -318,13 +361,15 @@ def rows_check(
     """Check every row (in place, adding to the problems a file's reading found) and return them.
     The API reads numbers strictly (E.164, a network given); a file as people type them."""
     for row in rows:
+        _check_card_data(row)  # first, even on a row whose cells could not be placed
         if any(item.column is None for item in row.problems):
             continue  # a row whose cells could not be placed (parsing): its one problem says why
         _check_phone(row, api=api)
         _check_network(row, api=api)
         _check_currency(row)
         _check_limits(row)
-        _check_texts(row)
+        _check_reference(row)
+        _check_description(row)
     rows_references_check(rows, merchant=merchant, livemode=livemode, api=api, batch_id=batch_id)
     for row in rows:
         row.problems.sort(key=column_order)

@@ -1,6 +1,7 @@
 """Reading a payout batch file (contract §17): CSV in UTF-8 with or without a byte order mark,
 `,` or `;` between cells (the delimiter is sniffed from the header line, which has no other
-punctuation), Windows or Unix line ends, the header
+punctuation; cells are otherwise read as spreadsheets write them, quotes inside a quoted cell
+doubled: `"Prime ""novembre"", bonus"`), Windows or Unix line ends, the header
 `phone,amount,currency,network,reference,description` (network and description optional, any
 order), at most MAX_ROWS rows and MAX_BYTES bytes. Blank rows (Excel writes `;;;;;` for them)
 are skipped.
@@ -11,7 +12,8 @@ holding one must be quoted (`"12,00"`), as spreadsheets write it, else the row h
 many (even when that cell is empty), which is said in words instead of what the shifted cells
 would say. Refused in words: more than 2 decimals, a thousands separator
 (`25 000`, `25,000.00`, `25.000`: three digits after the only separator read as thousands),
-and cents (`12,50`: mobile money pays whole units, §4).
+and cents (`12,50`: mobile money pays whole units, §4). An amount's cell holding card data is
+refused as card data, without being said back.
 
 A problem of the file as a whole (not UTF-8, too large, no header…) raises FileRefused; a
 problem of a row is noted on that row and column (batches.problems) and every row is read."""
@@ -23,9 +25,10 @@ from decimal import Decimal
 
 from django.utils.translation import gettext as _
 
-from batches.checks import MAX_ROWS, Row
+from batches.checks import MAX_ROWS, Row, card_data_message
 from batches.problems import Problem, problem
 from core import money
+from payments.carddata import contains_card_number
 
 # 1 MB, as §17 says: strictly less than MAX_REQUEST_BODY (1 MiB, the largest body the service
 # takes), so that every file of 1 MB fits in the upload's form with room to spare, and one a little
@@ -135,14 +138,14 @@ def _decode(data: bytes) -> str:
         ) from None
 
 
-def _dialect(header_line: str) -> type[csv.Dialect] | csv.Dialect:
-    """The header's delimiter, `,` or `;` (the header has no other punctuation)."""
+def _delimiter(header_line: str) -> str:
+    """The header's delimiter, `,` or `;` (the header has no other punctuation). Only the
+    delimiter is taken from the sniffer: what it guesses of the quoting from a header without
+    quotes (doublequote=False) would misread the quotes spreadsheets double inside a cell."""
     try:
-        return csv.Sniffer().sniff(header_line, delimiters=",;")
+        return csv.Sniffer().sniff(header_line, delimiters=",;").delimiter
     except csv.Error:
-        dialect = csv.excel()
-        dialect.delimiter = ";" if header_line.count(";") > header_line.count(",") else ","
-        return dialect
+        return ";" if header_line.count(";") > header_line.count(",") else ","
 
 
 def _columns(header: list[str]) -> dict[str, int]:
@@ -190,9 +193,9 @@ def parse_file(data: bytes) -> list[Row]:
             "file_empty",
             lambda: _("The file is empty: its first row must be %(header)s.") % {"header": HEADER},
         )
-    dialect = _dialect(first_line)
+    delimiter = _delimiter(first_line)
     try:
-        records = list(csv.reader(io.StringIO(text, newline=""), dialect))
+        records = list(csv.reader(io.StringIO(text, newline=""), "excel", delimiter=delimiter))
     except csv.Error as exc:
         reason = str(exc)
         raise _refuse(
@@ -252,6 +255,9 @@ def _row(number: int, record: list[str], columns: dict[str, int]) -> Row:
             )
         )
         return row  # its cells are not where the header says: nothing more can be read
+    if contains_card_number(cell("amount")):  # refused without the words that would repeat it
+        row.add(problem("amount", "card_data_forbidden", lambda: card_data_message("amount")))
+        return row
     row.amount, amount_problem = parse_amount(cell("amount"))
     if amount_problem is not None:
         row.add(amount_problem)

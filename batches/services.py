@@ -8,11 +8,15 @@
      approvals (twice, or two members at once) approve once; the second approver's rule and the
      balance of each currency against the whole batch are checked there. Approved → processing.
   2. batch_pay (a task, BATCH_PAYOUT_RATE rows a second): each row is taken under a row lock
-     that skips rows another worker holds, and its payout (payments' payout_create, under the
-     balance lock) is written in the same transaction as the row's link to it: a worker killed
-     midway leaves a row either paid (both committed) or untouched (neither), never paid twice
-     (the link is unique). The batch's next_run_at is pushed out while rows are being paid;
-     the sweep (batches_resume) takes up a batch whose worker has gone quiet.
+     that skips rows another worker holds, and paid as POST /v1/payouts with the Idempotency-Key
+     `{batch id}:{reference}` would pay it (§17), through the idempotency layer: its payout
+     (payments' payout_create, under the balance lock), the answer stored under that key and
+     the row's link to the payout are written in one transaction: a worker killed midway leaves
+     a row either paid (all committed) or untouched (none), never paid twice (the link is
+     unique). A payout the merchant already made with that key and body is the row's; another
+     body fails the row alone; a request holding the key right now leaves the row queued for
+     the next run. The batch's next_run_at is pushed out while rows are being paid; the sweep
+     (batches_resume) takes up a batch whose worker has gone quiet.
   3. A row follows its payout (item_on_payout_changed, a receiver of payments' payout events);
      a row whose payout is refused (balance_insufficient, network closed…) fails alone, in
      words. Once no row is queued or pending the batch is complete and `payout_batch.completed`
@@ -22,6 +26,7 @@ Services take the acting user's id as a plain value (None for the API: the key h
 """
 
 import csv
+import json
 import logging
 import time
 from collections.abc import Iterator
@@ -30,6 +35,8 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Count
+from django.http import HttpResponse
+from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
@@ -47,9 +54,13 @@ from batches.parsing import parse_file
 from batches.problems import Problem, problem
 from batches.representations import payout_batch_repr
 from core import events, money
-from core.errors import ApiError, BalanceInsufficient, LiveModeNotApproved
-from payments import selectors
-from payments.models import Merchant
+from core.api import idempotency
+from core.api.renderers import JsonRenderer
+from core.errors import ApiError, BalanceInsufficient, IdempotencyKeyInUse, LiveModeNotApproved
+from payments import phones, selectors
+from payments.carddata import find_card_data
+from payments.models import Merchant, Payout
+from payments.representations import payout_repr
 from payments.services import payouts
 from payments.statement import BOM, spreadsheet_safe
 
@@ -287,6 +298,7 @@ def batch_create_approved(*, merchant: Merchant, livemode: bool, items: list[dic
     """POST /v1/payout_batches: the items checked (the first problem is the API's 400, with
     `param` `items[i].column`), then the batch created, submitted and approved at once by the
     key holder."""
+    api_items_card_data_check(items)
     rows = api_rows(items)
     checks.rows_check(rows, merchant=merchant, livemode=livemode, api=True)
     for row in rows:
@@ -302,6 +314,23 @@ def batch_create_approved(*, merchant: Merchant, livemode: bool, items: list[dic
 
 
 ITEM_FIELDS = ("phone", "amount", "currency", "network", "reference", "description")
+
+
+def api_items_card_data_check(items) -> None:
+    """Card data in an item (§4: payments.carddata, each item read as the body of POST
+    /v1/payouts it stands for) answers 400 card_data_forbidden, named as the contract names an
+    item's params (`items[1].description`). The request's own card data check (StrictSerializer)
+    would name it `items[1][description]`: the view runs this one before it."""
+    if not isinstance(items, list):
+        return  # not a list of items: the body's own check and api_rows say what is wrong
+    for index, item in enumerate(items):
+        param = find_card_data(item) if isinstance(item, dict) else None
+        if param is not None:
+            raise ApiError(
+                checks.card_data_message(param),
+                code="card_data_forbidden",
+                param=f"items[{index}].{param}",
+            )
 
 
 def api_rows(items) -> list[checks.Row]:
@@ -363,62 +392,142 @@ def batch_pay_enqueue(*, batch_id: str, countdown: float = 0) -> None:
     tasks.batch_pay.apply_async((batch_id,), countdown=countdown or None)
 
 
-def _pay_next(batch_id: str) -> bool:
-    """Pay the batch's next queued row, if any (False: none left to take)."""
-    with transaction.atomic():
-        item = (
-            PayoutBatchItem.objects.filter(batch_id=batch_id, status=ItemStatus.QUEUED)
-            .order_by("row")
-            .select_for_update(skip_locked=True, of=("self",))
-            .select_related("batch", "merchant")
-            .first()
+def _payout_body(item: PayoutBatchItem) -> dict:
+    """The body of the POST /v1/payouts that pays the row, as an API client would send it."""
+    body = {
+        "amount": item.amount,
+        "currency": item.currency,
+        "phone": item.phone,
+        "network": item.network,
+    }
+    if item.description:
+        body["description"] = item.description
+    body["metadata"] = {"payout_batch": item.batch_id, "reference": item.reference}
+    return body
+
+
+def _answered(payout: Payout) -> HttpResponse:
+    """What POST /v1/payouts answers when it makes `payout`, byte for byte, so that a merchant
+    sending it with the row's key gets the very answer the API would have stored."""
+    renderer = JsonRenderer()
+    return HttpResponse(
+        renderer.render(payout_repr(payout)),
+        status=201,
+        content_type=f"{renderer.media_type}; charset={renderer.charset}",
+    )
+
+
+def _row_payout(item: PayoutBatchItem) -> Payout:
+    """The row's payout, made once under the key {batch id}:{reference} by the idempotency layer
+    (§8), as POST /v1/payouts with that Idempotency-Key would make it: a payout the merchant made
+    with that key and body is the one its answer names (replayed); another body raises
+    IdempotencyKeyReused, a request holding the key right now IdempotencyKeyInUse. The payout
+    is locked, so that a settlement of a replayed one waits for the row's link to it."""
+    body = _payout_body(item)
+    scope = idempotency.Scope(
+        merchant=item.merchant,
+        livemode=item.livemode,
+        key=item.idempotency_key,
+        method="POST",
+        path=reverse("payouts"),
+        fingerprint=idempotency.fingerprint(body),
+    )
+    answer = idempotency.run(
+        scope=scope,
+        operation=lambda: _answered(
+            payouts.payout_create(merchant=item.merchant, livemode=item.livemode, **body)
+        ),
+    )
+    return Payout.objects.select_for_update().get(
+        pk=json.loads(answer.content)["id"], merchant=item.merchant, livemode=item.livemode
+    )
+
+
+def _row_linked(item: PayoutBatchItem, payout: Payout) -> None:
+    """The row follows its payout from now on; a replayed payout may be settled already."""
+    item.payout = payout
+    item.status = payout.status  # a payout's statuses are a row's: pending, succeeded, failed
+    item.failure_code = payout.failure_code
+    item.failure_message = payout.failure_message[:500]
+    item.reference_held = payout.status != ItemStatus.FAILED  # as item_on_payout_changed
+    item.updated_at = timezone.now()
+    item.save(
+        update_fields=[
+            "payout",
+            "status",
+            "failure_code",
+            "failure_message",
+            "reference_held",
+            "updated_at",
+        ]
+    )
+    if item.status != ItemStatus.PENDING:
+        _complete_if_done(item.batch_id)
+
+
+def _row_failed(item: PayoutBatchItem, exc: ApiError) -> None:
+    """A row refused (balance_insufficient, network_unavailable, idempotency_key_reused…) fails
+    alone, in words."""
+    logger.warning("payout batch %s row %s not paid: %s", item.batch_id, item.row, exc)
+    item.status = ItemStatus.FAILED
+    item.failure_code = exc.code
+    item.failure_message = str(exc)[:500]
+    item.reference_held = False  # nothing was paid: the reference may be paid later
+    item.updated_at = timezone.now()
+    item.save(
+        update_fields=["status", "failure_code", "failure_message", "reference_held", "updated_at"]
+    )
+    _complete_if_done(item.batch_id)
+
+
+def _pay(item: PayoutBatchItem) -> bool:
+    """Pay the row (locked by the caller): linked to its payout, or failed alone. False, with
+    nothing written, while another request holds the row's key."""
+    try:
+        with transaction.atomic(), translation.override("en"):
+            payout = _row_payout(item)
+    except IdempotencyKeyInUse:
+        logger.info(
+            "payout batch %s row %s: its key is in use, left queued", item.batch_id, item.row
         )
-        if item is None:
-            return False
-        batch = item.batch
-        try:
-            with transaction.atomic(), translation.override("en"):
-                payout = payouts.payout_create(
-                    merchant=item.merchant,
-                    livemode=item.livemode,
-                    amount=item.amount,
-                    currency=item.currency,
-                    phone=item.phone,
-                    network=item.network,
-                    description=item.description,
-                    metadata={"payout_batch": batch.id, "reference": item.reference},
-                )
-        except ApiError as exc:  # balance_insufficient, network_unavailable…: this row alone
-            logger.warning("payout batch %s row %s not paid: %s", batch.id, item.row, exc)
-            item.status = ItemStatus.FAILED
-            item.failure_code = exc.code
-            item.failure_message = str(exc)[:500]
-            item.reference_held = False  # nothing was paid: the reference may be paid later
-            item.updated_at = timezone.now()
-            item.save(
-                update_fields=[
-                    "status",
-                    "failure_code",
-                    "failure_message",
-                    "reference_held",
-                    "updated_at",
-                ]
-            )
-            _complete_if_done(batch_id)
-            return True
-        item.payout = payout
-        item.status = ItemStatus.PENDING
-        item.updated_at = timezone.now()
-        item.save(update_fields=["payout", "status", "updated_at"])
+        return False
+    except ApiError as exc:
+        _row_failed(item, exc)
+        return True
+    _row_linked(item, payout)
     return True
+
+
+def _pay_next(batch_id: str, *, busy: set[int]) -> bool:
+    """Pay the batch's next queued row, if any (False: none left to take). A row whose key
+    another request holds right now (the merchant's own POST /v1/payouts with that key, still
+    running) stays queued, untouched, and is noted in `busy` for this run to pass over: the
+    batch's next run comes back to it."""
+    while True:
+        with transaction.atomic():
+            item = (
+                PayoutBatchItem.objects.filter(batch_id=batch_id, status=ItemStatus.QUEUED)
+                .exclude(pk__in=busy)
+                .order_by("row")
+                .select_for_update(skip_locked=True, of=("self",))
+                .select_related("merchant")
+                .first()
+            )
+            if item is None:
+                return False
+            if _pay(item):
+                return True
+        busy.add(item.pk)
 
 
 def batch_pay(*, batch_id: str) -> int:
     """Pay up to BATCH_PAYOUT_RATE rows of the batch, then come back a second later for the
-    next ones; returns how many were taken. Several workers on one batch share its rows."""
+    next ones (and for rows whose key was in use); returns how many were taken. Several workers
+    on one batch share its rows."""
     started = time.monotonic()
     taken = 0
-    while taken < settings.BATCH_PAYOUT_RATE and _pay_next(batch_id):
+    busy: set[int] = set()
+    while taken < settings.BATCH_PAYOUT_RATE and _pay_next(batch_id, busy=busy):
         taken += 1
     more = PayoutBatchItem.objects.filter(batch_id=batch_id, status=ItemStatus.QUEUED).exists()
     now = timezone.now()
@@ -539,23 +648,35 @@ class _Line:
         return value
 
 
+def _phone_cell(phone: str) -> str:
+    """A number we wrote (+243…, E.164) as the statement leaves it; anything else is what the
+    uploader typed (a row with a problem), which a spreadsheet could read as a formula."""
+    return phone if phones.is_valid_drc_mobile(phone) else spreadsheet_safe(phone)
+
+
 def results_csv_lines(*, batch: PayoutBatch) -> Iterator[str]:
     """The batch's results as CSV lines (UTF-8 text with a byte order mark, CRLF): the input
     columns, the amount in major units as it was typed, then payout_id, status and
-    failure_code. For the dashboard's download (a StreamingHttpResponse of these lines)."""
+    failure_code; every text cell safe from being read as a formula, as the statement's are.
+    For the dashboard's download (a StreamingHttpResponse of these lines)."""
     writer = csv.writer(_Line())
     yield BOM + writer.writerow(RESULTS_HEADER)
     for item in batch.items.order_by("row").iterator(chunk_size=500):
         yield writer.writerow(
             [
-                item.phone,  # a number we wrote (+243…), as the statement leaves it
+                _phone_cell(item.phone),
                 money.major_units(item.amount) if item.amount is not None else "",
-                item.currency,
-                item.network,
-                spreadsheet_safe(item.reference),
-                spreadsheet_safe(item.description),
-                item.payout_id or "",
-                item.status,
-                item.failure_code,
+                *(
+                    spreadsheet_safe(text)
+                    for text in (
+                        item.currency,
+                        item.network,
+                        item.reference,
+                        item.description,
+                        item.payout_id or "",
+                        item.status,
+                        item.failure_code,
+                    )
+                ),
             ]
         )

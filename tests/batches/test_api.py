@@ -3,8 +3,11 @@ anything is paid, the first problem named `items[i].field`, idempotent like ever
 
 import pytest
 
+from batches import services
 from batches.models import ItemStatus, PayoutBatch, PayoutBatchItem
 from payments.models import Payout
+from payments.providers.base import ProviderOutcome
+from payments.services import payouts
 from tests.factories import merchant_with_keys, succeeded_mobile_money_charge
 from tests.helpers import api_client, assert_error
 
@@ -92,6 +95,14 @@ def test_a_batch_is_created_approved_at_once_and_shown(api, funded):
         ([item(0, phone=5)], "items[0].phone", "parameter_invalid"),
         ([item(0, colour="red")], "items[0].colour", "parameter_unknown"),
         ([item(0), "x"], "items[1]", "parameter_invalid"),
+        ([item(0), item(1, description="Carte 4111 1111 1111 1111")], "items[1].description",
+         "card_data_forbidden"),
+        ([item(0, reference="4111-1111-1111-1111")], "items[0].reference", "card_data_forbidden"),
+        ([item(0, cvv="123")], "items[0].cvv", "card_data_forbidden"),
+        ([item(0, note={"x": "4111111111111111"})], "items[0].note[x]", "card_data_forbidden"),
+        # Card data is looked for first, in every item, before any other problem is.
+        ([item(0, phone="+1"), item(1, description="4111111111111111")], "items[1].description",
+         "card_data_forbidden"),
         ([], "items", "parameter_invalid"),
     ],
 )  # fmt: skip
@@ -214,3 +225,79 @@ def test_problems_are_said_in_the_callers_language(api, funded):
     assert "unités entières" in french.json()["error"]["message"]
     assert "whole units" in english.json()["error"]["message"]
     assert french.json()["error"]["param"] == english.json()["error"]["param"] == "items[1].amount"
+
+
+def payout_body(batch_id: str, index: int = 0, **fields) -> dict:
+    """The POST /v1/payouts that pays row `index` of items(), as a merchant would send it."""
+    body = {"amount": 10000, "currency": "CDF", "phone": "+243812345678",
+            "network": "VODACOM_MPESA", **fields}  # fmt: skip
+    return {**body, "metadata": {"payout_batch": batch_id, "reference": f"REF-{index}"}}
+
+
+def test_card_data_of_the_rest_of_the_body_is_named_as_ever(api, funded):
+    answer = api.post("/v1/payout_batches", {"items": items(1), "cvv": "123"}, format="json")
+    assert_error(answer, 400, "invalid_request_error", "card_data_forbidden")
+    assert answer.json()["error"]["param"] == "cvv"
+
+
+def test_each_row_is_paid_as_post_payouts_with_the_rows_key_would_pay_it(api, funded):
+    body = {"items": [item(0, description="Prime"), item(1)]}
+    batch_id = api.post("/v1/payout_batches", body, format="json").json()["id"]
+    assert services.batch_pay(batch_id=batch_id) == 2
+    balance = api.get("/v1/balance").json()
+    rows = list(PayoutBatchItem.objects.filter(batch_id=batch_id).order_by("row"))
+    sent_by_row = [payout_body(batch_id, 0, description="Prime"), payout_body(batch_id, 1)]
+    for row, sent in zip(rows, sent_by_row, strict=True):
+        key = {"HTTP_IDEMPOTENCY_KEY": f"{batch_id}:{row.reference}"}
+        again = api.post("/v1/payouts", sent, format="json", **key)
+        assert again.status_code == 201, again.content
+        assert again["Idempotent-Replayed"] == "true"
+        assert again.json()["id"] == row.payout_id
+        shown = api.get(f"/v1/payouts/{row.payout_id}")
+        assert (again.json(), again["Content-Type"]) == (shown.json(), shown["Content-Type"])
+        other = api.post("/v1/payouts", {**sent, "amount": 20000}, format="json", **key)
+        assert_error(other, 400, "idempotency_error", "idempotency_key_reused")
+    assert Payout.objects.count() == 2
+    assert api.get("/v1/balance").json() == balance
+
+
+def test_a_payout_made_with_a_rows_key_before_the_row_is_paid_is_the_rows(api, funded):
+    batch_id = api.post("/v1/payout_batches", {"items": items(3)}, format="json").json()["id"]
+
+    def made(index):
+        key = {"HTTP_IDEMPOTENCY_KEY": f"{batch_id}:REF-{index}"}
+        answer = api.post("/v1/payouts", payout_body(batch_id, index), format="json", **key)
+        assert answer.status_code == 201, answer.content
+        return answer.json()["id"]
+
+    pending, settled = made(0), made(2)
+    payouts.payout_apply_outcome(payout_id=settled, outcome=ProviderOutcome(status="succeeded"))
+    assert services.batch_pay(batch_id=batch_id) == 3
+    rows = list(PayoutBatchItem.objects.filter(batch_id=batch_id).order_by("row"))
+    assert [(row.payout_id, row.status) for row in rows] == [
+        (pending, ItemStatus.PENDING),
+        (rows[1].payout_id, ItemStatus.PENDING),
+        (settled, ItemStatus.SUCCEEDED),  # already settled: the row is too
+    ]
+    assert Payout.objects.count() == 3  # the merchant's two and the middle row's
+    payouts.payout_apply_outcome(payout_id=pending, outcome=ProviderOutcome(status="succeeded"))
+    payouts.payout_apply_outcome(
+        payout_id=rows[1].payout_id, outcome=ProviderOutcome(status="succeeded")
+    )
+    assert PayoutBatch.objects.get().status == "complete"
+
+
+def test_a_row_whose_key_was_used_with_another_body_fails_alone_in_words(api, funded):
+    batch_id = api.post("/v1/payout_batches", {"items": items(2)}, format="json").json()["id"]
+    key = {"HTTP_IDEMPOTENCY_KEY": f"{batch_id}:REF-1"}
+    other = api.post("/v1/payouts", payout_body(batch_id, 1, amount=20000), format="json", **key)
+    assert other.status_code == 201, other.content
+    assert services.batch_pay(batch_id=batch_id) == 2
+    first, second = PayoutBatchItem.objects.filter(batch_id=batch_id).order_by("row")
+    assert first.status == ItemStatus.PENDING and first.payout_id
+    assert (second.status, second.failure_code, second.payout_id) == (
+        ItemStatus.FAILED, "idempotency_key_reused", None,
+    )  # fmt: skip
+    assert "another request body" in second.failure_message
+    assert not second.reference_held
+    assert Payout.objects.count() == 2  # the merchant's own and the first row's

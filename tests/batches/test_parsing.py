@@ -135,3 +135,17 @@ def test_files_that_cannot_be_a_batch_are_refused_in_words(data, code):
         parse_file(data)
     assert refused.value.problem.code == code
     assert refused.value.problem.messages["fr"]
+
+
+@pytest.mark.parametrize("delimiter", [",", ";"])
+@pytest.mark.parametrize(
+    "text",
+    ['Prime "novembre"{delimiter} bonus', 'Prime "novembre" bonus', '"Prime"{delimiter} ""'],
+)
+def test_quotes_doubled_inside_a_quoted_cell_are_read_as_spreadsheets_write_them(delimiter, text):
+    text = text.format(delimiter=delimiter)
+    quoted = '"' + text.replace('"', '""') + '"'
+    cells = ["0812345678", "100", "CDF", "", '"R ""1"""', quoted]
+    data = HEADER.replace(",", delimiter) + "\r\n" + delimiter.join(cells) + "\r\n"
+    (row,) = parse_file(data.encode())
+    assert (row.reference, row.description, row.problems) == ('R "1"', text, [])

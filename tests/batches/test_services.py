@@ -270,3 +270,43 @@ def test_the_results_keep_a_spreadsheet_from_reading_text_as_a_formula(funded, u
     batch = upload(funded, ["0812345678;100;CDF;;=1+2;@SUM(A1)"])
     (header, line) = list(services.results_csv_lines(batch=batch))
     assert line == "+243812345678,100.00,CDF,VODACOM_MPESA,'=1+2,'@SUM(A1),,draft,\r\n"
+
+
+def test_card_data_in_a_row_is_a_problem_of_its_cell_and_is_kept_nowhere(funded):
+    batch = upload(
+        funded,
+        [
+            "0812345678;100;CDF;;C-1;Carte 4111 1111 1111 1111 exp 12/29",
+            "0812345678;100;CDF;;4111-1111-1111-1111;Prime",
+            "0812345678;4111 1111 1111 1111;CDF;;C-3;",
+            "4111111111111111;100;CDF;;C-4;",
+            "0812345678;100;CDF;;C-5;Commande 12345678901234567890",  # a long reference: not a card
+            "00243812345003;100;CDF;;C-6;",  # a number as typed: 14 digits, not a card
+        ],
+    )
+    preview = services.batch_preview(batch=batch)
+    found = [(row, problem.column, problem.code) for row, problem in preview["problems"]]
+    assert found == [
+        (2, "description", "card_data_forbidden"),
+        (3, "reference", "card_data_forbidden"),
+        (4, "amount", "card_data_forbidden"),
+        (5, "phone", "card_data_forbidden"),
+    ]
+    assert preview["submittable"] is False
+    problem = preview["problems"][0][1]
+    assert "card data" in problem.messages["en"] and "description" in problem.messages["en"]
+    assert "données de carte" in problem.messages["fr"]
+    # Neither the row nor the words of its problems keep the number.
+    kept = str(list(batch.items.values()))
+    for digits in ("4111 1111", "4111-1111", "4111111111111111"):
+        assert digits not in kept
+    with pytest.raises(BatchHasProblems):
+        submit(batch)
+
+
+def test_the_results_keep_every_cell_typed_by_people_from_being_read_as_a_formula(funded):
+    batch = upload(funded, ["=2+5*cmd|' /C calc'!A0;100;@SUM(A1);-2+3;+R-1;=HYPERLINK(\"x\")"])
+    (header, line) = list(services.results_csv_lines(batch=batch))
+    (cells,) = csv.reader(io.StringIO(line))
+    assert cells == ["'=2+5*cmd|' /C calc'!A0", "100.00", "'@SUM(A1)", "'-2+3", "'+R-1",
+                     "'=HYPERLINK(\"x\")", "", "draft", ""]  # fmt: skip
