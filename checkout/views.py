@@ -237,7 +237,8 @@ def _late_payment_page(request, session: CheckoutSession, charge: Charge):
 
 
 def _not_found(request):
-    return render(request, "checkout/not_found.html", {}, status=404)
+    context = {"language": translation.get_language()[:2]}  # the page's lang, as its words
+    return render(request, "checkout/not_found.html", context, status=404)
 
 
 def _load(session_id: str) -> CheckoutSession | None:

@@ -67,7 +67,9 @@ def forbidden_reason(address: IpAddress, *, allow_private: bool = False) -> str 
         return None if allow_private else gettext_noop("a loopback address")
     if address.is_reserved:
         return gettext_noop("a reserved address")
-    if address.is_private:
+    # IPv6 site-local (fec0::/10): deprecated, still routed inside some networks, and counted
+    # neither private nor reserved by Python.
+    if address.is_private or getattr(address, "is_site_local", False):
         return None if allow_private else gettext_noop("a private address")
     if not address.is_global:
         return None if allow_private else gettext_noop("not a public address")

@@ -261,3 +261,11 @@ def test_card_switched_off_after_creation_is_neither_shown_nor_taken(client, mer
     response = client.post(f"/pay/{session.id}/card")
     assert response.status_code == 400 and 'role="alert"' in response.text
     assert not Charge.objects.exists()
+
+
+def test_the_missing_page_says_its_language(client):
+    french = client.get("/pay/cs_doesnotexist")  # French by default
+    english = client.get("/pay/cs_doesnotexist?lang=en")
+    assert (english.status_code, french.status_code) == (404, 404)
+    assert '<html lang="en">' in english.text
+    assert '<html lang="fr">' in french.text

@@ -61,6 +61,9 @@ def test_test_mode_may_use_http_localhost_when_private_networks_are_allowed(merc
         ("2002:7f00:1::", "a loopback address"),
         ("fe80::1", "a link-local address"),
         ("fd00:ec2::254", "a cloud metadata address"),
+        ("fd00::1", "a private address"),
+        ("fec0::1", "a private address"),  # IPv6 site-local, deprecated but still routed
+        ("fec0::a9fe:a9fe", "a private address"),
     ],
 )
 def test_forbidden_reason(address, expected):
