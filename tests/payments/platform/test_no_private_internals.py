@@ -21,7 +21,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
-PACKAGES = ("config", "core", "payments", "checkout", "webhooks", "sandbox", "batches")
+PACKAGES = (
+    "config",
+    "core",
+    "payments",
+    "checkout",
+    "webhooks",
+    "sandbox",
+    "batches",
+    "links",
+    "dashboard",
+)
 # Documented public API despite the underscore.
 PUBLIC = {"_meta", "_replace", "_asdict", "_fields", "_make"}
 ATTRIBUTE_FUNCTIONS = {"getattr", "setattr", "hasattr", "delattr"}
