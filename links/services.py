@@ -22,6 +22,9 @@ from payments.models import Merchant
 logger = logging.getLogger("links")
 
 SESSION_COMPLETED = "checkout.session.completed"
+# A session of a link that expires sooner than a session's usual lifetime still gives the
+# customer this long to pay (seconds).
+LINK_SESSION_GRACE = 30 * 60
 
 
 class LinkClosed(ApiError):
@@ -108,6 +111,7 @@ def link_open_session(
     if not link.custom_amount:
         amount = link.amount
     return checkout.session_create(
+        expires_in=link_session_lifetime(link),
         merchant=link.merchant,
         livemode=link.livemode,
         amount=amount,
@@ -119,6 +123,16 @@ def link_open_session(
         customer_language=language,
         payment_link=link,
     )
+
+
+def link_session_lifetime(link: PaymentLink) -> int:
+    """Seconds a session the link opens now stays open: a session's usual lifetime, but a link
+    that expires sooner takes its sessions with it, leaving a customer who opened one just
+    before at least LINK_SESSION_GRACE to pay (the shortest session the API opens, §7)."""
+    if link.expires_at is None:
+        return checkout.DEFAULT_LIFETIME
+    left = int((link.expires_at - timezone.now()).total_seconds())
+    return min(checkout.DEFAULT_LIFETIME, max(LINK_SESSION_GRACE, left))
 
 
 def link_on_session_completing(sender, *, instance: CheckoutSession, charge=None, **kwargs):

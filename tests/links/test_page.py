@@ -67,6 +67,23 @@ def test_pay_button_opens_a_session_of_the_link_and_goes_to_its_page(merchant, s
     assert CheckoutSession.objects.filter(payment_link=link).count() == 2
 
 
+@pytest.mark.parametrize(
+    ("link_left", "session_left"),
+    [
+        (None, timedelta(hours=24)),  # no expiry: a session's usual lifetime
+        (timedelta(days=3), timedelta(hours=24)),
+        (timedelta(hours=2), timedelta(hours=2)),  # the link's sessions end with it
+        (timedelta(minutes=5), timedelta(minutes=30)),  # but leave the customer time to pay
+    ],
+)
+def test_a_session_of_a_link_that_expires_ends_with_it(merchant, link_left, session_left):
+    now = timezone.now()
+    link = make_link(merchant, expires_at=link_left and now + link_left)
+    assert pay(csrf_client(), link).status_code == 303
+    session = CheckoutSession.objects.get()
+    assert abs(session.expires_at - (now + session_left)) < timedelta(seconds=30)
+
+
 def test_the_session_shows_its_payment_link_in_the_api(api, merchant):
     link = make_link(merchant, success_url="https://shop.example.cd/merci")
     pay(csrf_client(), link)
