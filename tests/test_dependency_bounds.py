@@ -37,3 +37,18 @@ def pinned() -> dict[str, Version]:
 
 def test_every_lower_bound_is_the_version_installed_by_the_lowest_run():
     assert pinned() == lower_bounds()
+
+
+def test_no_django_release_without_the_fixes_the_service_counts_on_is_allowed():
+    """The lower bound holds on the 5.2 line; the later line's releases from before the same
+    fix (CVE-2026-33034: 5.2.13 and 6.0.4) are excluded one by one."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    (django,) = [
+        Requirement(line) for line in project["dependencies"] if line.startswith("django>=")
+    ]
+    allowed = [
+        v
+        for v in ("5.2.12", "5.2.13", "6.0", "6.0.3", "6.0.4", "6.1.3", "6.2")
+        if django.specifier.contains(v)
+    ]
+    assert allowed == ["5.2.13", "6.0.4", "6.1.3"]
