@@ -127,7 +127,7 @@ def _decode(data: bytes) -> str:
     if len(data) > MAX_BYTES:
         raise _refuse("file_too_large", too_large)
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise _refuse(
             "file_not_utf8",
@@ -136,6 +136,17 @@ def _decode(data: bytes) -> str:
                 "character set (LibreOffice)."
             ),
         ) from None
+    # No spreadsheet writes a NUL character in a CSV file; a file that holds one is no text to
+    # read (and no database keeps it).
+    if "\x00" in text:
+        raise _refuse(
+            "file_invalid",
+            lambda: _(
+                "The file holds characters that are not text (NUL): save it again as “CSV UTF-8” "
+                "(Excel) or as CSV in the UTF-8 character set (LibreOffice)."
+            ),
+        )
+    return text
 
 
 def _delimiter(header_line: str) -> str:
@@ -179,6 +190,13 @@ def _columns(header: list[str]) -> dict[str, int]:
     return {name: index for index, name in enumerate(names)}
 
 
+def _empty() -> FileRefused:
+    return _refuse(
+        "file_empty",
+        lambda: _("The file is empty: its first row must be %(header)s.") % {"header": HEADER},
+    )
+
+
 def _blank(record: list[str]) -> bool:
     return not any(cell.strip() for cell in record)
 
@@ -187,12 +205,11 @@ def parse_file(data: bytes) -> list[Row]:
     """The rows of an uploaded file, each with the problems its reading found (see the module's
     docstring); FileRefused when the file as a whole cannot be taken."""
     text = _decode(data)
-    first_line = text.splitlines()[0] if text.strip() else ""
-    if not first_line.strip():
-        raise _refuse(
-            "file_empty",
-            lambda: _("The file is empty: its first row must be %(header)s.") % {"header": HEADER},
-        )
+    # The header is the first line that is not empty (a spreadsheet's own empty rows above it
+    # are `;;;;;` or nothing).
+    first_line = next((line for line in text.splitlines() if line.strip(" \t,;")), "")
+    if not first_line:
+        raise _empty()
     delimiter = _delimiter(first_line)
     try:
         records = list(csv.reader(io.StringIO(text, newline=""), "excel", delimiter=delimiter))
@@ -202,8 +219,13 @@ def parse_file(data: bytes) -> list[Row]:
             "file_invalid",
             lambda: _("The file cannot be read as CSV: %(reason)s.") % {"reason": reason},
         ) from None
-    columns = _columns(records[0])
-    numbered = [(index + 1, record) for index, record in enumerate(records[1:], start=1)]
+    header = next((index for index, record in enumerate(records) if not _blank(record)), None)
+    if header is None:
+        raise _empty()
+    columns = _columns(records[header])
+    numbered = [
+        (index + 1, record) for index, record in enumerate(records[header + 1 :], start=header + 1)
+    ]
     numbered = [(number, record) for number, record in numbered if not _blank(record)]
     if not numbered:
         raise _refuse("file_empty", lambda: _("The file has no rows to pay."))

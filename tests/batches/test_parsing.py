@@ -28,6 +28,18 @@ def test_excel_semicolons_with_a_bom_windows_line_ends_decimal_commas_and_traili
     assert rows[1].phone == "+243 97 123 4567"  # normalised by the checks, not by the reading
 
 
+@pytest.mark.parametrize("delimiter", [",", ";"])
+@pytest.mark.parametrize("above", ["\r\n", "\n\n", "{d}{d}{d}{d}{d}\r\n", " \n"])
+def test_empty_rows_above_the_header_are_passed_over(above, delimiter):
+    above = above.format(d=delimiter)
+    header = HEADER.replace(",", delimiter)
+    row = delimiter.join(["+243812345678", "100", "CDF", "", "R-1", ""])
+    data = f"{above}{header}\n{row}\n".encode()
+    (row,) = parse_file(data)
+    assert (row.reference, row.amount, row.problems) == ("R-1", 10000, [])
+    assert row.number == 2 + above.count("\n")  # the row's line in the file
+
+
 def test_commas_with_a_quoted_decimal_comma_and_unix_line_ends():
     data = f'{HEADER}\n+243812345678,"12,00",USD,VODACOM_MPESA,R-1,\n'.encode()
     (row,) = parse_file(data)
@@ -128,6 +140,10 @@ def test_a_file_over_1_mb_is_refused_in_words():
         (b"telephone,amount,currency,reference\n", "header_invalid"),
         (b"phone,amount,currency\n", "header_invalid"),
         (b"phone,amount,amount,currency,reference\n", "header_invalid"),
+        (b'"";""\n;;\n', "file_empty"),
+        # No spreadsheet writes NUL, and no database keeps it: the file is refused whole.
+        (f"{HEADER}\n+243812345678,100,CDF,,R-1,Prime\x00\n".encode(), "file_invalid"),
+        (f"{HEADER}\n+243812345678\x00,100,CDF,,R-1,\n".encode(), "file_invalid"),
     ],
 )
 def test_files_that_cannot_be_a_batch_are_refused_in_words(data, code):
