@@ -241,7 +241,21 @@ def _expected_rows() -> dict[tuple, dict[str, int]]:
 def ledger_check() -> list[Discrepancy]:
     """Every way the ledger disagrees with the charges, refunds and payouts it comes from, per
     merchant, mode and currency: the count and sum of each type of row, and the balance. Empty
-    when the books are right."""
+    when the books are right.
+
+    Its reads see one snapshot of the books, so that it can run while payments are taken: one
+    transaction, at REPEATABLE READ on PostgreSQL (whose default gives each statement a snapshot
+    of its own, and a charge settled between the read of the charges and that of the ledger
+    looked like a disagreement); an SQLite transaction reads one snapshot already."""
+    outermost = not connection.in_atomic_block
+    with transaction.atomic():
+        if outermost and connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        return _disagreements()
+
+
+def _disagreements() -> list[Discrepancy]:
     expected = _expected_rows()
     # One pass over the ledger: (count, sum) per type for the sources, per epoch for the
     # checkpoints.
