@@ -117,6 +117,15 @@ class LinkCreateIn(StrictSerializer):
     )
     metadata = MetadataField(required=False)
 
+    def validate_description(self, value: str) -> str:
+        # The page shows it as what is sold: spaces alone say nothing to the customer.
+        if not value.strip():
+            raise ValidationError(
+                _("description must say what is sold (1 to 200 characters)."),
+                code="parameter_invalid",
+            )
+        return value
+
 
 @extend_schema_serializer(component_name="PaymentLinkUpdateRequest")
 class LinkUpdateIn(StrictSerializer):

@@ -81,6 +81,7 @@ def test_custom_amount_link_has_no_amount(api):
         ({"currency": None}, "parameter_missing", "currency"),
         ({"description": None}, "parameter_missing", "description"),
         ({"description": ""}, "parameter_invalid", "description"),
+        ({"description": " \u00a0\t"}, "parameter_invalid", "description"),
         ({"description": "x" * 201}, "parameter_invalid", "description"),
         ({"description": 42}, "parameter_invalid", "description"),
         ({"description": "carte 4242 4242 4242 4242"}, "card_data_forbidden", "description"),
