@@ -138,7 +138,9 @@ def test_a_file_that_cannot_be_read_is_refused_in_words(clients, lang, settings)
     # within MAX_REQUEST_BODY, so the page says why it is refused.
     too_large = csv_of(GOOD) + b"x" * (MAX_BYTES + 1 - len(csv_of(GOOD)))
     assert len(too_large) == MAX_BYTES + 1
-    for data in (b"nom;montant\r\nAmani;10\r\n", too_large):
+    # A NUL character, which no spreadsheet writes and PostgreSQL keeps nowhere.
+    nul = b"phone;amount;currency;reference\r\n0812345678;10;CDF;SAL\x00-1\r\n"
+    for data in (b"nom;montant\r\nAmani;10\r\n", too_large, nul):
         with pytest.raises(FileRefused) as refused:
             parse_file(data)
         answer = upload(finance, data, lang=lang)
