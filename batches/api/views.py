@@ -101,7 +101,7 @@ class PayoutBatchItemsView(ApiView):
         items = selectors.batch_items(batch=batch)
 
         def cursor(row: str) -> tuple | None:
-            if not row.isdigit() or len(row) > 9:
+            if not (row.isascii() and row.isdigit()) or len(row) > 9:  # "²" is a digit too
                 return None
             return items.filter(row=int(row)).values_list("row").first()
 
