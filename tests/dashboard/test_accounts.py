@@ -135,6 +135,15 @@ def test_the_team_may_be_required_to_use_two_factor(shop, settings):
     for path in ("/dashboard/test/", "/dashboard/audit/", "/dashboard/test/"):
         response = other.get(path)
         assert response.status_code == 302 and response.url == "/accounts/2fa/totp/activate/"
+    # The payments search, asked by htmx for its results: the whole page goes to the set-up
+    # (htmx would paste the set-up page into the results).
+    search = other.get(
+        "/dashboard/test/payments/",
+        {"q": "savon"},
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_TARGET="payments-results",
+    )
+    assert search.status_code == 200 and search["HX-Redirect"] == "/accounts/2fa/totp/activate/"
     _activate_totp(other)
     assert other.get("/dashboard/test/").status_code == 200
 

@@ -61,8 +61,14 @@ def test_the_session_cookie_is_httponly_lax_and_the_session_ends_after_its_age(o
         assert client.get("/dashboard/test/").status_code == 200
     with time_machine.travel(timezone.now() + timedelta(hours=24, minutes=1)):
         response = client.get("/dashboard/test/")  # a day later
+        live_counts = client.get(
+            "/dashboard/test/payments/", HTTP_HX_REQUEST="true", HTTP_HX_TARGET="payments-results"
+        )
     assert response.status_code == 302
     assert response.url.startswith("/accounts/login/")
+    # htmx's request for a fragment takes the whole page to the sign-in.
+    assert live_counts.status_code == 200
+    assert live_counts["HX-Redirect"].startswith("/accounts/login/")
 
 
 def test_cookies_are_secure_when_the_service_is_served_over_https():
