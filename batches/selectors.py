@@ -14,7 +14,7 @@ def batches_of(*, merchant: Merchant, livemode: bool) -> QuerySet:
 def batch_get(*, merchant: Merchant, livemode: bool, batch_id: str) -> PayoutBatch:
     batch = batches_of(merchant=merchant, livemode=livemode).filter(pk=batch_id).first()
     if batch is None:
-        raise ResourceMissing("payout_batch", batch_id, param="id")
+        raise ResourceMissing("payout batch", batch_id)
     return batch
 
 

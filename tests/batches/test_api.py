@@ -203,8 +203,11 @@ def test_another_merchants_or_modes_batch_is_404(api, live_api, funded):
             f"/v1/payout_batches/{batch['id']}/items",
         ):
             assert_error(client.get(path), 404, "invalid_request_error", "resource_missing")
-    assert_error(api.get("/v1/payout_batches/pob_nope"), 404, "invalid_request_error",
-                 "resource_missing")  # fmt: skip
+    missing = api.get("/v1/payout_batches/pob_nope")
+    assert_error(missing, 404, "invalid_request_error", "resource_missing")
+    # As every other object's: the id is in the path, not a parameter.
+    assert missing.json()["error"]["param"] is None
+    assert missing.json()["error"]["message"] == "No such payout batch: 'pob_nope'."
 
 
 def test_items_pages_refuse_bad_parameters(api, funded):
