@@ -114,7 +114,9 @@ class EventListView(ApiView):
         queryset = selectors.event_list(
             merchant=self.merchant, livemode=self.livemode, filters=filters
         )
-        return Response(paginate(request, queryset, _events))
+        # any of the caller's events is a cursor, whatever `type` this page asks for
+        scope = selectors.events_of(merchant=self.merchant, livemode=self.livemode)
+        return Response(paginate(request, queryset, _events, cursor_scope=scope))
 
 
 class EventDetailView(ApiView):
