@@ -138,6 +138,9 @@ class EventDetailView(ApiView):
 def delivery_repr(delivery) -> dict:
     return {
         "object": "delivery",
+        # the event's: read through event.deliveries (or made from the event), so no query; a
+        # delivery's own copy is empty on rows from before it was kept
+        "livemode": delivery.event.livemode,
         "event_id": delivery.event_id,
         "url": delivery.url,
         "status": delivery.status,
