@@ -1,7 +1,9 @@
 """The refusals of payout batches' services, as the API and the dashboard show them."""
 
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from batches.problems import Problem
 from core.errors import InvalidRequest, PermissionDenied
 
 
@@ -10,6 +12,16 @@ class BatchHasProblems(InvalidRequest):
     default_message = gettext_noop(
         "Some rows of this payout batch have problems: correct the file and upload it again."
     )
+
+
+class ReferenceTaken(BatchHasProblems):
+    """A row's reference is held by another batch submitted since this one was checked: the
+    dashboard says it of the row, the API as the problem of its item (`problem`, `row`)."""
+
+    def __init__(self, *, row: int, problem: Problem) -> None:
+        super().__init__(_("Row %(row)s: %(problem)s") % {"row": row, "problem": problem.message})
+        self.row = row
+        self.problem = problem
 
 
 class BatchStatusInvalid(InvalidRequest):

@@ -24,6 +24,7 @@ def payout_batch_repr(batch: PayoutBatch, *, counts: dict[str, int]) -> dict:
 def payout_batch_item_repr(item: PayoutBatchItem) -> dict:
     return {
         "object": "payout_batch_item",
+        "livemode": item.livemode,
         "row": item.row,
         "phone": item.phone,
         "amount": item.amount,

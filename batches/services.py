@@ -41,7 +41,12 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from batches import checks
-from batches.errors import BatchHasProblems, BatchStatusInvalid, SecondApproverRequired
+from batches.errors import (
+    BatchHasProblems,
+    BatchStatusInvalid,
+    ReferenceTaken,
+    SecondApproverRequired,
+)
 from batches.models import (
     ITEM_OPEN,
     BatchSource,
@@ -66,6 +71,7 @@ from payments.statement import BOM, spreadsheet_safe
 
 logger = logging.getLogger("batches.services")
 RESUME_BATCH = 100  # batches one sweep takes up at most
+SUBMIT_ATTEMPTS = 3  # holds of a batch's references tried, if batches taking them are rejected
 
 
 # --- Creating, submitting, approving, rejecting -------------------------------------------------
@@ -200,25 +206,37 @@ def batch_submit(
     rows = _rows_of(batch)
     if any(row.problems for row in rows):
         raise BatchHasProblems()
-    # References held by batches submitted since this one was checked.
-    fresh = [checks.Row(number=row.number, reference=row.reference) for row in rows]
-    checks.rows_references_check(fresh, merchant=merchant, livemode=livemode, batch_id=batch.id)
-    for row in fresh:
-        for found in row.problems:
-            raise BatchHasProblems(
-                _("Row %(row)s: %(problem)s") % {"row": row.number, "problem": found.message}
-            )
-    try:
-        with transaction.atomic():
-            batch.items.update(reference_held=True, updated_at=timezone.now())
-    except IntegrityError:  # a batch submitted at the same moment holds one of them
+    for _attempt in range(SUBMIT_ATTEMPTS):
+        # References held by batches submitted since this one was checked.
+        _references_free_check(rows, merchant=merchant, livemode=livemode, batch_id=batch.id)
+        try:
+            with transaction.atomic():
+                batch.items.update(reference_held=True, updated_at=timezone.now())
+            break
+        except IntegrityError:
+            # A batch submitted at the same moment holds one of them: the unique index waited
+            # for it to commit, so the next check (a new statement, read committed) sees its
+            # rows and names the first; unless that batch was rejected since, freeing them.
+            continue
+    else:
         raise BatchHasProblems(
             _(
                 "A reference of this payout batch was just taken by another batch being "
                 "submitted: upload the file again to see which."
             )
-        ) from None
+        )
     return _moved(batch, BatchStatus.AWAITING_APPROVAL, step="submitted", user_id=user_id)
+
+
+def _references_free_check(
+    rows: list[checks.Row], *, merchant: Merchant, livemode: bool, batch_id: str
+) -> None:
+    """ReferenceTaken for the first row whose reference another batch's row holds now."""
+    fresh = [checks.Row(number=row.number, reference=row.reference) for row in rows]
+    checks.rows_references_check(fresh, merchant=merchant, livemode=livemode, batch_id=batch_id)
+    for row in fresh:
+        for found in row.problems:
+            raise ReferenceTaken(row=row.number, problem=found)
 
 
 @transaction.atomic
@@ -309,7 +327,15 @@ def batch_create_approved(*, merchant: Merchant, livemode: bool, items: list[dic
                 param=f"items[{row.number}].{found.column}" if found.column else "items",
             )
     batch = batch_create(merchant=merchant, livemode=livemode, rows=rows, source=BatchSource.API)
-    batch_submit(merchant=merchant, livemode=livemode, batch_id=batch.id)
+    try:
+        batch_submit(merchant=merchant, livemode=livemode, batch_id=batch.id)
+    except ReferenceTaken as taken:
+        # Taken by a batch posted at the same moment: said as when it had come first.
+        raise ApiError(
+            taken.problem.message,
+            code=taken.problem.code,
+            param=f"items[{taken.row}].{taken.problem.column}",
+        ) from None
     return batch_approve(merchant=merchant, livemode=livemode, batch_id=batch.id)
 
 

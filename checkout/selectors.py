@@ -10,8 +10,12 @@ from payments.models import Charge, ChargeStatus
 from payments.selectors import OVERDUE_GRACE, _date_filtered
 
 
+def sessions_of(*, merchant, livemode: bool) -> QuerySet:
+    return CheckoutSession.objects.filter(merchant=merchant, livemode=livemode)
+
+
 def session_list(*, merchant, livemode: bool, filters: dict) -> QuerySet:
-    qs = CheckoutSession.objects.filter(merchant=merchant, livemode=livemode)
+    qs = sessions_of(merchant=merchant, livemode=livemode)
     if filters.get("status"):
         qs = qs.filter(status=filters["status"])
     return _date_filtered(qs, filters.get("date_from"), filters.get("date_to"))

@@ -6,8 +6,12 @@ from core.errors import ResourceMissing
 from links.models import PaymentLink
 
 
+def links_of(*, merchant, livemode: bool) -> QuerySet:
+    return PaymentLink.objects.filter(merchant=merchant, livemode=livemode)
+
+
 def link_list(*, merchant, livemode: bool, filters: dict) -> QuerySet:
-    qs = PaymentLink.objects.filter(merchant=merchant, livemode=livemode)
+    qs = links_of(merchant=merchant, livemode=livemode)
     if "active" in filters:
         qs = qs.filter(active=filters["active"])
     return qs

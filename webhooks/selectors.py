@@ -7,8 +7,12 @@ from payments.models import Charge, Merchant, Payout
 from webhooks.models import Event, WebhookEndpoint
 
 
+def events_of(*, merchant: Merchant, livemode: bool) -> QuerySet:
+    return Event.objects.filter(merchant=merchant, livemode=livemode)
+
+
 def event_list(*, merchant: Merchant, livemode: bool, filters: dict) -> QuerySet:
-    qs = Event.objects.filter(merchant=merchant, livemode=livemode)
+    qs = events_of(merchant=merchant, livemode=livemode)
     if filters.get("type"):
         qs = qs.filter(type=filters["type"])
     return qs

@@ -70,6 +70,7 @@ class PayoutBatchItem(serializers.Serializer):
     """One row of a batch and its payout."""
 
     object = objects.object_field("payout_batch_item")
+    livemode = objects.livemode_field()
     row = serializers.IntegerField(
         help_text="The index in `items` (API), or the row of the uploaded file (header = 1)."
     )
@@ -129,6 +130,7 @@ COMPLETE = {
 }
 ITEM = {
     "object": "payout_batch_item",
+    "livemode": False,
     "row": 0,
     "phone": "+243812345678",
     "amount": 2500000,

@@ -57,7 +57,9 @@ class SessionListCreateView(ApiView):
         queryset = selectors.session_list(
             merchant=self.merchant, livemode=self.livemode, filters=filters
         )
-        return Response(paginate(request, queryset, _sessions))
+        # a session that expired or was paid since it was shown still works as cursor
+        scope = selectors.sessions_of(merchant=self.merchant, livemode=self.livemode)
+        return Response(paginate(request, queryset, _sessions, cursor_scope=scope))
 
 
 class SessionDetailView(ApiView):

@@ -58,7 +58,9 @@ class LinkListCreateView(ApiView):
         queryset = selectors.link_list(
             merchant=self.merchant, livemode=self.livemode, filters=filters
         )
-        return Response(paginate(request, queryset, _links))
+        # a link deactivated since it was shown still works as cursor for ?active=true
+        scope = selectors.links_of(merchant=self.merchant, livemode=self.livemode)
+        return Response(paginate(request, queryset, _links, cursor_scope=scope))
 
 
 class LinkDetailView(ApiView):

@@ -54,6 +54,7 @@ def test_a_batch_is_created_approved_at_once_and_shown(api, funded):
     assert [row["row"] for row in listed["data"]] == [0, 1]
     assert listed["data"][0] == {
         "object": "payout_batch_item",
+        "livemode": False,
         "row": 0,
         "phone": "+243812345678",
         "amount": 10000,

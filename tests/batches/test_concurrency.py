@@ -1,22 +1,24 @@
 """On PostgreSQL, at once: two approvals of one batch approve it once, two workers on one
-batch pay each row once, two batches holding one reference are not both submitted, and a row
-whose key a request of the merchant holds waits for it."""
+batch pay each row once, two batches holding one reference are not both submitted (the one
+refused is told which row, and the API which item), and a row whose key a request of the
+merchant holds waits for it."""
 
 import threading
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection
+from django.db import connection, transaction
 from django.http import JsonResponse
 from django.urls import reverse
+from django.utils import translation
 
 from batches import services
-from batches.errors import BatchHasProblems, BatchStatusInvalid
+from batches.errors import BatchHasProblems, BatchStatusInvalid, ReferenceTaken
 from batches.models import BatchStatus, ItemStatus, PayoutBatch
 from core.api import idempotency
 from payments.models import Payout
 from tests.factories import succeeded_mobile_money_charge
-from tests.helpers import race
+from tests.helpers import api_client, race, wait_for
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -91,6 +93,121 @@ def test_two_batches_holding_one_reference_are_not_both_submitted(merchant):
     assert (len(submitted), len(refused)) == (1, 1), outcomes
     statuses = sorted(PayoutBatch.objects.values_list("status", flat=True))
     assert statuses == [BatchStatus.AWAITING_APPROVAL, BatchStatus.DRAFT]
+
+
+def backends_waiting_on_a_lock() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        return cursor.fetchone()[0]
+
+
+def while_submitting(batch, then):
+    """`then()`, in a thread of its own, while `batch` is being submitted (its references held,
+    not yet committed); once `then` waits for that submission, it commits. What `then` gave."""
+    held, release, outcome = threading.Event(), threading.Event(), []
+
+    def submit_and_hold():
+        try:
+            with transaction.atomic():
+                services.batch_submit(merchant=batch.merchant, livemode=False, batch_id=batch.id)
+                held.set()
+                release.wait(timeout=60)
+        finally:
+            connection.close()
+
+    def run_then():
+        try:
+            outcome.append(then())
+        except Exception as exc:  # noqa: BLE001 - the refusal is what is checked
+            outcome.append(exc)
+        finally:
+            connection.close()
+
+    holder, other = threading.Thread(target=submit_and_hold), threading.Thread(target=run_then)
+    holder.start()
+    try:
+        assert held.wait(timeout=60)
+        other.start()
+        wait_for(lambda: not other.is_alive() or backends_waiting_on_a_lock() == 1)
+    finally:
+        release.set()
+        holder.join()
+    other.join()
+    [result] = outcome
+    return result
+
+
+def test_a_batch_submitted_while_another_takes_its_reference_is_told_which_row(merchant):
+    first, second = draft(merchant, 3, "DUP"), draft(merchant, 3, "DUP")
+
+    def submit_second():
+        with translation.override("en"):
+            return services.batch_submit(merchant=merchant, livemode=False, batch_id=second.id)
+
+    refused = while_submitting(first, submit_second)
+    assert isinstance(refused, ReferenceTaken), refused
+    assert (refused.row, refused.problem.code) == (2, "reference_duplicate")
+    assert str(refused) == (
+        f"Row 2: The reference DUP-0 was already used in payout batch {first.id} (row 2): it "
+        "is not paid twice."
+    )
+    statuses = dict(PayoutBatch.objects.values_list("id", "status"))
+    assert statuses == {first.id: BatchStatus.AWAITING_APPROVAL, second.id: BatchStatus.DRAFT}
+
+
+def _api_items(count: int) -> list[dict]:
+    return [
+        {
+            "phone": f"+243812345{i:03d}",
+            "amount": 10000,
+            "currency": "CDF",
+            "network": "VODACOM_MPESA",
+            "reference": f"DUP-{i}",
+        }
+        for i in range(count)
+    ]
+
+
+def test_an_api_batch_whose_reference_a_batch_being_submitted_takes_is_told_which_item(
+    merchant_keys,
+):
+    """§17: the first problem answers 400 with `param` `items[i].reference`, also when the batch
+    holding the reference was being submitted at that very moment (it was said as a file to
+    upload again, with no param)."""
+    merchant = merchant_keys.merchant
+    succeeded_mobile_money_charge(merchant, amount=1_000_000)
+    held = draft(merchant, 3, "DUP")
+    client = api_client(merchant_keys.test_key.plaintext)
+    answer = while_submitting(
+        held, lambda: client.post("/v1/payout_batches", {"items": _api_items(3)}, format="json")
+    )
+    assert answer.status_code == 400, answer.content
+    error = answer.json()["error"]
+    assert (error["code"], error["param"]) == ("reference_duplicate", "items[0].reference")
+    # in the words of the same request made once the other batch had been submitted
+    later = client.post("/v1/payout_batches", {"items": _api_items(3)}, format="json")
+    assert {**later.json()["error"], "request_id": None} == {**error, "request_id": None}
+    assert PayoutBatch.objects.count() == 1
+
+
+def test_two_api_batches_posted_at_once_with_one_reference(merchant_keys):
+    succeeded_mobile_money_charge(merchant_keys.merchant, amount=10_000_000)
+    key = merchant_keys.test_key.plaintext
+
+    def post():
+        answer = api_client(key).post(
+            "/v1/payout_batches", {"items": _api_items(300)}, format="json"
+        )
+        return answer.status_code, answer.json()
+
+    outcomes = race(post, count=2)
+    assert sorted(status for status, _ in outcomes) == [201, 400], outcomes
+    assert PayoutBatch.objects.count() == 1
+    refused = next(body for status, body in outcomes if status == 400)["error"]
+    assert (refused["code"], refused["param"]) == ("reference_duplicate", "items[0].reference")
 
 
 def test_a_row_whose_key_a_running_request_holds_stays_queued_until_it_is_free(merchant):

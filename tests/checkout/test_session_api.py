@@ -170,3 +170,16 @@ def test_list_is_newest_first_with_status_filter(api):
     assert [s["id"] for s in expired] == [first]
     assert error(api.get("/v1/checkout/sessions?status=paid"))["param"] == "status"
     assert error(api.get("/v1/checkout/sessions?limit=0"))["param"] == "limit"
+
+
+def test_starting_after_keeps_working_when_the_cursor_session_left_the_filter(api, live_api):
+    first, second, third = (create(api).json()["id"] for _ in range(3))
+    page = api.get("/v1/checkout/sessions?status=open&limit=1").json()["data"]
+    assert [s["id"] for s in page] == [third]
+    api.post(f"/v1/checkout/sessions/{third}/expire")
+    after = api.get(f"/v1/checkout/sessions?status=open&starting_after={third}")
+    assert after.status_code == 200, after.content
+    assert [s["id"] for s in after.json()["data"]] == [second, first]
+    # still only the caller's sessions of this mode
+    response = live_api.get(f"/v1/checkout/sessions?starting_after={second}")
+    assert error(response)["param"] == "starting_after"

@@ -219,3 +219,16 @@ def test_list_is_newest_first_paged_and_filtered_by_active(api):
         response = api.get(f"/v1/payment_links?{query}")
         assert response.status_code == 400, query
         assert response.json()["error"]["code"] in ("parameter_invalid", "parameter_unknown")
+
+
+def test_starting_after_keeps_working_when_the_cursor_link_was_deactivated(api, live_api):
+    ids = [create(api, description=f"Article {i}").json()["id"] for i in range(3)]
+    page = api.get("/v1/payment_links?active=true&limit=1").json()["data"]
+    assert [link["id"] for link in page] == [ids[2]]
+    api.post(f"/v1/payment_links/{ids[2]}", {"active": False}, format="json")
+    after = api.get(f"/v1/payment_links?active=true&starting_after={ids[2]}")
+    assert after.status_code == 200, after.content
+    assert [link["id"] for link in after.json()["data"]] == [ids[1], ids[0]]
+    # still only the caller's links of this mode
+    response = live_api.get(f"/v1/payment_links?starting_after={ids[1]}")
+    assert_error(response, 400, "invalid_request_error", "parameter_invalid")

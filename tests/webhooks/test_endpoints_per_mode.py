@@ -110,9 +110,10 @@ def test_merchants_see_deliveries_and_resend_an_event(api, live_api, merchant, r
         "list", f"/v1/events/{event_id}/deliveries", False,
     )  # fmt: skip
     [delivery] = body["data"]
-    assert (delivery["object"], delivery["event_id"], delivery["status"]) == (
-        "delivery", event_id, "pending",
+    assert (delivery["object"], delivery["livemode"], delivery["event_id"]) == (
+        "delivery", False, event_id,
     )  # fmt: skip
+    assert delivery["status"] == "pending"
     [attempt] = delivery["attempts"]
     assert (attempt["status_code"], attempt["error"]) == (500, "HTTP 500.")
     assert attempt["attempted_at"].endswith("Z") and attempt["duration_ms"] >= 0
@@ -121,6 +122,7 @@ def test_merchants_see_deliveries_and_resend_an_event(api, live_api, merchant, r
     resent = api.post(f"/v1/events/{event_id}/resend", format="json")
     assert resent.status_code == 200, resent.content
     assert (resent.json()["url"], resent.json()["status"]) == (receiver.url("/second"), "pending")
+    assert resent.json()["livemode"] is False
     delivery_attempt(delivery_id=Delivery.objects.get(url=receiver.url("/second")).id)
     assert [r.path for r in receiver.verified()] == ["/first", "/second"]
     assert json.loads(receiver.received[-1].body)["id"] == event_id
@@ -129,6 +131,9 @@ def test_merchants_see_deliveries_and_resend_an_event(api, live_api, merchant, r
     # Scoped like every object: the other mode's key gets 404.
     assert live_api.get(f"/v1/events/{event_id}/deliveries").status_code == 404
     assert live_api.post(f"/v1/events/{event_id}/resend", format="json").status_code == 404
+    live = record_event(merchant, livemode=True, url="https://hooks.example.cd/live")
+    [delivery] = live_api.get(f"/v1/events/{live.id}/deliveries").json()["data"]
+    assert delivery["livemode"] is True
 
 
 def test_resend_without_a_destination_is_refused(api, merchant):

@@ -22,6 +22,18 @@ def test_list_and_filter_by_type(api, merchant):
     assert paged["has_more"] is True and len(paged["data"]) == 1
 
 
+def test_starting_after_may_be_an_event_of_another_type(api, live_api, merchant):
+    succeeded = record_event(merchant, type="charge.succeeded")
+    failed = record_event(merchant, type="charge.failed")
+    after = api.get("/v1/events", {"type": "charge.succeeded", "starting_after": failed.id})
+    assert after.status_code == 200, after.content
+    assert [e["id"] for e in after.json()["data"]] == [succeeded.id]
+    # still only the caller's events of this mode
+    response = live_api.get("/v1/events", {"starting_after": failed.id})
+    assert response.status_code == 400
+    assert response.json()["error"]["param"] == "starting_after"
+
+
 @pytest.mark.parametrize("params", [{"type": "charge.exploded"}, {"limit": "0"}, {"sort": "asc"}])
 def test_bad_query_is_refused(api, params):
     response = api.get("/v1/events", params)

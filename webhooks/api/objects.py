@@ -66,6 +66,7 @@ class Delivery(serializers.Serializer):
     """One event on its way to one URL, retried on a schedule until it succeeds or fails."""
 
     object = objects.object_field("delivery")
+    livemode = objects.livemode_field()
     event_id = serializers.CharField()
     url = serializers.CharField()
     status = serializers.ChoiceField(choices=DeliveryStatus.values)
@@ -95,6 +96,7 @@ EVENT = {
 }
 DELIVERY = {
     "object": "delivery",
+    "livemode": False,
     "event_id": EVENT["id"],
     "url": "https://shop.example.cd/hooks",
     "status": "succeeded",

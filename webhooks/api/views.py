@@ -114,7 +114,9 @@ class EventListView(ApiView):
         queryset = selectors.event_list(
             merchant=self.merchant, livemode=self.livemode, filters=filters
         )
-        return Response(paginate(request, queryset, _events))
+        # any of the caller's events is a cursor, whatever `type` this page asks for
+        scope = selectors.events_of(merchant=self.merchant, livemode=self.livemode)
+        return Response(paginate(request, queryset, _events, cursor_scope=scope))
 
 
 class EventDetailView(ApiView):
@@ -136,6 +138,9 @@ class EventDetailView(ApiView):
 def delivery_repr(delivery) -> dict:
     return {
         "object": "delivery",
+        # the event's: read through event.deliveries (or made from the event), so no query; a
+        # delivery's own copy is empty on rows from before it was kept
+        "livemode": delivery.event.livemode,
         "event_id": delivery.event_id,
         "url": delivery.url,
         "status": delivery.status,

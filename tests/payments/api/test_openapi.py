@@ -293,6 +293,22 @@ def test_descriptions_speak_to_merchants(document):
         assert not re.search(r"§|\bcontract\b|\bTODO\b|serializer|\bview\b", text, re.I), text
 
 
+def test_every_object_carries_livemode(document):
+    """Contract §1: every resource carries `livemode`, also those only shown inside another
+    answer (a batch's rows, an event's deliveries). Not a list, and not the network prediction,
+    whose shape §14 gives as {object, phone, network}."""
+    missing, checked = [], []
+    for name, schema in document["components"]["schemas"].items():
+        kind = schema.get("properties", {}).get("object", {})
+        kind = resolve(document, kind["allOf"][0]).get("enum") if "allOf" in kind else None
+        if kind in (None, ["list"], ["network_prediction"]):
+            continue
+        checked.append(kind)
+        if "livemode" not in schema["properties"] or "livemode" not in schema["required"]:
+            missing.append(name)
+    assert missing == [] and ["charge"] in checked and ["payout_batch_item"] in checked
+
+
 def test_every_example_is_true_to_its_schema(document):
     checked = []
     for path, method, operation in operations(document):
