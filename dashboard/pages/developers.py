@@ -6,6 +6,7 @@ import json
 from functools import wraps
 
 from django.contrib import messages
+from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
@@ -114,9 +115,11 @@ def key_revoke(request, mode, key_id):
     key = _keys(request).filter(pk=key_id).first() if str(key_id).isdigit() else None
     if key is None:
         raise Http404  # another merchant's or mode's key
-    if key.revoked_at is None:
-        api_key_revoke(api_key=key)
-        audit.record(request, "api_key.revoked", object_id=key.prefix)
+    with transaction.atomic():  # recorded only by the request that revoked it
+        revoked = api_key_revoke(api_key=key)
+        if revoked:
+            audit.record(request, "api_key.revoked", object_id=key.prefix)
+    if revoked:
         messages.success(request, _("Key %(prefix)s revoked.") % {"prefix": key.prefix})
     return redirect("dashboard:developers", mode=mode)
 

@@ -6,9 +6,9 @@ import pytest
 
 from dashboard.models import AuditEntry
 from payments.models import ApiKey
-from tests.dashboard.pages.conftest import ROLES
+from tests.dashboard.pages.conftest import ROLES, client_of, member
 from tests.factories import record_event
-from tests.helpers import api_client, set_webhook_url
+from tests.helpers import api_client, race, set_webhook_url
 from webhooks.models import Delivery, Resend, WebhookEndpoint
 from webhooks.services import RESENDS_PER_ACCOUNT, RESENDS_PER_EVENT
 
@@ -100,6 +100,19 @@ def test_revoking_a_key_stops_it(shop_keys, owner):
     assert owner.post(f"{DEV}keys/{key.pk}/revoke/").status_code == 302
     assert api_client(plaintext).get("/v1/balance").status_code == 401
     assert AuditEntry.objects.get(action="api_key.revoked").object_id == key.prefix
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_key_revoked_several_times_at_once_is_revoked_once(shop_keys):
+    plaintext = shop_keys.test_key.plaintext
+    key = shop_keys.test_key.api_key
+    user = member(shop_keys.merchant, "owner")
+    clients = iter([client_of(user) for _ in range(5)])
+    statuses = race(lambda: next(clients).post(f"{DEV}keys/{key.pk}/revoke/").status_code, 5)
+    assert statuses == [302] * 5
+    assert api_client(plaintext).get("/v1/balance").status_code == 401
+    rows = AuditEntry.objects.filter(action="api_key.revoked")
+    assert list(rows.values_list("object_id", flat=True)) == [key.prefix]
 
 
 def test_another_merchants_or_modes_key_is_missing(shop_keys, other_shop, owner):
