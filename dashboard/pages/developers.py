@@ -132,10 +132,12 @@ def endpoint_update(request, mode):
     url = form.endpoint_url(livemode=livemode(request))
     if url is None:
         return _page(request, endpoint_form=form, status=400)
-    endpoint = webhook_services.endpoint_set_url(
-        merchant=request.merchant, livemode=livemode(request), url=url
-    )
-    audit.record(request, "webhook_endpoint.updated", object_id=endpoint.url or "-")
+    with transaction.atomic():  # recorded only when the URL changed (not by a form sent again)
+        changed = webhook_services.endpoint_set_url(
+            merchant=request.merchant, livemode=livemode(request), url=url
+        )
+        if changed:
+            audit.record(request, "webhook_endpoint.updated", object_id=url or "-")
     messages.success(request, _("Webhook URL saved."))
     return redirect("dashboard:developers", mode=mode)
 

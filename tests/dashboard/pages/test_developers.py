@@ -150,6 +150,19 @@ def test_the_webhook_url_is_saved_and_cleared(shop, owner):
     assert AuditEntry.objects.filter(action="webhook_endpoint.updated").count() == 2
 
 
+def test_the_webhook_url_sent_again_unchanged_changes_nothing(shop, owner):
+    """A double click or a reload: the URL it has already is no change, and none is recorded."""
+    for _ in range(2):
+        assert owner.post(f"{DEV}webhook/", {"url": "https://example.com/hook"}).status_code == 302
+    endpoint = WebhookEndpoint.objects.get(merchant=shop, livemode=False)
+    saved_at = endpoint.updated_at
+    assert owner.post(f"{DEV}webhook/", {"url": "https://example.com/hook"}).status_code == 302
+    endpoint.refresh_from_db()
+    assert endpoint.updated_at == saved_at
+    rows = AuditEntry.objects.filter(action="webhook_endpoint.updated")
+    assert list(rows.values_list("object_id", flat=True)) == ["https://example.com/hook"]
+
+
 def test_the_secret_is_revealed_on_demand_and_rotated(shop, owner):
     endpoint = WebhookEndpoint.objects.get(merchant=shop, livemode=False)
     assert endpoint.secret.encode() not in owner.get(DEV).content
