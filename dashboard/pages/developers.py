@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 
 from core.errors import ApiError
 from dashboard import audit
-from dashboard.pages.common import livemode, of_merchant, page_of, query_without_cursor
+from dashboard.pages.common import livemode, of_merchant, page_of, query_without_cursor, row_id
 from dashboard.pages.forms import OnceForm, WebhookEndpointForm
 from dashboard.pages.once import FIELD, once
 from dashboard.permissions import live_sensitive, merchant_view
@@ -112,7 +112,8 @@ def key_create(request, mode):
 @merchant_view("developers")
 @posted
 def key_revoke(request, mode, key_id):
-    key = _keys(request).filter(pk=key_id).first() if str(key_id).isdigit() else None
+    pk = row_id(key_id)
+    key = _keys(request).filter(pk=pk).first() if pk is not None else None
     if key is None:
         raise Http404  # another merchant's or mode's key
     with transaction.atomic():  # recorded only by the request that revoked it

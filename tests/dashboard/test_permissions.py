@@ -137,6 +137,8 @@ def test_the_switcher_changes_the_active_merchant(shop, other_shop):
     Membership.objects.create(user=member.user, merchant=other_shop, role="viewer")
     client = signed_in(member.user)
     assert "Boutique Gombe" in client.get("/dashboard/test/").content.decode()
+    for unknown in ("acct_nobody", "m\x00"):  # a NUL, which PostgreSQL refuses, names none too
+        assert client.post("/dashboard/switch/", {"merchant": unknown}).status_code == 404
     assert client.post("/dashboard/switch/", {"merchant": other_shop.pk}).status_code == 302
     page = client.get("/dashboard/test/").content.decode()
     assert "Pharmacie Limete" in page and "/dashboard/settings/business/" not in page

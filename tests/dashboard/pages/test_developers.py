@@ -122,6 +122,8 @@ def test_another_merchants_or_modes_key_is_missing(shop_keys, other_shop, owner)
         assert owner.post(f"{DEV}keys/{key.pk}/revoke/").status_code == 404
         key.refresh_from_db()
         assert key.revoked_at is None
+    for unknown in ("x", "²", "9" * 30):  # "²" is a digit to Python, not a number
+        assert owner.post(f"{DEV}keys/{unknown}/revoke/").status_code == 404
 
 
 @pytest.mark.parametrize(
