@@ -176,11 +176,12 @@ def settings_team(request):
 @merchant_view("team", mode_in_path=False)
 @require_POST
 def member_role(request, member_id):
+    # The member first: another merchant's answers 404 whatever the form holds.
+    target = get_object_or_404(Membership, pk=member_id, merchant=request.merchant)
     form = RoleForm(request.POST)
     if not form.is_valid():
         messages.error(request, _("Choose a role."))
         return _back(request, "settings-team")
-    target = get_object_or_404(Membership, pk=member_id, merchant=request.merchant)
     if not (
         may_manage(request.membership, target.role)
         and may_manage(request.membership, form.cleaned_data["role"])
