@@ -57,6 +57,10 @@ def invite(request, actor: Membership, *, email: str, role: str) -> Invitation:
     if not may_manage(actor, role):
         raise PermissionDenied
     email = email.strip()
+    # The team locked first, as every change to it is: the same form sent twice at once (a
+    # double click) waits here and finds the first one's invitation, where a lock on the
+    # invitations alone locks nothing while there is none yet.
+    _lock_team(actor.merchant_id)
     if Membership.objects.filter(merchant=actor.merchant, user__email__iexact=email).exists():
         raise ValidationError(_("%(email)s is already a member.") % {"email": email})
     # One open invitation per address: the same one sent twice (a form submitted twice) does

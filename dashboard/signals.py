@@ -1,8 +1,9 @@
-"""Sign-ins and two-factor changes into the audit log (allauth's and Django's signals)."""
+"""Sign-ins and two-factor changes into the audit log (allauth's and Django's signals; the
+sign-ins allauth's rate limit refuses are written by dashboard.adapter)."""
 
 from allauth.account.signals import user_logged_in
 from allauth.mfa.models import Authenticator
-from allauth.mfa.signals import authenticator_added, authenticator_removed
+from allauth.mfa.signals import authentication_failed, authenticator_added, authenticator_removed
 from django.contrib.auth.signals import user_login_failed
 
 from dashboard import audit
@@ -20,6 +21,13 @@ def login_failed(sender, credentials, request=None, **kwargs):
     audit.record_for_person(request, Action.LOGIN_FAILED, email=str(typed))
 
 
+def mfa_failed(sender, request, user, authenticator, reauthentication=False, **kwargs):
+    """A wrong code at the sign-in's two-factor step: the password was right, the sign-in
+    failed all the same. A wrong code when re-confirming, signed in already, is no sign-in."""
+    if not reauthentication:
+        audit.record_for_person(request, Action.LOGIN_FAILED, user=user)
+
+
 def mfa_added(sender, request, user, authenticator, **kwargs):
     if authenticator.type == Authenticator.Type.TOTP:
         audit.record_for_person(request, Action.MFA_ACTIVATED, user=user)
@@ -33,5 +41,6 @@ def mfa_removed(sender, request, user, authenticator, **kwargs):
 def connect() -> None:
     user_logged_in.connect(logged_in, dispatch_uid="dashboard.audit.logged_in")
     user_login_failed.connect(login_failed, dispatch_uid="dashboard.audit.login_failed")
+    authentication_failed.connect(mfa_failed, dispatch_uid="dashboard.audit.mfa_failed")
     authenticator_added.connect(mfa_added, dispatch_uid="dashboard.audit.mfa_added")
     authenticator_removed.connect(mfa_removed, dispatch_uid="dashboard.audit.mfa_removed")

@@ -21,6 +21,7 @@ from dashboard import services
 from dashboard.filters import AuditFilter
 from dashboard.forms import BusinessForm, InviteForm, RoleForm, SecurityForm
 from dashboard.models import AuditEntry, Invitation, Membership, MerchantSettings, Role
+from dashboard.pages.common import row_id
 from dashboard.pages.forms import OnceForm
 from dashboard.pages.once import FIELD, once
 from dashboard.permissions import (
@@ -93,7 +94,10 @@ def no_merchant(request):
 @require_POST
 def switch(request):
     """The merchant switcher: another of the user's merchants becomes the active one."""
-    found = memberships_of(request.user).filter(merchant_id=request.POST.get("merchant")).first()
+    merchant = request.POST.get("merchant") or ""
+    # No merchant's id holds a NUL, which PostgreSQL refuses in a query: no such merchant.
+    mine = memberships_of(request.user)
+    found = mine.filter(merchant_id=merchant).first() if "\x00" not in merchant else None
     if found is None:
         raise Http404
     request.session[SESSION_MERCHANT] = found.merchant_id
@@ -172,11 +176,12 @@ def settings_team(request):
 @merchant_view("team", mode_in_path=False)
 @require_POST
 def member_role(request, member_id):
+    # The member first: another merchant's answers 404 whatever the form holds.
+    target = get_object_or_404(Membership, pk=member_id, merchant=request.merchant)
     form = RoleForm(request.POST)
     if not form.is_valid():
         messages.error(request, _("Choose a role."))
         return _back(request, "settings-team")
-    target = get_object_or_404(Membership, pk=member_id, merchant=request.merchant)
     if not (
         may_manage(request.membership, target.role)
         and may_manage(request.membership, form.cleaned_data["role"])
@@ -261,9 +266,10 @@ def ownership_transfer(request):
     as the team's pages are, the owner's right checked by the service after the form's key:
     the form sent twice comes back from an admin by then, and gets the first answer."""
     member = request.POST.get("member") or ""
+    pk = row_id(member)
     target = (
-        Membership.objects.filter(pk=member, merchant=request.merchant).first()
-        if member.isdigit()
+        Membership.objects.filter(pk=pk, merchant=request.merchant).first()
+        if pk is not None
         else None
     )
     if target is None:

@@ -84,13 +84,19 @@ def link_create(
 
 
 @transaction.atomic
-def link_set_active(*, link: PaymentLink, active: bool) -> PaymentLink:
+def link_set_active(*, link: PaymentLink, active: bool) -> bool:
+    """Deactivate or activate `link` (the instance is brought up to date either way). True if
+    this call changed it, decided under the row's lock: of two calls at once only one does, and
+    whoever records the change in the caller's transaction (the dashboard's log) records it
+    once."""
     locked = PaymentLink.objects.select_for_update().get(pk=link.pk)
-    if locked.active != active:
+    changed = locked.active != active
+    if changed:
         locked.active = active
         locked.updated_at = timezone.now()
         locked.save(update_fields=["active", "updated_at"])
-    return locked
+    link.active, link.updated_at = locked.active, locked.updated_at
+    return changed
 
 
 # --- The sessions a link opens ------------------------------------------------------------------

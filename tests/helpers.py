@@ -87,7 +87,7 @@ def set_webhook_url(merchant, url: str, *, livemode: bool = False):
     """The merchant's default webhook URL of one mode, set as the API sets it."""
     from webhooks.services import endpoint_set_url
 
-    return endpoint_set_url(merchant=merchant, livemode=livemode, url=url)
+    endpoint_set_url(merchant=merchant, livemode=livemode, url=url)
 
 
 def webhook_secret(merchant, *, livemode: bool = False) -> str:

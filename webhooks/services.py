@@ -101,13 +101,18 @@ def endpoints_on_merchant_created(
 
 
 @transaction.atomic
-def endpoint_set_url(*, merchant: Merchant, livemode: bool, url: str) -> WebhookEndpoint:
-    """Set (or clear, with "") the mode's default URL; the other mode's is untouched."""
-    endpoint = endpoint_get(merchant=merchant, livemode=livemode)
+def endpoint_set_url(*, merchant: Merchant, livemode: bool, url: str) -> bool:
+    """Set (or clear, with "") the mode's default URL; the other mode's is untouched. True if
+    this call changed it, decided under the row's lock: the URL it has already (a form sent
+    again) changes nothing, not even its updated_at."""
+    endpoint_get(merchant=merchant, livemode=livemode)
+    endpoint = WebhookEndpoint.objects.select_for_update().get(merchant=merchant, livemode=livemode)
+    if endpoint.url == url:
+        return False
     endpoint.url = url
     endpoint.updated_at = timezone.now()
     endpoint.save(update_fields=["url", "updated_at"])
-    return endpoint
+    return True
 
 
 @transaction.atomic

@@ -1,5 +1,6 @@
-"""What the money pages share: the mode as a boolean, an object of the merchant's or 404, and a
-keyset page of a list from the query string."""
+"""What the dashboard's pages share: the mode as a boolean, a row's number as a form or a path
+sends it, an object of the merchant's or 404, and a keyset page of a list from the query
+string."""
 
 from collections.abc import Callable
 
@@ -11,6 +12,13 @@ from dashboard.pages.keyset import Page, keyset_page
 
 def livemode(request) -> bool:
     return request.mode == "live"
+
+
+def row_id(value) -> int | None:
+    """The number of a row (a key, a member) as a form or a path sends it, or None for anything
+    else, which names no row: ASCII digits only ("²".isdigit() is true, and int() refuses it)."""
+    text = str(value or "")
+    return int(text) if text.isascii() and text.isdigit() else None
 
 
 def of_merchant(read: Callable, **kwargs):

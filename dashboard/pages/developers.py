@@ -6,13 +6,14 @@ import json
 from functools import wraps
 
 from django.contrib import messages
+from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
 from core.errors import ApiError
 from dashboard import audit
-from dashboard.pages.common import livemode, of_merchant, page_of, query_without_cursor
+from dashboard.pages.common import livemode, of_merchant, page_of, query_without_cursor, row_id
 from dashboard.pages.forms import OnceForm, WebhookEndpointForm
 from dashboard.pages.once import FIELD, once
 from dashboard.permissions import live_sensitive, merchant_view
@@ -111,12 +112,15 @@ def key_create(request, mode):
 @merchant_view("developers")
 @posted
 def key_revoke(request, mode, key_id):
-    key = _keys(request).filter(pk=key_id).first() if str(key_id).isdigit() else None
+    pk = row_id(key_id)
+    key = _keys(request).filter(pk=pk).first() if pk is not None else None
     if key is None:
         raise Http404  # another merchant's or mode's key
-    if key.revoked_at is None:
-        api_key_revoke(api_key=key)
-        audit.record(request, "api_key.revoked", object_id=key.prefix)
+    with transaction.atomic():  # recorded only by the request that revoked it
+        revoked = api_key_revoke(api_key=key)
+        if revoked:
+            audit.record(request, "api_key.revoked", object_id=key.prefix)
+    if revoked:
         messages.success(request, _("Key %(prefix)s revoked.") % {"prefix": key.prefix})
     return redirect("dashboard:developers", mode=mode)
 
@@ -129,10 +133,12 @@ def endpoint_update(request, mode):
     url = form.endpoint_url(livemode=livemode(request))
     if url is None:
         return _page(request, endpoint_form=form, status=400)
-    endpoint = webhook_services.endpoint_set_url(
-        merchant=request.merchant, livemode=livemode(request), url=url
-    )
-    audit.record(request, "webhook_endpoint.updated", object_id=endpoint.url or "-")
+    with transaction.atomic():  # recorded only when the URL changed (not by a form sent again)
+        changed = webhook_services.endpoint_set_url(
+            merchant=request.merchant, livemode=livemode(request), url=url
+        )
+        if changed:
+            audit.record(request, "webhook_endpoint.updated", object_id=url or "-")
     messages.success(request, _("Webhook URL saved."))
     return redirect("dashboard:developers", mode=mode)
 

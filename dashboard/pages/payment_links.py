@@ -131,13 +131,16 @@ def link_detail(request, mode, link_id):
 
 def _set_active(request, mode, link_id, *, active: bool):
     """POST: the link deactivated or activated by the API's service, and audited; a link that
-    already is so is left alone (a second click changes and records nothing)."""
+    already is so is left alone (a second click, even at once, changes and records nothing)."""
     link = _link(request, link_id)
-    if request.method == "POST" and link.active != active:
-        with transaction.atomic():
-            link_set_active(link=link, active=active)
+    if request.method != "POST":
+        return redirect("dashboard:payment-link", mode=mode, link_id=link.id)
+    with transaction.atomic():
+        changed = link_set_active(link=link, active=active)
+        if changed:
             action = "payment_link.activated" if active else "payment_link.deactivated"
             audit.record(request, action, object_id=link.id)
+    if changed:
         said = (
             _("Payment link %(id)s activated: its page takes payments again.")
             if active

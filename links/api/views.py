@@ -88,6 +88,5 @@ class LinkDetailView(ApiView):
     def post(self, request, link_id: str):
         link = selectors.link_get(merchant=self.merchant, livemode=self.livemode, link_id=link_id)
         data = self.validated(LinkUpdateIn)
-        return Response(
-            payment_link_repr(services.link_set_active(link=link, active=data["active"]))
-        )
+        services.link_set_active(link=link, active=data["active"])
+        return Response(payment_link_repr(link))

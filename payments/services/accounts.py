@@ -32,11 +32,18 @@ def api_key_create(*, merchant: Merchant, mode: str) -> IssuedKey:
 
 
 @transaction.atomic
-def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
-    if api_key.revoked_at is None:
-        api_key.revoked_at = timezone.now()
-        api_key.save(update_fields=["revoked_at"])
-    return api_key
+def api_key_revoke(*, api_key: ApiKey) -> bool:
+    """Revoke `api_key` (the instance is brought up to date either way); its save tells every
+    web process to read the keys again (payments.api.principals). True if this call revoked
+    it, decided under the row's lock: of two revocations at once only one does, and the key
+    keeps the moment it was first revoked."""
+    locked = ApiKey.objects.select_for_update().get(pk=api_key.pk)
+    revoked = locked.revoked_at is None
+    if revoked:
+        locked.revoked_at = timezone.now()
+        locked.save(update_fields=["revoked_at"])
+    api_key.revoked_at = locked.revoked_at
+    return revoked
 
 
 @dataclass(frozen=True)

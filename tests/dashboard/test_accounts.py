@@ -4,6 +4,7 @@ address; the audit rows each of these writes."""
 
 import re
 import time
+import uuid
 from urllib.parse import urlsplit
 
 import pytest
@@ -122,6 +123,25 @@ def test_totp_activation_then_a_code_after_the_password(shop, settings):
     assert "mfa.deactivated" in actions
 
 
+def test_a_wrong_two_factor_code_is_a_failed_sign_in(shop, settings):
+    """Whoever has the password but not the code fails at the second step: each wrong code is
+    one failed sign-in in the log, as a wrong password is."""
+    settings.MFA_TOTP_TOLERANCE = 1
+    member = make_member(shop, "owner")
+    first = Client()
+    sign_in(first, member.user.email)
+    _activate_totp(first)
+
+    attacker = Client()
+    response = sign_in(attacker, member.user.email)
+    assert response.url == "/accounts/2fa/authenticate/"
+    for _ in range(3):
+        assert attacker.post(response.url, {"code": "000000"}).status_code == 200
+    assert attacker.get("/dashboard/test/").status_code == 302
+    failed = AuditEntry.objects.filter(merchant=shop, action="login.failed")
+    assert list(failed.values_list("email", flat=True)) == [member.user.email] * 3
+
+
 def test_the_team_may_be_required_to_use_two_factor(shop, settings):
     settings.MFA_TOTP_TOLERANCE = 1
     owner = make_member(shop, "owner")
@@ -222,3 +242,20 @@ def test_wrong_passwords_sent_at_once_check_no_more_than_the_limit(shop, setting
     assert len(checked) == 5  # the others never reached the password
     assert sorted(statuses) == [200] * 4 + [429] * 8
     assert sign_in(Client(), member.user.email).status_code == 429
+
+
+def test_sign_ins_refused_by_allauths_rate_limit_are_failed_sign_ins(shop, settings):
+    """allauth's per-address limit refuses the 6th attempt on, before any password is checked:
+    each refused one is a failed sign-in in the log all the same."""
+    settings.ACCOUNT_RATE_LIMITS = {}  # allauth's defaults, as deployed
+    # The limits' counts live in the cache, which outlives a test: an address and client
+    # addresses of this run's own.
+    run = uuid.uuid4()
+    member = make_member(shop, "viewer", email=f"{run.hex[:8]}@example.com")
+    statuses = []
+    for i in range(8):  # from eight client addresses: axes counts per address, never 3 here
+        ip = f"10.{run.int % 200}.{i}.1"
+        statuses.append(sign_in(Client(), member.user.email, "wrong", REMOTE_ADDR=ip).status_code)
+    assert statuses == [200] * 8
+    failed = AuditEntry.objects.filter(merchant=shop, action="login.failed")
+    assert list(failed.values_list("email", flat=True)) == [member.user.email] * 8

@@ -13,7 +13,7 @@ from links.models import PaymentLink
 from tests.dashboard.pages.conftest import ROLES, Members, client_of, member
 from tests.dashboard.pages.test_browser import fits, signed_in_page
 from tests.factories import merchant_with_keys
-from tests.helpers import axe_violations, screenshot
+from tests.helpers import axe_violations, race, screenshot
 from tests.links.factories import make_link, page_path, pay_session
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
@@ -159,6 +159,19 @@ def test_deactivated_the_page_answers_410_and_activated_again_200(shop, clients,
     support.post(f"{LIST}{link.id}/activate/")
     assert client.get(page_path(link)).status_code == 200
     assert AuditEntry.objects.get(action="payment_link.activated").object_id == link.id
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_link_deactivated_several_times_at_once_is_recorded_once(shop):
+    link = make_link(shop)
+    user = member(shop, "owner")
+    clients = iter([client_of(user) for _ in range(3)])
+    statuses = race(lambda: next(clients).post(f"{LIST}{link.id}/deactivate/").status_code, 3)
+    assert statuses == [302] * 3
+    link.refresh_from_db()
+    assert link.active is False
+    rows = AuditEntry.objects.filter(action="payment_link.deactivated")
+    assert list(rows.values_list("object_id", flat=True)) == [link.id]
 
 
 def test_a_get_of_an_action_changes_nothing(shop, owner):

@@ -101,7 +101,8 @@ def test_another_merchants_members_answer_404_and_stay(shop, other_shop):
     stranger = make_member(other_shop, "viewer", email="stranger@example.com")
     client = signed_in(admin.user)
     role_url = f"/dashboard/settings/team/{stranger.pk}/role/"
-    assert client.post(role_url, {"role": "admin"}).status_code == 404
+    for role in ("admin", "boss", ""):  # whatever role is sent, valid or not
+        assert client.post(role_url, {"role": role}).status_code == 404
     assert client.post(f"/dashboard/settings/team/{stranger.pk}/remove/").status_code == 404
     response = client.post("/dashboard/settings/security/transfer/", {"member": stranger.pk})
     assert response.status_code == 404
@@ -137,6 +138,8 @@ def test_the_switcher_changes_the_active_merchant(shop, other_shop):
     Membership.objects.create(user=member.user, merchant=other_shop, role="viewer")
     client = signed_in(member.user)
     assert "Boutique Gombe" in client.get("/dashboard/test/").content.decode()
+    for unknown in ("acct_nobody", "m\x00"):  # a NUL, which PostgreSQL refuses, names none too
+        assert client.post("/dashboard/switch/", {"merchant": unknown}).status_code == 404
     assert client.post("/dashboard/switch/", {"merchant": other_shop.pk}).status_code == 302
     page = client.get("/dashboard/test/").content.decode()
     assert "Pharmacie Limete" in page and "/dashboard/settings/business/" not in page

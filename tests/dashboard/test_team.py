@@ -213,6 +213,26 @@ def test_two_owners_demoting_each_other_at_once_leave_one(shop, owner):
     assert Membership.objects.filter(merchant=shop, role="owner").count() == 1
 
 
+@pytest.mark.django_db(transaction=True)
+def test_an_invitation_sent_several_times_at_once_invites_once(shop, owner):
+    """A double click on Invite: one invitation, one mail (whose link leads to it), one row."""
+    from tests.helpers import race
+
+    clients = iter([signed_in(owner.user) for _ in range(3)])
+
+    def invite():
+        return (
+            next(clients)
+            .post("/dashboard/settings/team/", {"email": "new@example.com", "role": "viewer"})
+            .status_code
+        )
+
+    assert race(invite, 3) == [302] * 3
+    (invitation,) = Invitation.objects.filter(merchant=shop)
+    assert [m.body.count(f"/dashboard/invitations/{invitation.key}/") for m in mail.outbox] == [1]
+    assert actions(shop) == [("member.invited", "new@example.com")]
+
+
 def test_an_admin_inviting_an_owner_is_forbidden(shop, owner):
     """The owner's role is not offered to an admin; a form sent with it anyway is a forbidden
     action: 403, no invitation, no mail."""
@@ -241,7 +261,8 @@ def test_a_used_invitation_sent_again_after_its_member_left_changes_nothing(shop
 
 def test_a_transfer_to_no_member_answers_404(shop, owner):
     client = signed_in(owner.user)
-    for member in ("abc", "", "999999"):
+    # "²" is a digit to Python, not a number; the largest number names no row either
+    for member in ("abc", "", "999999", "²", "9" * 30):
         response = client.post(
             "/dashboard/settings/security/transfer/",
             {"member": member, "idempotency_key": "dash_nobody"},

@@ -66,9 +66,10 @@ class WebhookEndpointView(ApiView):
     )
     def post(self, request):
         data = self.validated(WebhookEndpointIn)
-        endpoint = services.endpoint_set_url(
+        services.endpoint_set_url(
             merchant=self.merchant, livemode=self.livemode, url=data["url"] or ""
         )
+        endpoint = services.endpoint_get(merchant=self.merchant, livemode=self.livemode)
         return Response(webhook_endpoint_repr(endpoint))
 
 

@@ -6,9 +6,9 @@ import pytest
 
 from dashboard.models import AuditEntry
 from payments.models import ApiKey
-from tests.dashboard.pages.conftest import ROLES
+from tests.dashboard.pages.conftest import ROLES, client_of, member
 from tests.factories import record_event
-from tests.helpers import api_client, set_webhook_url
+from tests.helpers import api_client, race, set_webhook_url
 from webhooks.models import Delivery, Resend, WebhookEndpoint
 from webhooks.services import RESENDS_PER_ACCOUNT, RESENDS_PER_EVENT
 
@@ -102,6 +102,19 @@ def test_revoking_a_key_stops_it(shop_keys, owner):
     assert AuditEntry.objects.get(action="api_key.revoked").object_id == key.prefix
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_key_revoked_several_times_at_once_is_revoked_once(shop_keys):
+    plaintext = shop_keys.test_key.plaintext
+    key = shop_keys.test_key.api_key
+    user = member(shop_keys.merchant, "owner")
+    clients = iter([client_of(user) for _ in range(5)])
+    statuses = race(lambda: next(clients).post(f"{DEV}keys/{key.pk}/revoke/").status_code, 5)
+    assert statuses == [302] * 5
+    assert api_client(plaintext).get("/v1/balance").status_code == 401
+    rows = AuditEntry.objects.filter(action="api_key.revoked")
+    assert list(rows.values_list("object_id", flat=True)) == [key.prefix]
+
+
 def test_another_merchants_or_modes_key_is_missing(shop_keys, other_shop, owner):
     theirs = ApiKey.objects.filter(merchant=other_shop).first()
     live = shop_keys.live_key.api_key
@@ -109,6 +122,8 @@ def test_another_merchants_or_modes_key_is_missing(shop_keys, other_shop, owner)
         assert owner.post(f"{DEV}keys/{key.pk}/revoke/").status_code == 404
         key.refresh_from_db()
         assert key.revoked_at is None
+    for unknown in ("x", "²", "9" * 30):  # "²" is a digit to Python, not a number
+        assert owner.post(f"{DEV}keys/{unknown}/revoke/").status_code == 404
 
 
 @pytest.mark.parametrize(
@@ -135,6 +150,19 @@ def test_the_webhook_url_is_saved_and_cleared(shop, owner):
     owner.post(f"{DEV}webhook/", {"url": ""})
     assert endpoints.get(livemode=False).url == ""
     assert AuditEntry.objects.filter(action="webhook_endpoint.updated").count() == 2
+
+
+def test_the_webhook_url_sent_again_unchanged_changes_nothing(shop, owner):
+    """A double click or a reload: the URL it has already is no change, and none is recorded."""
+    for _ in range(2):
+        assert owner.post(f"{DEV}webhook/", {"url": "https://example.com/hook"}).status_code == 302
+    endpoint = WebhookEndpoint.objects.get(merchant=shop, livemode=False)
+    saved_at = endpoint.updated_at
+    assert owner.post(f"{DEV}webhook/", {"url": "https://example.com/hook"}).status_code == 302
+    endpoint.refresh_from_db()
+    assert endpoint.updated_at == saved_at
+    rows = AuditEntry.objects.filter(action="webhook_endpoint.updated")
+    assert list(rows.values_list("object_id", flat=True)) == ["https://example.com/hook"]
 
 
 def test_the_secret_is_revealed_on_demand_and_rotated(shop, owner):
