@@ -314,6 +314,17 @@ class EmbeddedService:
             return json.loads(response.read())
 
 
+def backends_waiting_on_a_lock() -> int:
+    """How many sessions of the test database wait on a lock now (PostgreSQL): a test holding
+    one transaction open sees when the other has reached it."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        return cursor.fetchone()[0]
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -18,7 +18,7 @@ from batches.models import BatchStatus, ItemStatus, PayoutBatch
 from core.api import idempotency
 from payments.models import Payout
 from tests.factories import succeeded_mobile_money_charge
-from tests.helpers import api_client, race, wait_for
+from tests.helpers import api_client, backends_waiting_on_a_lock, race, wait_for
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -93,15 +93,6 @@ def test_two_batches_holding_one_reference_are_not_both_submitted(merchant):
     assert (len(submitted), len(refused)) == (1, 1), outcomes
     statuses = sorted(PayoutBatch.objects.values_list("status", flat=True))
     assert statuses == [BatchStatus.AWAITING_APPROVAL, BatchStatus.DRAFT]
-
-
-def backends_waiting_on_a_lock() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
-        )
-        return cursor.fetchone()[0]
 
 
 def while_submitting(batch, then):

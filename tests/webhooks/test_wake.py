@@ -10,7 +10,7 @@ from django.db import connection, transaction
 
 from config.celery import app
 from tests.factories import record_event
-from tests.helpers import wait_for
+from tests.helpers import backends_waiting_on_a_lock, wait_for
 from webhooks import services
 from webhooks.models import Delivery
 
@@ -59,15 +59,6 @@ def test_a_wake_for_a_delivery_already_sent_wakes_the_next(
     )
     sent = sorted(r.headers["webhook-id"] for r in receiver.verified())
     assert sent == sorted(d.event_id for d in [slow, woken, *rest])  # each once
-
-
-def backends_waiting_on_a_lock() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
-        )
-        return cursor.fetchone()[0]
 
 
 @pytest.mark.postgres
