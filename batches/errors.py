@@ -32,5 +32,6 @@ class BatchStatusInvalid(InvalidRequest):
 class SecondApproverRequired(PermissionDenied):
     code = "second_approver_required"
     default_message = gettext_noop(
-        "This payout batch must be approved by another member than the one who submitted it."
+        "You uploaded or submitted this payout batch, or made the API key that created it: "
+        "another member who may pay out must approve it."
     )

@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from core import ids
-from payments.models import Merchant, Payout
+from payments.models import ApiKey, Merchant, Payout
 
 REFERENCE_MAX = 100
 
@@ -54,9 +54,19 @@ class PayoutBatch(models.Model):
     )
     source = models.CharField(_("source"), max_length=10, choices=BatchSource.choices)
     filename = models.CharField(_("file name"), max_length=255, blank=True, default="")
-    # Who did what: dashboard users; all None for a batch of the API (the key holder approves).
+    # Who did what: dashboard users. A batch of the API was created by its key (created_by_key)
+    # and, when the dashboard made that key, by the member who made it (created_by); it is
+    # submitted by no one, and approved by no one when the key holder approves it at once.
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_by_key = models.ForeignKey(
+        ApiKey,
+        verbose_name=_("created with the API key"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
     )
     submitted_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -5,8 +5,12 @@
      for the merchant and mode, by a unique constraint, until a rejection gives it back) →
      awaiting_approval (a row that fails later gives its reference back: nothing was paid);
      batch_reject, or batch_approve: under the batch's row lock, so that two
-     approvals (twice, or two members at once) approve once; the second approver's rule and the
-     balance of each currency against the whole batch are checked there. Approved → processing.
+     approvals (twice, or two members at once) approve once; the second approver's rule (the
+     approver is neither the member who created the batch, or whose key did, nor the one who
+     submitted it) and the balance of each currency against the whole batch are checked there.
+     Approved → processing. A batch of the API is submitted at once, and approved at once by the
+     key holder, unless a live key's merchant requires a second approver: it then awaits a
+     member's approval in the dashboard (core.events.api_payout_batch_creating).
   2. batch_pay (a task, BATCH_PAYOUT_RATE rows a second): each row is taken under a row lock
      that skips rows another worker holds, and paid as POST /v1/payouts with the Idempotency-Key
      `{batch id}:{reference}` would pay it (§17), through the idempotency layer: its payout
@@ -64,7 +68,7 @@ from core.api.renderers import JsonRenderer
 from core.errors import ApiError, BalanceInsufficient, IdempotencyKeyInUse, LiveModeNotApproved
 from payments import phones, selectors
 from payments.carddata import find_card_data
-from payments.models import Merchant, Payout
+from payments.models import ApiKey, Merchant, Payout
 from payments.representations import payout_repr
 from payments.services import payouts
 from payments.statement import BOM, spreadsheet_safe
@@ -103,16 +107,19 @@ def batch_create(
     rows: list[checks.Row],
     source: str = BatchSource.DASHBOARD,
     user_id: int | None = None,
+    api_key: ApiKey | None = None,
     filename: str = "",
 ) -> PayoutBatch:
     """A draft batch of `rows`, checked by the caller (checks.rows_check): a row with problems
-    is kept with them, for the preview."""
+    is kept with them, for the preview. Made with `api_key`, its creator is the member who made
+    that key, when the dashboard did."""
     batch = PayoutBatch(
         merchant=merchant,
         livemode=livemode,
         source=source,
         filename=filename[:255],
-        created_by_id=user_id,
+        created_by_id=api_key.created_by_id if api_key is not None else user_id,
+        created_by_key=api_key,
     )
     batch.row_count = len(rows)
     batch.totals = checks.totals(rows)
@@ -251,16 +258,20 @@ def batch_approve(
     """awaiting_approval → processing, once: the batch's row is locked, so that a second
     approval (the same member twice, or two members at once) finds it approved and is refused.
     With `require_second_approver` (the merchant's security setting, which the dashboard
-    passes), the approver must be another member than the submitter (whether that member may
-    pay out is the dashboard's to check). The whole batch is checked against the available
-    balance of each currency; rows that meet an insufficient balance later fail alone."""
+    passes), four eyes are two people: the approver is a member, neither the one who created
+    the batch (uploaded it, or made the API key that created it) nor the one who submitted it
+    (whether that member may pay out is the dashboard's to check). The whole batch is checked
+    against the available balance of each currency; rows that meet an insufficient balance
+    later fail alone."""
     batch = _locked(merchant=merchant, livemode=livemode, batch_id=batch_id)
     if batch.status != BatchStatus.AWAITING_APPROVAL:
         raise BatchStatusInvalid(
             _("This payout batch is %(status)s: only one awaiting approval can be approved.")
             % {"status": batch.get_status_display()}
         )
-    if require_second_approver and (user_id is None or user_id == batch.submitted_by_id):
+    if require_second_approver and (
+        user_id is None or user_id in (batch.created_by_id, batch.submitted_by_id)
+    ):
         raise SecondApproverRequired()
     if livemode and not merchant.live_approved:
         raise LiveModeNotApproved()
@@ -312,10 +323,14 @@ def batch_reject(
 
 
 @transaction.atomic
-def batch_create_approved(*, merchant: Merchant, livemode: bool, items: list[dict]) -> PayoutBatch:
+def batch_create_approved(
+    *, merchant: Merchant, livemode: bool, items: list[dict], api_key: ApiKey | None = None
+) -> PayoutBatch:
     """POST /v1/payout_batches: the items checked (the first problem is the API's 400, with
-    `param` `items[i].column`), then the batch created, submitted and approved at once by the
-    key holder."""
+    `param` `items[i].column`), then the batch created with `api_key` and submitted at once;
+    approved at once by the key holder, unless the key is live and its merchant requires a
+    second approver: the batch then awaits approval in the dashboard, by a member with the
+    payout right other than the one who made the key."""
     api_items_card_data_check(items)
     rows = api_rows(items)
     checks.rows_check(rows, merchant=merchant, livemode=livemode, api=True)
@@ -326,9 +341,11 @@ def batch_create_approved(*, merchant: Merchant, livemode: bool, items: list[dic
                 code=found.code,
                 param=f"items[{row.number}].{found.column}" if found.column else "items",
             )
-    batch = batch_create(merchant=merchant, livemode=livemode, rows=rows, source=BatchSource.API)
+    batch = batch_create(
+        merchant=merchant, livemode=livemode, rows=rows, source=BatchSource.API, api_key=api_key
+    )
     try:
-        batch_submit(merchant=merchant, livemode=livemode, batch_id=batch.id)
+        batch = batch_submit(merchant=merchant, livemode=livemode, batch_id=batch.id)
     except ReferenceTaken as taken:
         # Taken by a batch posted at the same moment: said as when it had come first.
         raise ApiError(
@@ -336,7 +353,20 @@ def batch_create_approved(*, merchant: Merchant, livemode: bool, items: list[dic
             code=taken.problem.code,
             param=f"items[{taken.row}].{taken.problem.column}",
         ) from None
+    if livemode and approval_required(merchant=merchant, api_key=api_key):
+        if not merchant.live_approved:
+            raise LiveModeNotApproved()  # as the approval would say it
+        return batch
     return batch_approve(merchant=merchant, livemode=livemode, batch_id=batch.id)
+
+
+def approval_required(*, merchant: Merchant, api_key: ApiKey | None) -> bool:
+    """Whether a live batch of the API awaits a member's approval: the dashboard's answer
+    (core.events.api_payout_batch_creating)."""
+    answers = events.api_payout_batch_creating.send(
+        sender=PayoutBatch, instance=merchant, api_key=api_key
+    )
+    return any(answer is True for _receiver, answer in answers)
 
 
 ITEM_FIELDS = ("phone", "amount", "currency", "network", "reference", "description")

@@ -135,6 +135,14 @@ class CardRailDisabled(PermissionDenied):
     default_message = gettext_noop("Card payments are not enabled for this account.")
 
 
+class ApiPayoutsDisabled(PermissionDenied):
+    code = "api_payouts_disabled"
+    default_message = gettext_noop(
+        "Payouts by API are turned off for this account: its owner can turn them on in the "
+        "dashboard's security settings."
+    )
+
+
 class StatementsBusy(ApiError):
     """429: the account's statements already being sent at once are as many as it may have."""
 

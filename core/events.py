@@ -29,3 +29,17 @@ merchant_created = Signal()
 # with `instance` and `var_dir`: a receiver returns the lines it wants printed beside the demo key
 # (the dashboard: its demo owner's sign-in).
 demo_merchant_ready = Signal()
+# Asked by the API before a live key moves money on its own word, with `instance` (the merchant)
+# and `api_key` (the key of the request). The team's rules are the dashboard's (its security
+# settings, docs/guides/dashboard.md), which payments and batches do not know:
+# - api_payout_creating (POST /v1/payouts): a receiver answers False to refuse it (the owner
+#   turned payouts by API off);
+# - api_payout_batch_creating (POST /v1/payout_batches): a receiver answers True when a member
+#   with the payout right must approve the batch in the dashboard (a second approver required).
+api_payout_creating = Signal()
+api_payout_batch_creating = Signal()
+# Staff name a new merchant's dashboard owner (payments' createmerchant command, --owner-email),
+# sent in the merchant's transaction with `instance`, `email` and `password` (None: none given).
+# The dashboard's receiver makes that user the owner (a new user with a confirmed address) and
+# answers the owner's address; it raises ValueError, in words, for one it cannot take.
+merchant_owner_named = Signal()

@@ -83,3 +83,10 @@ class SecurityForm(forms.Form):
         ],
         required=False,
     )
+    # Radio buttons, one always checked: a form without the field changes nothing.
+    api_payouts_enabled = forms.ChoiceField(
+        label=_("Payouts by API with a live key"),
+        choices=[("on", _("Allowed")), ("off", _("Refused"))],
+        widget=forms.RadioSelect,
+        required=False,
+    )

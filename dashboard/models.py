@@ -101,10 +101,12 @@ class MerchantSettings(models.Model):
         default=False,
         help_text=_("Members without it are sent to set it up before any other page."),
     )
-    # None: the default rule of §17, on once two members may pay out.
+    # None: the default rule, on once two members may pay out.
     require_second_approver = models.BooleanField(
         _("require a second approver for payout batches"), null=True, blank=True
     )
+    # Off: a live key's POST /v1/payouts is refused (api_payouts_disabled).
+    api_payouts_enabled = models.BooleanField(_("payouts by API"), default=True)
 
     class Meta:
         verbose_name = _("team settings")
@@ -156,6 +158,8 @@ class Action(models.TextChoices):
     PAYMENT_LINK_ACTIVATED = "payment_link.activated", _("payment link activated")
     EVENT_RESENT = "event.resent", _("event resent")
     SETTINGS_UPDATED = "settings.updated", _("settings updated")
+    API_PAYOUTS_ENABLED = "api_payouts.enabled", _("payouts by API turned on")
+    API_PAYOUTS_DISABLED = "api_payouts.disabled", _("payouts by API turned off")
 
 
 class AuditEntry(AppendOnlyModel):

@@ -53,6 +53,9 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     # security settings, transfer ownership
     "security": frozenset({OWNER}),
 }
+# Live API keys (create, revoke): a live key can move money, so only the roles that hold both
+# the payout right and the key right (owner, admin); a developer manages the test keys.
+PERMISSIONS["live_keys"] = PERMISSIONS["payouts"] & PERMISSIONS["developers"]
 
 MODES = ("test", "live")
 SESSION_MERCHANT = "dashboard_merchant"

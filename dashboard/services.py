@@ -1,7 +1,10 @@
 """What the dashboard changes about people: sign-up's merchant, invitations, roles, ownership.
 Each writes its audit row in the same transaction. The money moves through payments' services."""
 
+from allauth.account.adapter import get_adapter
+from allauth.account.models import EmailAddress
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.mail import send_mail
 from django.db import transaction
@@ -12,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from dashboard import audit
 from dashboard.models import Action, Invitation, Membership, MerchantSettings, Role
-from dashboard.permissions import may_manage
+from dashboard.permissions import may_manage, roles_with
 from payments.services import accounts
 
 
@@ -203,6 +206,10 @@ def business_update(request, membership: Membership, **values) -> bool:
 
 @transaction.atomic
 def security_update(request, membership: Membership, **values) -> bool:
+    """The owner's security settings. "Payouts by API" turned on or off is audited as such
+    (api_payouts.enabled, api_payouts.disabled), the others as settings.updated; that change,
+    and the second approver no longer required, are mailed to every owner: both let money
+    leave on fewer people's word (whoever made the change must not be the only one to know)."""
     if membership.role != Role.OWNER:
         raise PermissionDenied
     current, _created = MerchantSettings.objects.select_for_update().get_or_create(
@@ -211,10 +218,119 @@ def security_update(request, membership: Membership, **values) -> bool:
     changed = [name for name, value in values.items() if getattr(current, name) != value]
     if not changed:
         return False
+    approver_before = current.second_approver_required()
     for name in changed:
         setattr(current, name, values[name])
     current.save(update_fields=changed)
-    audit.record(
-        request, Action.SETTINGS_UPDATED, merchant=membership.merchant, object_id=",".join(changed)
-    )
+    merchant = membership.merchant
+    others = [name for name in changed if name != "api_payouts_enabled"]
+    if others:
+        audit.record(
+            request, Action.SETTINGS_UPDATED, merchant=merchant, object_id=",".join(others)
+        )
+    news = []
+    if "api_payouts_enabled" in changed:
+        enabled = current.api_payouts_enabled
+        audit.record(
+            request,
+            Action.API_PAYOUTS_ENABLED if enabled else Action.API_PAYOUTS_DISABLED,
+            merchant=merchant,
+            object_id="api_payouts_enabled",
+        )
+        news.append(
+            _("Payouts by API with a live key are allowed again.")
+            if enabled
+            else _("Payouts by API with a live key are now refused.")
+        )
+    if approver_before and not current.second_approver_required():
+        news.append(
+            _(
+                "Payout batches no longer need a second approver: the member who submits a "
+                "batch may approve it alone."
+            )
+        )
+    if news:
+        _owners_told(request, merchant, news)
     return True
+
+
+def _owners_told(request, merchant, news: list[str]) -> None:
+    """A mail to every owner of `merchant` saying what `request`'s user changed, once the
+    change has committed."""
+    owners = list(
+        Membership.objects.filter(merchant=merchant, role=Role.OWNER).values_list(
+            "user__email", flat=True
+        )
+    )
+    context = {
+        "merchant": merchant,
+        "who": request.user.email,
+        "news": news,
+        "url": settings.PUBLIC_BASE_URL + reverse("dashboard:settings-security"),
+    }
+    subject = render_to_string("dashboard/email/security_changed_subject.txt", context).strip()
+    body = render_to_string("dashboard/email/security_changed_message.txt", context)
+    transaction.on_commit(lambda: send_mail(subject, body, None, owners))
+
+
+# --- The team's rules of payouts, as the API and the batches' pages ask them -----------------
+
+
+def settings_of(merchant_id) -> MerchantSettings:
+    """The merchant's team settings as they stand (the defaults when none were saved)."""
+    found = MerchantSettings.objects.filter(merchant_id=merchant_id).first()
+    return found or MerchantSettings(merchant_id=merchant_id)
+
+
+def second_approver_required(merchant) -> bool:
+    return settings_of(merchant.pk).second_approver_required()
+
+
+def approvers_besides(merchant, *user_ids) -> int:
+    """How many members with the payout right are none of `user_ids` (the batch's creator and
+    submitter): those who may approve it when a second approver is required."""
+    return (
+        Membership.objects.filter(merchant=merchant, role__in=roles_with("payouts"))
+        .exclude(user_id__in=[pk for pk in user_ids if pk is not None])
+        .count()
+    )
+
+
+def api_payouts_allowed(sender, *, instance, **kwargs) -> bool:
+    """core.events.api_payout_creating: the owner's "payouts by API" setting."""
+    return settings_of(instance.pk).api_payouts_enabled
+
+
+def api_batch_approval_required(sender, *, instance, **kwargs) -> bool:
+    """core.events.api_payout_batch_creating: a live batch of the API waits for a member's
+    approval when the merchant requires a second approver."""
+    return second_approver_required(instance)
+
+
+def owner_named(sender, *, instance, email: str, password: str | None, **kwargs) -> str:
+    """core.events.merchant_owner_named (createmerchant --owner-email): the user of `email`
+    becomes the owner of the new merchant `instance`. A new user is made with that address
+    confirmed and `password` (checked as sign-up checks it; none: a password reset sets one);
+    an existing user keeps theirs, which `password`, when given, must be. ValueError, in words,
+    for a password refused."""
+    email = email.lower()  # as allauth keeps addresses, and finds them at sign-in
+    address = EmailAddress.objects.filter(email__iexact=email).select_related("user").first()
+    user = address.user if address else get_user_model().objects.filter(email__iexact=email).first()
+    if user is None:
+        user = get_user_model()(email=email)
+        if password is None:
+            user.set_unusable_password()
+        else:
+            try:
+                get_adapter().clean_password(password, user)
+            except ValidationError as refused:
+                raise ValueError("--owner-password: " + " ".join(refused.messages)) from None
+            user.set_password(password)
+        get_adapter().populate_username(None, user)
+        user.save()
+        EmailAddress.objects.create(user=user, email=email, verified=True, primary=True)
+    elif password is not None and not user.check_password(password):
+        raise ValueError(f"--owner-password: {email} has an account already, with another password")
+    Membership.objects.get_or_create(user=user, merchant=instance, defaults={"role": Role.OWNER})
+    MerchantSettings.objects.get_or_create(merchant=instance)
+    return user.email

@@ -5,6 +5,7 @@ The money pages (payments, balance, payouts, developers) build on the same guard
 import csv
 from datetime import timedelta
 
+from allauth.core.exceptions import ReauthenticationRequired
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -33,6 +34,8 @@ from dashboard.permissions import (
     may_manage,
     memberships_of,
     merchant_view,
+    recently_authenticated,
+    roles_with,
 )
 from payments import selectors
 from payments.statement import spreadsheet_safe
@@ -217,6 +220,9 @@ def member_remove(request, member_id):
 
 @merchant_view("security", mode_in_path=False)
 def settings_security(request):
+    """The team's rules. Turning the second approver off lets one person pay out alone: it
+    asks, as live actions do, for two-factor and a sign-in or re-confirmation within the last
+    minutes (allauth's re-confirmation, which then resumes the form)."""
     current = MerchantSettings.of(request.merchant)
     approver = {None: "", True: "on", False: "off"}[current.require_second_approver]
     form = SecurityForm(
@@ -224,6 +230,7 @@ def settings_security(request):
         initial={
             "require_two_factor": current.require_two_factor,
             "require_second_approver": approver,
+            "api_payouts_enabled": "on" if current.api_payouts_enabled else "off",
         },
     )
     if request.method == "POST" and form.is_valid():
@@ -232,13 +239,32 @@ def settings_security(request):
             "require_second_approver": {"": None, "on": True, "off": False}[
                 form.cleaned_data["require_second_approver"]
             ],
+            "api_payouts_enabled": {"": current.api_payouts_enabled, "on": True, "off": False}[
+                form.cleaned_data["api_payouts_enabled"]
+            ],
         }
+        turning_off = current.second_approver_required() and not (
+            MerchantSettings(
+                merchant=request.merchant,
+                require_second_approver=values["require_second_approver"],
+            ).second_approver_required()
+        )
         if values["require_two_factor"] and not has_totp(request.user):
             form.add_error(
                 "require_two_factor",
                 _("Set up two-factor authentication for yourself first."),
             )
+        elif turning_off and not has_totp(request.user):
+            form.add_error(
+                "require_second_approver",
+                _(
+                    "Turning the second approver off needs two-factor authentication: set it "
+                    "up for yourself first."
+                ),
+            )
         else:
+            if turning_off and not recently_authenticated(request):
+                raise ReauthenticationRequired
             if services.security_update(request, request.membership, **values):
                 messages.success(request, _("Security settings saved."))
             return _back(request, "settings-security")
@@ -254,6 +280,9 @@ def settings_security(request):
             "form": form,
             "others": others,
             "second_approver_now": current.second_approver_required(),
+            "payers": Membership.objects.filter(
+                merchant=request.merchant, role__in=roles_with("payouts")
+            ).count(),
             "transfer_form": OnceForm(),
         },
     )

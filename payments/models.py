@@ -7,6 +7,7 @@ Models hold data and constraints only; every change of money state goes through 
 import base64
 import secrets
 
+from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 from django.utils import timezone
@@ -138,6 +139,17 @@ class ApiKey(models.Model):
     created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
     last_used_at = models.DateTimeField(_("last used at"), null=True, blank=True, editable=False)
     revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True)
+    # The dashboard member who made it (None: staff, a command, or not known): an owner sees
+    # who holds each live key, and a payout batch made with it is not theirs to approve alone.
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("created by"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        editable=False,
+    )
 
     class Meta:
         verbose_name = _("API key")

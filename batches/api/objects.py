@@ -57,7 +57,8 @@ class PayoutBatch(serializers.Serializer):
         choices=BatchStatus.values,
         help_text="processing while rows are being paid, then complete (every row succeeded or "
         "failed). Batches made in the dashboard are first draft and awaiting_approval (or "
-        "rejected).",
+        "rejected); so is, awaiting_approval, a batch of a live key whose account requires a "
+        "second approver, until a member approves (or rejects) it in the dashboard.",
     )
     counts = Counts()
     totals = Total(many=True)
@@ -128,6 +129,13 @@ COMPLETE = {
     "counts": {"total": 2, "pending": 0, "succeeded": 1, "failed": 1},
     "completed_at": "2026-11-25T07:30:41.880312Z",
 }
+AWAITING_APPROVAL = {
+    **BATCH,
+    "livemode": True,
+    "status": "awaiting_approval",
+    "counts": {"total": 2, "pending": 0, "succeeded": 0, "failed": 0},
+    "approved_at": None,
+}
 ITEM = {
     "object": "payout_batch_item",
     "livemode": False,
@@ -160,6 +168,12 @@ FAILED_ITEM = {
 BATCH_CREATE = [
     examples.request("Salaries", REQUEST, "Two payouts, paid by the workers"),
     examples.answer("Processing batch", BATCH, 201),
+    examples.answer(
+        "Batch awaiting approval",
+        AWAITING_APPROVAL,
+        201,
+        "A live key, and the account requires a second approver",
+    ),
 ]
 BATCH_RETRIEVE = [examples.answer("Complete batch", COMPLETE)]
 BATCH_ITEMS = [

@@ -44,8 +44,11 @@ class PayoutBatchCreateView(ApiView):
             "`items[i].field`, and nothing is paid. Otherwise the batch is approved at once "
             "(your key approves it), provided your available balance covers it in each "
             "currency (else 400 balance_insufficient), and the workers pay its rows; a row "
-            "that meets an insufficient balance later fails alone. Follow it with GET or the "
-            "`payout_batch.completed` webhook."
+            "that meets an insufficient balance later fails alone. With a live key of an "
+            "account that requires a second approver, the batch is answered "
+            "`awaiting_approval` instead: a member who may pay out (not the one who made the "
+            "key) approves it in the dashboard, the balance is checked then, or rejects it. "
+            "Follow it with GET or the `payout_batch.completed` webhook."
         ),
         request=objects.PayoutBatchCreateIn,
         responses={201: objects.PayoutBatch, **errors(403)},
@@ -54,7 +57,10 @@ class PayoutBatchCreateView(ApiView):
     def post(self, request):
         data = self.validated(_Body)
         batch = services.batch_create_approved(
-            merchant=self.merchant, livemode=self.livemode, items=data["items"]
+            merchant=self.merchant,
+            livemode=self.livemode,
+            items=data["items"],
+            api_key=self.principal.api_key,
         )
         return Response(_shown(batch), status=status.HTTP_201_CREATED)
 

@@ -1,7 +1,7 @@
 """/dashboard/{mode}/payouts/batches/: payout batches from a spreadsheet (contract §17) through
 batches' services: the list, a file uploaded into a draft (once per form), the draft's preview
 with each row's problems in words, submit, approve (the second approver's rule of the
-merchant's security settings) or reject, the batch followed while it is paid, and its results
+merchant's security settings: four eyes are two people) or reject, the batch followed while it is paid, and its results
 as CSV. A refused action changes nothing and says why on the batch's page; an action sent
 twice finds the batch already moved and shows where it stands."""
 
@@ -20,7 +20,7 @@ from batches.parsing import FileRefused
 from batches.problems import Problem
 from core.errors import ApiError
 from dashboard import audit
-from dashboard.models import MerchantSettings
+from dashboard import services as team_rules
 from dashboard.pages.common import livemode, of_merchant, page_of
 from dashboard.pages.forms import BatchUploadForm
 from dashboard.pages.once import FIELD, once, tell
@@ -126,16 +126,23 @@ def _detail(request, batch, *, error: str = "", status: int = 200):
         return render(request, "dashboard/batches/_live.html", context)
     if batch.status == BatchStatus.DRAFT:
         context["preview"] = services.batch_preview(batch=batch)
-    if batch.status == BatchStatus.AWAITING_APPROVAL and can(request.membership, "payouts"):
-        context["approvable"] = not (
-            second_approver_required(request.merchant) and batch.submitted_by_id == request.user.pk
-        )
+    if batch.status == BatchStatus.AWAITING_APPROVAL:
+        context.update(_approval(request, batch))
     return render(request, "dashboard/batches/detail.html", context, status=status)
 
 
-def second_approver_required(merchant) -> bool:
-    found = MerchantSettings.objects.filter(merchant=merchant).first()
-    return (found or MerchantSettings(merchant=merchant)).second_approver_required()
+def _approval(request, batch) -> dict:
+    """Who may approve a batch awaiting approval, as its page says it: with a second approver
+    required, neither its creator (who uploaded it, or made the API key that created it) nor
+    its submitter; a team where no one else may pay out is told so."""
+    if not team_rules.second_approver_required(request.merchant):
+        return {"approvable": can(request.membership, "payouts")}
+    theirs = (batch.created_by_id, batch.submitted_by_id)
+    return {
+        "approvable": can(request.membership, "payouts") and request.user.pk not in theirs,
+        "own_batch": request.user.pk in theirs,
+        "no_other_approver": team_rules.approvers_besides(request.merchant, *theirs) == 0,
+    }
 
 
 @merchant_view("view")
@@ -186,7 +193,7 @@ batch_approve = _action(
     services.batch_approve,
     audited="payout_batch.approved",
     done=gettext_lazy("Payout batch %(id)s approved: its payouts are being sent."),
-    require_second_approver=lambda request: second_approver_required(request.merchant),
+    require_second_approver=lambda request: team_rules.second_approver_required(request.merchant),
 )
 batch_reject = _action(
     services.batch_reject,

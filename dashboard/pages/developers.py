@@ -1,5 +1,6 @@
-"""/dashboard/{mode}/developers/: the mode's API keys (listed by prefix; a new key's secret is
-shown once, on the page that made it; revoke), the webhook endpoint (URL, secret reveal and
+"""/dashboard/{mode}/developers/: the mode's API keys (listed by prefix, with the member who made
+each; a new key's secret is shown once, on the page that made it; revoke; live keys only by the
+owner and admins, as they move money), the webhook endpoint (URL, secret reveal and
 rotation) and the events with their deliveries and resend, each through the API's service."""
 
 import json
@@ -16,7 +17,13 @@ from dashboard import audit
 from dashboard.pages.common import livemode, of_merchant, page_of, query_without_cursor, row_id
 from dashboard.pages.forms import OnceForm, WebhookEndpointForm
 from dashboard.pages.once import FIELD, once
-from dashboard.permissions import live_sensitive, merchant_view
+from dashboard.permissions import (
+    can,
+    forbidden,
+    live_sensitive,
+    merchant_view,
+    names_another_merchants_object,
+)
 from payments.models import ApiKey
 from payments.services.accounts import api_key_create, api_key_revoke
 from webhooks import selectors as webhook_selectors
@@ -25,9 +32,33 @@ from webhooks.models import Event
 
 
 def _keys(request):
-    return ApiKey.objects.filter(merchant=request.merchant, mode=request.mode).order_by(
-        "-created_at", "-id"
+    return (
+        ApiKey.objects.filter(merchant=request.merchant, mode=request.mode)
+        .select_related("created_by")
+        .order_by("-created_at", "-id")
     )
+
+
+def keys_managed(request) -> bool:
+    """Whether the member may create and revoke this mode's keys: a live key moves money, so
+    only the roles with the payout right too (owner, admin) hold live ones."""
+    return request.mode != "live" or can(request.membership, "live_keys")
+
+
+def key_right(view):
+    """A key action of the mode for the members who may manage its keys; 403 otherwise, with
+    nothing changed (404 for a key that is not the merchant's in this mode, as for any
+    role)."""
+
+    @wraps(view)
+    def guarded(request, mode, *args, **kwargs):
+        if not keys_managed(request):
+            if names_another_merchants_object(request.merchant, mode, kwargs):
+                raise Http404
+            return forbidden(request)
+        return view(request, mode, *args, **kwargs)
+
+    return guarded
 
 
 def _page(request, *, status=200, **context):
@@ -40,6 +71,7 @@ def _page(request, *, status=200, **context):
         "dashboard/developers/index.html",
         {
             "keys": _keys(request),
+            "keys_managed": keys_managed(request),
             "key_form": context.pop("key_form", None) or OnceForm(),
             "rotate_form": context.pop("rotate_form", None) or OnceForm(),
             "endpoint": endpoint,
@@ -78,6 +110,7 @@ def developers(request, mode):
 
 
 @merchant_view("developers")
+@key_right
 @live_sensitive
 @posted
 def key_create(request, mode):
@@ -87,7 +120,9 @@ def key_create(request, mode):
     made = {}
 
     def issue() -> str:
-        issued = api_key_create(merchant=request.merchant, mode=request.mode)
+        issued = api_key_create(
+            merchant=request.merchant, mode=request.mode, created_by_id=request.user.pk
+        )
         audit.record(request, "api_key.created", object_id=issued.api_key.prefix)
         made["plaintext"] = issued.plaintext
         return str(issued.api_key.pk)
@@ -110,6 +145,7 @@ def key_create(request, mode):
 
 
 @merchant_view("developers")
+@key_right
 @posted
 def key_revoke(request, mode, key_id):
     pk = row_id(key_id)

@@ -99,7 +99,8 @@ ERRORS = {
         ],
     ),
     403: (
-        "This account may not do this (live_mode_not_approved, card_rail_disabled).",
+        "This account may not do this (live_mode_not_approved, card_rail_disabled, "
+        "api_payouts_disabled).",
         [
             _error_example(
                 403,

@@ -217,13 +217,17 @@ class PayoutListCreateView(ApiView):
         description=(
             "Send money from your available balance to a mobile money account. The amount is "
             "taken from the balance at once (400 balance_insufficient when it does not cover "
-            "it) and given back if the payout fails."
+            "it) and given back if the payout fails. A live key pays out only while the "
+            'owner\'s security setting "payouts by API" is on (403 api_payouts_disabled).'
         ),
         request=PayoutCreateIn,
         responses={201: objects.Payout, **errors(403)},
         examples=examples.PAYOUT_CREATE,
     )
     def post(self, request):
+        payouts.payout_by_api_check(
+            merchant=self.merchant, livemode=self.livemode, api_key=self.principal.api_key
+        )
         data = self.validated(PayoutCreateIn)
         payout = payouts.payout_create(merchant=self.merchant, livemode=self.livemode, **data)
         return Response(payout_repr(payout), status=status.HTTP_201_CREATED)

@@ -18,7 +18,8 @@ class IssuedKey:
 
 
 @transaction.atomic
-def api_key_create(*, merchant: Merchant, mode: str) -> IssuedKey:
+def api_key_create(*, merchant: Merchant, mode: str, created_by_id: int | None = None) -> IssuedKey:
+    """A new key of `mode`; `created_by_id`: the dashboard member who made it, if one did."""
     if mode not in Mode.values:
         raise ValueError(f"mode must be one of {Mode.values}")
     plaintext = f"sk_{mode}_{ids.random_token(32)}"
@@ -27,6 +28,7 @@ def api_key_create(*, merchant: Merchant, mode: str) -> IssuedKey:
         mode=mode,
         prefix=f"{plaintext[:12]}…{plaintext[-4:]}",
         key_hash=hash_api_key(plaintext),
+        created_by_id=created_by_id,
     )
     return IssuedKey(api_key=key, plaintext=plaintext)
 

@@ -23,7 +23,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from core import events
-from core.errors import LiveModeNotApproved, ProviderUnavailable
+from core.errors import ApiPayoutsDisabled, LiveModeNotApproved, ProviderUnavailable
 from payments import state
 from payments.models import LedgerType, Merchant, Payout, PayoutStatus
 from payments.providers import registry
@@ -94,6 +94,17 @@ def payout_create(
     # robust: with the broker down the payout still stands; the sweep sends it.
     transaction.on_commit(lambda: queues.payout_send_enqueue(payout_id=payout.id), robust=True)
     return payout
+
+
+def payout_by_api_check(*, merchant: Merchant, livemode: bool, api_key) -> None:
+    """POST /v1/payouts: a live key pays out only while the owner's security setting "payouts
+    by API" is on (the dashboard's answer, core.events.api_payout_creating), else 403
+    api_payouts_disabled. Test keys always may."""
+    if not livemode:
+        return
+    answers = events.api_payout_creating.send(sender=Payout, instance=merchant, api_key=api_key)
+    if any(answer is False for _receiver, answer in answers):
+        raise ApiPayoutsDisabled()
 
 
 def _request(payout: Payout) -> PayoutRequest:

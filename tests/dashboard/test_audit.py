@@ -40,6 +40,8 @@ def test_every_contract_action_is_a_choice():
         "payout_batch.approved", "payout_batch.rejected", "payment_link.created",
         "payment_link.deactivated", "payment_link.activated", "event.resent",
         "settings.updated",
+        # Added: the owner's "payouts by API" turned on and off (docs/guides/dashboard.md).
+        "api_payouts.enabled", "api_payouts.disabled",
     ]  # fmt: skip
     with pytest.raises(ValueError):
         audit.record(None, "charge.deleted")

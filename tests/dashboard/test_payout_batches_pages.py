@@ -170,7 +170,7 @@ def test_the_second_approver_must_be_another_member_with_the_payout_right(client
     assert b'data-action="batch-approve"' not in page.content
     refused = action(submitter, batch, "approve", "en")
     assert refused.status_code == 403
-    assert b"another member than the one who submitted" in refused.content
+    assert b"another member who may pay out must approve it" in refused.content
     batch.refresh_from_db()
     assert batch.status == BatchStatus.AWAITING_APPROVAL
     assert not AuditEntry.objects.filter(action="payout_batch.approved").exists()

@@ -19,6 +19,8 @@ TABLE = {
     "developers": {"owner", "admin", "developer"},
     "team": {"owner", "admin"},
     "security": {"owner"},
+    # Amended: live keys (create, revoke) need both the payout right and the key right.
+    "live_keys": {"owner", "admin"},
 }
 
 
