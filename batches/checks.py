@@ -9,6 +9,7 @@ API applies to every field). Each problem is noted on its row and column (batche
 
 from dataclasses import dataclass, field
 
+from django.utils.text import get_text_list
 from django.utils.translation import gettext as _
 
 from batches.models import REFERENCE_MAX, PayoutBatchItem
@@ -374,6 +375,29 @@ def rows_check(
     for row in rows:
         row.problems.sort(key=column_order)
     return rows
+
+
+def phones_paid_twice(items) -> list[str]:
+    """A warning, in the reader's language, for each phone that several rows pay (rows whose
+    number could be read), in the order of their first row. Not a problem: paying one person
+    twice may be meant (a salary and a bonus), so whoever submits the batch decides."""
+    rows_of: dict[str, list[int]] = {}
+    for item in items:
+        if item.phone and not any(found.get("column") == "phone" for found in item.problems):
+            rows_of.setdefault(item.phone, []).append(item.row)
+    return [
+        _(
+            "Rows %(rows)s all pay %(phone)s: check that this person is to be paid %(count)s "
+            "times before you submit the batch."
+        )
+        % {
+            "rows": get_text_list([str(row) for row in rows], _("and")),
+            "phone": phone,
+            "count": len(rows),
+        }
+        for phone, rows in rows_of.items()
+        if len(rows) > 1
+    ]
 
 
 def totals(rows) -> dict[str, int]:

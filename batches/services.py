@@ -184,7 +184,8 @@ def batch_problems(*, batch: PayoutBatch) -> list[tuple[int, Problem]]:
 
 def batch_preview(*, batch: PayoutBatch) -> dict:
     """What the preview shows besides the rows: each currency's total against the available
-    balance, and whether the batch may be submitted."""
+    balance, whether the batch may be submitted, and the warnings that do not keep it from
+    being submitted (a phone that several rows pay)."""
     available = selectors.balance_get(merchant=batch.merchant, livemode=batch.livemode)
     currencies = [
         {
@@ -196,7 +197,15 @@ def batch_preview(*, batch: PayoutBatch) -> dict:
         for currency, amount in sorted(batch.totals.items())
     ]
     problems = batch_problems(batch=batch)
-    return {"totals": currencies, "problems": problems, "submittable": not problems}
+    warnings = checks.phones_paid_twice(
+        batch.items.order_by("row").only("row", "phone", "problems")
+    )
+    return {
+        "totals": currencies,
+        "problems": problems,
+        "submittable": not problems,
+        "warnings": warnings,
+    }
 
 
 @transaction.atomic

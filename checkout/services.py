@@ -285,12 +285,35 @@ def session_expire_if_due(*, session_id: str) -> bool:
     return _session_transition(session_id=session_id, to=SessionStatus.EXPIRED) is not None
 
 
+@transaction.atomic
+def session_cut_short(*, session_id: str) -> bool:
+    """An open session's time is up now (its payment link was deactivated): its expires_at
+    becomes now, so no new attempt starts, and it expires at once, or, with an attempt pending,
+    once that attempt settles, as a session past its time does (a success completes it). True
+    if it expired now."""
+    session = CheckoutSession.objects.select_for_update().get(pk=session_id)
+    if session.status != SessionStatus.OPEN:
+        return False
+    now = timezone.now()
+    if session.expires_at > now:
+        session.expires_at = session.updated_at = now
+        session.save(update_fields=["expires_at", "updated_at"])
+    if _pending_charge(session) is not None:
+        return False
+    return _session_transition(session_id=session_id, to=SessionStatus.EXPIRED) is not None
+
+
 def sessions_expire_due(*, limit: int = 500) -> int:
-    """The periodic sweep: expire open sessions past expires_at."""
-    due = CheckoutSession.objects.filter(
-        status=SessionStatus.OPEN, expires_at__lte=timezone.now()
-    ).values_list("id", flat=True)[:limit]
-    return sum(session_expire_if_due(session_id=session_id) for session_id in list(due))
+    """The periodic sweep: expire open sessions past expires_at, and cut short the open sessions
+    of a deactivated payment link that its deactivation left open (it cuts them short once it
+    commits: a process lost in between)."""
+    now = timezone.now()
+    open_sessions = CheckoutSession.objects.filter(status=SessionStatus.OPEN)
+    due = open_sessions.filter(expires_at__lte=now).values_list("id", flat=True)[:limit]
+    expired = sum(session_expire_if_due(session_id=session_id) for session_id in list(due))
+    left = open_sessions.filter(expires_at__gt=now, payment_link__active=False)
+    left = left.values_list("id", flat=True)[:limit]
+    return expired + sum(session_cut_short(session_id=session_id) for session_id in list(left))
 
 
 # --- Payment attempts from the hosted page -------------------------------------------------------

@@ -425,6 +425,8 @@ ACCOUNT_REAUTHENTICATION_TIMEOUT = 600  # §15: live sensitive actions, within 1
 ACCOUNT_EMAIL_SUBJECT_PREFIX = ""
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = _public.scheme or "http"
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
+# The two-factor step writes the codes allauth's rate limit refuses in the audit log.
+MFA_FORMS = {"authenticate": "dashboard.mfa.TwoFactorForm"}
 MFA_TOTP_ISSUER = env.str("MFA_TOTP_ISSUER", default="Payments")
 # A dashboard session ends after this many seconds, and when its password changes.
 SESSION_COOKIE_AGE = env.int("DASHBOARD_SESSION_AGE", default=12 * 3600)

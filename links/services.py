@@ -12,7 +12,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from checkout import services as checkout
-from checkout.models import CheckoutSession
+from checkout.models import CheckoutSession, SessionStatus
 from core.errors import ApiError, InvalidRequest, LiveModeNotApproved
 from core.links import public_url
 from core.money import format_customer_amount
@@ -88,20 +88,37 @@ def link_set_active(*, link: PaymentLink, active: bool) -> bool:
     """Deactivate or activate `link` (the instance is brought up to date either way). True if
     this call changed it, decided under the row's lock: of two calls at once only one does, and
     whoever records the change in the caller's transaction (the dashboard's log) records it
-    once."""
+    once. A deactivated link's open sessions expire with it (link_sessions_cut_short), once the
+    deactivation commits."""
     locked = PaymentLink.objects.select_for_update().get(pk=link.pk)
     changed = locked.active != active
     if changed:
         locked.active = active
         locked.updated_at = timezone.now()
         locked.save(update_fields=["active", "updated_at"])
+    if changed and not active:
+        # After the commit, with the link's row free: a completing session holds its own row,
+        # then waits for the link's (the count of its payments); taking the sessions' rows
+        # under the link's would deadlock with it. A process lost in between leaves them to
+        # checkout's sweep.
+        transaction.on_commit(lambda: link_sessions_cut_short(link_id=locked.pk), robust=True)
     link.active, link.updated_at = locked.active, locked.updated_at
     return changed
+
+
+def link_sessions_cut_short(*, link_id: str) -> int:
+    """The open sessions of a deactivated link expire now, each under its own row lock, with
+    its checkout.session.expired event; one whose customer is paying expires once that attempt
+    settles (docs/guides/payment-links.md). How many expired now."""
+    opened = CheckoutSession.objects.filter(payment_link_id=link_id, status=SessionStatus.OPEN)
+    opened = list(opened.values_list("id", flat=True))
+    return sum(checkout.session_cut_short(session_id=session_id) for session_id in opened)
 
 
 # --- The sessions a link opens ------------------------------------------------------------------
 
 
+@transaction.atomic
 def link_open_session(
     *,
     link: PaymentLink,
@@ -111,7 +128,14 @@ def link_open_session(
 ) -> CheckoutSession:
     """A new checkout session of the link, for one customer. A closed link opens none
     (LinkClosed); the amount — the link's, or the one the customer typed — is checked by
-    checkout.services.session_create as every session's is (amount_invalid, in words)."""
+    checkout.services.session_create as every session's is (amount_invalid, in words). The
+    link's row is locked meanwhile: a deactivation at the same moment either comes first (no
+    session) or waits for this one to commit, then sees it and expires it."""
+    link = (
+        PaymentLink.objects.select_for_update(no_key=True, of=("self",))
+        .select_related("merchant")
+        .get(pk=link.pk)
+    )
     if link.closed():
         raise LinkClosed(_("This payment link is no longer available."))
     if not link.custom_amount:

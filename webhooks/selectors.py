@@ -57,8 +57,6 @@ def event_current_destination(*, event: Event) -> str:
     )
 
 
-def event_deliveries(*, event: Event, limit: int = 100) -> list:
-    """The event's deliveries, newest first, each with its attempts (two queries in all)."""
-    return list(
-        event.deliveries.prefetch_related("attempt_log").order_by("-created_at", "-id")[:limit]
-    )
+def event_deliveries(*, event: Event) -> QuerySet:
+    """The event's deliveries, newest first, each with its attempts (two queries a page)."""
+    return event.deliveries.prefetch_related("attempt_log").order_by("-created_at", "-id")

@@ -70,6 +70,17 @@ def paginate(
     return paginate_with(request, page=page, cursor=cursor, represent=represent)
 
 
+def paginate_sequence(request: Request, rows: list, represent: Callable[[Iterable], list[dict]]):
+    """The list envelope of a short list held whole, in its own order, whose objects have no id
+    to start after (the networks): limit and offset only."""
+    return paginate_with(
+        request,
+        page=lambda _after, offset, count: rows[offset : offset + count],
+        cursor=lambda _pk: None,
+        represent=represent,
+    )
+
+
 def paginate_with(
     request: Request,
     *,

@@ -232,6 +232,8 @@ NETWORK_LIST = [
                 )
             ],
             "has_more": False,
+            "limit": 10,
+            "offset": 0,
         },
     )
 ]

@@ -258,12 +258,18 @@ class StrictSerializer(serializers.Serializer):
         return super().to_internal_value(data)
 
 
-class PageQuery(StrictSerializer):
-    """The parameters of every list: a page of `limit` objects, newest first, after skipping
-    `offset` of them or after the object `starting_after`."""
+class OffsetPageQuery(StrictSerializer):
+    """The parameters of a list whose objects have no id to start after (networks, an event's
+    deliveries): a page of `limit` objects after skipping `offset` of them."""
 
     limit = LimitParam(required=False, help_text="How many objects to return.")
     offset = OffsetParam(required=False, help_text="How many objects to skip.")
+
+
+class PageQuery(OffsetPageQuery):
+    """The parameters of every list: a page of `limit` objects, newest first, after skipping
+    `offset` of them or after the object `starting_after`."""
+
     starting_after = serializers.CharField(
         required=False,
         help_text="The id of an object of the previous page: the page starts after it "

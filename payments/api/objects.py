@@ -259,18 +259,17 @@ class NetworkPrediction(serializers.Serializer):
     )
 
 
-def list_envelope(item, name: str, *, paged: bool = True) -> type[serializers.Serializer]:
+def list_envelope(item, name: str, *, order: str = "newest first") -> type[serializers.Serializer]:
     """The list `{object: "list", url, data, has_more, limit, offset}` of `item` objects."""
     fields = {
-        "__doc__": f"A page of {item.__name__} objects, newest first.",
+        "__doc__": f"A page of {item.__name__} objects, {order}.",
         "object": object_field("list"),
         "url": serializers.CharField(help_text="The path that was asked."),
         "data": item(many=True),
         "has_more": serializers.BooleanField(help_text="Whether another page follows."),
+        "limit": serializers.IntegerField(min_value=1, max_value=MAX_LIMIT),
+        "offset": serializers.IntegerField(min_value=0),
     }
-    if paged:
-        fields["limit"] = serializers.IntegerField(min_value=1, max_value=MAX_LIMIT)
-        fields["offset"] = serializers.IntegerField(min_value=0)
     return type(name, (serializers.Serializer,), fields)
 
 
@@ -278,4 +277,4 @@ ChargeList = list_envelope(Charge, "ChargeList")
 RefundList = list_envelope(Refund, "RefundList")
 PayoutList = list_envelope(Payout, "PayoutList")
 BalanceTransactionList = list_envelope(BalanceTransaction, "BalanceTransactionList")
-NetworkList = list_envelope(Network, "NetworkList", paged=False)
+NetworkList = list_envelope(Network, "NetworkList", order="always in the same order")

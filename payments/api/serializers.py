@@ -15,6 +15,7 @@ from payments.api.fields import (
     DrcPhoneField,
     HttpUrlField,
     MetadataField,
+    OffsetPageQuery,
     PageQuery,
     StrictSerializer,
 )
@@ -178,8 +179,8 @@ class LedgerListQuery(PageQuery, LedgerExportQuery):
     pass
 
 
-class NetworkListQuery(StrictSerializer):
-    """GET /v1/networks takes no parameters (an unknown one is refused)."""
+class NetworkListQuery(OffsetPageQuery):
+    """GET /v1/networks takes limit and offset only (a network has no id to start after)."""
 
 
 class NetworkPredictQuery(StrictSerializer):

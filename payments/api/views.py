@@ -10,7 +10,7 @@ from rest_framework.response import Response
 
 from core import slots
 from core.api.base import ApiView
-from core.api.pagination import paginate
+from core.api.pagination import paginate, paginate_sequence
 from core.errors import StatementsBusy
 from payments import selectors
 from payments.api import examples, objects
@@ -359,7 +359,9 @@ class NetworkListView(ApiView):
         summary="List the networks",
         description="Each mobile money network in this key's mode: whether it takes payments now "
         "(operational, degraded, closed), the amounts it takes per currency, whether it pays "
-        "out. Offer your customers the networks that are not closed and take the amount.",
+        "out. Offer your customers the networks that are not closed and take the amount. "
+        "Always in the same order; every network fits in the default page.",
+        parameters=[NetworkListQuery],
         responses={200: objects.NetworkList},
         examples=examples.NETWORK_LIST,
     )
@@ -367,12 +369,11 @@ class NetworkListView(ApiView):
         self.validated(NetworkListQuery, data=self.query())
         overview = selectors.network_overview(livemode=self.livemode)
         return Response(
-            {
-                "object": "list",
-                "url": request.path,
-                "data": [network_repr(item, livemode=self.livemode) for item in overview],
-                "has_more": False,
-            }
+            paginate_sequence(
+                request,
+                overview,
+                lambda rows: [network_repr(item, livemode=self.livemode) for item in rows],
+            )
         )
 
 

@@ -142,6 +142,29 @@ def test_a_wrong_two_factor_code_is_a_failed_sign_in(shop, settings):
     assert list(failed.values_list("email", flat=True)) == [member.user.email] * 3
 
 
+def test_two_factor_codes_refused_by_allauths_rate_limit_are_failed_sign_ins(shop, settings):
+    """Past allauth's limit of failed codes for the account, the next codes are refused before
+    they are looked at (no signal): each is a failed sign-in in the log all the same."""
+    settings.MFA_TOTP_TOLERANCE = 1
+    member = make_member(shop, "owner")
+    first = Client()
+    sign_in(first, member.user.email)
+    _activate_totp(first)
+    settings.ACCOUNT_RATE_LIMITS = {}  # allauth's defaults, as deployed
+    ip = f"10.{uuid.uuid4().int % 200}.9.1"  # the limits' counts outlive a test, in the cache
+    attacker = Client(REMOTE_ADDR=ip)
+    response = sign_in(attacker, member.user.email, REMOTE_ADDR=ip)
+    assert response.url == "/accounts/2fa/authenticate/"
+    said = [
+        attacker.post(response.url, {"code": "000000"}, HTTP_ACCEPT_LANGUAGE="en").content
+        for _ in range(8)
+    ]
+    assert b"Too many failed login attempts" in said[-1]  # allauth's limit: 5 in 5 minutes
+    assert attacker.get("/dashboard/test/").status_code == 302
+    failed = AuditEntry.objects.filter(merchant=shop, action="login.failed")
+    assert list(failed.values_list("email", "ip")) == [(member.user.email, ip)] * 8
+
+
 def test_the_team_may_be_required_to_use_two_factor(shop, settings):
     settings.MFA_TOTP_TOLERANCE = 1
     owner = make_member(shop, "owner")

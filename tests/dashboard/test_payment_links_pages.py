@@ -5,7 +5,9 @@ serializer and service, once per form, audited; another merchant's links missing
 from urllib.parse import unquote
 
 import pytest
+from django.utils import timezone
 
+from checkout import services as checkout
 from checkout.models import CheckoutSession
 from dashboard.models import AuditEntry
 from links import services
@@ -15,6 +17,7 @@ from tests.dashboard.pages.test_browser import fits, signed_in_page
 from tests.factories import merchant_with_keys
 from tests.helpers import axe_violations, race, screenshot
 from tests.links.factories import make_link, page_path, pay_session
+from webhooks.models import Event
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
@@ -159,6 +162,29 @@ def test_deactivated_the_page_answers_410_and_activated_again_200(shop, clients,
     support.post(f"{LIST}{link.id}/activate/")
     assert client.get(page_path(link)).status_code == 200
     assert AuditEntry.objects.get(action="payment_link.activated").object_id == link.id
+
+
+def test_deactivating_in_the_dashboard_expires_the_links_open_sessions(
+    shop, clients, django_capture_on_commit_callbacks
+):
+    """As through the API (tests/links/test_deactivation.py): a session opened from the link
+    and not paid expires with it, with its event; one paying expires once the attempt settles."""
+    link = make_link(shop)
+    waiting = services.link_open_session(link=link)
+    paying = services.link_open_session(link=link)
+    checkout.session_attempt_create(
+        session_id=paying.id,
+        payment_method="mobile_money",
+        phone="+243812345678",
+        network="VODACOM_MPESA",
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        assert clients["support"].post(f"{LIST}{link.id}/deactivate/").status_code == 302
+    assert CheckoutSession.objects.get(pk=waiting.id).status == "expired"
+    expired = Event.objects.filter(type="checkout.session.expired")
+    assert [e.data["object"]["id"] for e in expired] == [waiting.id]
+    paying.refresh_from_db()
+    assert paying.status == "open" and paying.expires_at <= timezone.now()
 
 
 @pytest.mark.django_db(transaction=True)

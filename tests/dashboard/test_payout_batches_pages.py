@@ -271,6 +271,67 @@ def test_live_mode_asks_for_two_factor_before_acting(clients):
     assert batch.status == BatchStatus.DRAFT
 
 
+# One phone on rows 2 and 4 (written two ways), another on row 3 only.
+TWICE = [
+    "0812345001;100;CDF;;SAL-1;Salaire",
+    "0812345002;250;CDF;;SAL-2;Salaire",
+    "+243 812 345 001;50;CDF;;PRIME-1;Prime",
+]
+SAID_TWICE = {
+    "fr": "Les lignes 2 et 4 paient toutes le +243812345001 : vérifiez que cette personne doit "
+    "bien être payée 2 fois avant de soumettre le lot.",
+    "en": "Rows 2 and 4 all pay +243812345001: check that this person is to be paid 2 times "
+    "before you submit the batch.",
+}
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_a_phone_paid_on_several_rows_is_a_warning_in_words_not_a_problem(clients, lang):
+    finance = clients["finance"]
+    batch = draft(finance, TWICE)
+    page = finance.get(f"{BATCHES}{batch.id}/", HTTP_ACCEPT_LANGUAGE=lang)
+    assert page.context["preview"]["warnings"] == [SAID_TWICE[lang]]
+    assert escape(SAID_TWICE[lang]) in page.content.decode()
+    # The uploader decides: the batch may be submitted all the same.
+    assert page.context["preview"]["submittable"]
+    assert b'data-action="batch-submit"' in page.content
+    assert action(finance, batch, "submit").status_code == 302
+    batch.refresh_from_db()
+    assert batch.status == BatchStatus.AWAITING_APPROVAL
+    # A batch paying each phone once says nothing of the kind.
+    other = draft(finance, GOOD)
+    page = finance.get(f"{BATCHES}{other.id}/", HTTP_ACCEPT_LANGUAGE=lang)
+    assert page.context["preview"]["warnings"] == [] and b"data-warnings" not in page.content
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(("lang", "width"), [("fr", 360), ("en", 1280)])
+def test_the_warning_of_a_phone_paid_twice_in_the_browser(
+    browser, live_server, funded, axe_source, lang, width
+):
+    from tests.dashboard.pages.test_browser import fits, signed_in_page
+    from tests.helpers import axe_violations, screenshot
+
+    user = member(funded, "finance", f"finance-{lang}@example.com")
+    context, page = signed_in_page(browser, live_server.url, user, language=lang)
+    try:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{live_server.url}{NEW}")
+        page.locator("#id_file").set_input_files(
+            files=[{"name": "salaires.csv", "mimeType": "text/csv", "buffer": csv_of(TWICE)}]
+        )
+        page.locator("form[data-action=batch-upload] button[type=submit]").click()
+        page.wait_for_url(f"**{BATCHES}pob_*/")
+        assert page.locator("[data-warnings] li").all_inner_texts() == [SAID_TWICE[lang]]
+        assert page.locator("form[data-action=batch-submit]").count() == 1
+        assert fits(page)
+        screenshot(page, f"dashboard-payout-batch-phone-twice-{lang}-{width}")
+        assert axe_violations(page, axe_source) == []
+    finally:
+        context.close()
+
+
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_upload_and_preview_at_360px_in_french(browser, live_server, funded, axe_source):

@@ -181,9 +181,12 @@ def test_callback_triggered_status_checks_are_bounded_per_charge(
     assert Charge.objects.get(pk=charge.id).status == "pending"
 
 
+@pytest.mark.redis
 def test_the_interval_is_claimed_atomically_by_one_of_many_callbacks_at_once():
     """Twenty callbacks at the same instant, each in its own thread on its own connection to
-    Redis: exactly one claims the interval."""
+    Redis: exactly one claims the interval. Redis's SET NX is what makes the claim atomic; the
+    file cache of the embedded set-up checks then writes, so there a few callbacks at the same
+    instant may each queue a check (docs/providers/index.md#callbacks)."""
     import threading
 
     ident = "ch_" + "A" * 24

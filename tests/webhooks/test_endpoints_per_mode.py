@@ -12,7 +12,7 @@ from django.utils import timezone
 from standardwebhooks import Webhook, WebhookVerificationError
 
 from tests.factories import record_event, settled_charge
-from tests.helpers import admin_url, set_webhook_url, webhook_secret
+from tests.helpers import admin_url, assert_error, set_webhook_url, webhook_secret
 from webhooks.models import Delivery
 from webhooks.representations import event_body
 from webhooks.services import delivery_attempt, event_signed_headers
@@ -106,8 +106,8 @@ def test_merchants_see_deliveries_and_resend_an_event(api, live_api, merchant, r
     delivery_attempt(delivery_id=Delivery.objects.get().id)
 
     body = api.get(f"/v1/events/{event_id}/deliveries").json()
-    assert (body["object"], body["url"], body["has_more"]) == (
-        "list", f"/v1/events/{event_id}/deliveries", False,
+    assert (body["object"], body["url"], body["has_more"], body["limit"], body["offset"]) == (
+        "list", f"/v1/events/{event_id}/deliveries", False, 10, 0,
     )  # fmt: skip
     [delivery] = body["data"]
     assert (delivery["object"], delivery["livemode"], delivery["event_id"]) == (
@@ -134,6 +134,37 @@ def test_merchants_see_deliveries_and_resend_an_event(api, live_api, merchant, r
     live = record_event(merchant, livemode=True, url="https://hooks.example.cd/live")
     [delivery] = live_api.get(f"/v1/events/{live.id}/deliveries").json()["data"]
     assert delivery["livemode"] is True
+
+
+def test_an_events_deliveries_are_paged_by_limit_and_offset_like_every_list(
+    api, merchant, receiver
+):
+    event = record_event(merchant, url=receiver.url("/a"))
+    delivery_attempt(delivery_id=Delivery.objects.get().id)
+    for path in ("b", "c"):  # once the last one was attempted, a resend is a new delivery
+        set_webhook_url(merchant, receiver.url(f"/{path}"))
+        resent = api.post(f"/v1/events/{event.id}/resend", format="json")
+        assert resent.status_code == 200, resent.content
+        delivery_attempt(delivery_id=Delivery.objects.get(url=receiver.url(f"/{path}")).id)
+    path = f"/v1/events/{event.id}/deliveries"
+
+    def urls(page):
+        return [delivery["url"].rsplit("/", 1)[1] for delivery in page["data"]]
+
+    first = api.get(path, {"limit": 2}).json()
+    assert (urls(first), first["has_more"], first["limit"], first["offset"]) == (
+        ["c", "b"], True, 2, 0,
+    )  # fmt: skip
+    rest = api.get(path, {"limit": 2, "offset": 2}).json()
+    assert (urls(rest), rest["has_more"], rest["offset"]) == (["a"], False, 2)
+    assert urls(api.get(path).json()) == ["c", "b", "a"]
+    for params in ({"limit": 0}, {"limit": 101}, {"offset": -1}, {"offset": "x"}):
+        response = api.get(path, params)
+        assert_error(response, 400, "invalid_request_error", "parameter_invalid")
+        assert response.json()["error"]["param"] == next(iter(params))
+    # a delivery has no id to start a page after
+    response = api.get(path, {"starting_after": "whatever"})
+    assert_error(response, 400, "invalid_request_error", "parameter_unknown")
 
 
 def test_resend_without_a_destination_is_refused(api, merchant):

@@ -77,7 +77,7 @@ class Delivery(serializers.Serializer):
 
 
 EventList = objects.list_envelope(Event, "EventList")
-DeliveryList = objects.list_envelope(Delivery, "DeliveryList", paged=False)
+DeliveryList = objects.list_envelope(Delivery, "DeliveryList")
 
 ENDPOINT = {
     "object": "webhook_endpoint",
@@ -141,12 +141,7 @@ EVENT_LIST = [_answer("Events", examples.page("/v1/events", EVENT))]
 DELIVERY_LIST = [
     _answer(
         "Deliveries",
-        {
-            "object": "list",
-            "url": f"/v1/events/{EVENT['id']}/deliveries",
-            "data": [DELIVERY],
-            "has_more": False,
-        },
+        examples.page(f"/v1/events/{EVENT['id']}/deliveries", DELIVERY),
     )
 ]
 DELIVERY_EXAMPLES = [

@@ -6,7 +6,7 @@ from rest_framework.response import Response
 
 from core.api.base import ApiView
 from core.api.pagination import paginate
-from payments.api.fields import HttpUrlField, PageQuery, StrictSerializer
+from payments.api.fields import HttpUrlField, OffsetPageQuery, PageQuery, StrictSerializer
 from payments.representations import iso
 from webhooks import selectors, services
 from webhooks.api import objects
@@ -161,6 +161,10 @@ def delivery_repr(delivery) -> dict:
     }
 
 
+def _deliveries(rows) -> list[dict]:
+    return [delivery_repr(delivery) for delivery in rows]
+
+
 class EventDeliveriesView(ApiView):
     """Every delivery of an event (the first and each resend, newest first) with its attempts:
     when, the HTTP status or the error, how long it took."""
@@ -170,23 +174,19 @@ class EventDeliveriesView(ApiView):
         tags=["Webhooks"],
         summary="List an event's deliveries and attempts",
         description="Every delivery of the event (the first and each resend, newest first) "
-        "with its attempts: when, your endpoint's HTTP status or the error, how long it took.",
+        "with its attempts: when, your endpoint's HTTP status or the error, how long it took. "
+        "Paged by limit and offset (a delivery has no id to start after).",
+        parameters=[OffsetPageQuery],
         responses={200: objects.DeliveryList},
         examples=objects.DELIVERY_LIST,
     )
     def get(self, request, event_id: str):
+        self.validated(OffsetPageQuery, data=self.query())
         event = selectors.event_get(
             merchant=self.merchant, livemode=self.livemode, event_id=event_id
         )
         deliveries = selectors.event_deliveries(event=event)
-        return Response(
-            {
-                "object": "list",
-                "url": request.path,
-                "data": [delivery_repr(delivery) for delivery in deliveries],
-                "has_more": False,
-            }
-        )
+        return Response(paginate(request, deliveries, _deliveries))
 
 
 class EventResendView(ApiView):

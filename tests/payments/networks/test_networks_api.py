@@ -18,8 +18,9 @@ def networks(client) -> dict[str, dict]:
     response = client.get("/v1/networks")
     assert response.status_code == 200, response.content
     body = response.json()
-    assert set(body) == {"object", "url", "data", "has_more"}
+    assert set(body) == {"object", "url", "data", "has_more", "limit", "offset"}
     assert (body["object"], body["url"], body["has_more"]) == ("list", "/v1/networks", False)
+    assert (body["limit"], body["offset"]) == (10, 0)  # every network fits in the default page
     assert [item["network"] for item in body["data"]] == NETWORKS
     return {item["network"]: item for item in body["data"]}
 
@@ -120,10 +121,25 @@ def test_closed_wins_over_degraded(api, merchant, settings):
     assert networks(api)["VODACOM_MPESA"]["status"] == "closed"
 
 
-def test_the_list_takes_no_parameters_and_needs_a_key(api, anon):
-    assert_error(
-        api.get("/v1/networks", {"limit": 2}), 400, "invalid_request_error", "parameter_unknown"
-    )
+def test_the_list_is_paged_by_limit_and_offset_like_every_list(api):
+    first = api.get("/v1/networks", {"limit": 2}).json()
+    assert [item["network"] for item in first["data"]] == NETWORKS[:2]
+    assert (first["has_more"], first["limit"], first["offset"]) == (True, 2, 0)
+    rest = api.get("/v1/networks", {"limit": 2, "offset": 2}).json()
+    assert [item["network"] for item in rest["data"]] == NETWORKS[2:]
+    assert (rest["has_more"], rest["limit"], rest["offset"]) == (False, 2, 2)
+    assert api.get("/v1/networks", {"offset": 3}).json()["data"] == []
+    for params in ({"limit": 0}, {"limit": 101}, {"offset": -1}, {"limit": "ten"}):
+        response = api.get("/v1/networks", params)
+        assert_error(response, 400, "invalid_request_error", "parameter_invalid")
+        assert response.json()["error"]["param"] == next(iter(params))
+
+
+def test_the_list_takes_no_other_parameter_and_needs_a_key(api, anon):
+    # a network has no id to start a page after
+    for params in ({"starting_after": "AIRTEL_MONEY"}, {"network": "AIRTEL_MONEY"}):
+        response = api.get("/v1/networks", params)
+        assert_error(response, 400, "invalid_request_error", "parameter_unknown")
     assert_error(anon.get("/v1/networks"), 401, "authentication_error", "missing_api_key")
     assert_error(api.post("/v1/networks", {}), 405, "invalid_request_error", "method_not_allowed")
 
