@@ -4,6 +4,7 @@ The defaults are the embedded set-up: SQLite in var/, Celery on a SQLite broker,
 Every variable read here is listed in docs/operations/configuration.md.
 """
 
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -362,6 +363,19 @@ THROTTLE_CHECKOUT_ATTEMPTS_ADDRESS = env.str("THROTTLE_CHECKOUT_ATTEMPTS_ADDRESS
 THROTTLE_CALLBACKS = env.str("THROTTLE_CALLBACKS", default="600/m")
 # Checkout sessions opened from payment links' pages (/pay/{slug}), per client address.
 THROTTLE_PAYMENT_LINK_SESSIONS = env.str("THROTTLE_PAYMENT_LINK_SESSIONS", default="30/h")
+# Live payment prompts the hosted pages may attempt to one phone number, whatever the merchant,
+# link or client address: every rate of the list holds (checkout/services.py, counted in the
+# database). Test mode, whose prompts reach no phone, and the API's charges are not counted.
+PHONE_PROMPT_LIMITS = env.str("PHONE_PROMPT_LIMITS", default="5/10m,20/d")
+if not all(
+    re.fullmatch(r"\s*[0-9]+\s*/\s*[0-9]*\s*[smhd][a-z]*\s*", part, re.ASCII)
+    and not re.search(r"/\s*0+\s*[smhd]", part)
+    for part in PHONE_PROMPT_LIMITS.split(",")
+):
+    raise ImproperlyConfigured(
+        f"PHONE_PROMPT_LIMITS: cannot read {PHONE_PROMPT_LIMITS!r}. Expected rates separated by "
+        'commas, each N/PERIOD with PERIOD s, m, h or d, optionally a number of them: "5/10m,20/d".'
+    )
 # Proxies in front of the web server that append to X-Forwarded-For (0: use REMOTE_ADDR).
 THROTTLE_TRUSTED_PROXIES = env.int("THROTTLE_TRUSTED_PROXIES", default=0)
 # Seconds a web process trusts an API key it has read before reading it again: a revoked key is
