@@ -93,14 +93,24 @@ def session_networks(session: CheckoutSession) -> dict[str, str | None]:
     return {network: refusal(network) for network in Network.values}
 
 
+def card_takes_typed(amount: int) -> bool:
+    """Whether a card payment may be made of an amount the customer typed (a custom-amount
+    payment link): within CARD_CUSTOM_AMOUNT_LIMITS, so that an anonymous page cannot test
+    stolen cards a cent at a time, nor open payments of any size (docs/operations/security.md)."""
+    low, high = settings.CARD_CUSTOM_AMOUNT_LIMITS
+    return low <= amount <= high
+
+
 def session_payment_methods(
-    *, merchant: Merchant, livemode: bool, amount: int, currency: str
+    *, merchant: Merchant, livemode: bool, amount: int, currency: str, typed: bool = False
 ) -> list[str]:
     """["mobile_money"], ["mobile_money", "card"] or ["card"]; amount_invalid when nothing fits.
     Mobile money is offered when some network takes the amount (a network closed for now is
-    still counted: closing is temporary)."""
+    still counted: closing is temporary). `typed`: the customer typed the amount (a
+    custom-amount payment link): card is offered only within CARD_CUSTOM_AMOUNT_LIMITS."""
     whole = money.is_whole(amount)
     card = card_offered(merchant=merchant, livemode=livemode, currency=currency)
+    card = card and (not typed or card_takes_typed(amount))
     if currency == Currency.CDF and not whole:
         raise InvalidRequest(
             _(
@@ -159,7 +169,11 @@ def session_create(
     if livemode and not merchant.live_approved:
         raise LiveModeNotApproved()
     methods = session_payment_methods(
-        merchant=merchant, livemode=livemode, amount=amount, currency=currency
+        merchant=merchant,
+        livemode=livemode,
+        amount=amount,
+        currency=currency,
+        typed=payment_link is not None and payment_link.custom_amount,
     )
     now = timezone.now()
     return CheckoutSession.objects.create(

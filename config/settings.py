@@ -721,6 +721,16 @@ def parse_network_limits(text: str, base: dict | None = None) -> dict[str, dict[
 NETWORK_LIMITS = parse_network_limits(
     env.str("NETWORK_LIMITS", default=""), parse_network_limits(NETWORK_LIMITS_DEFAULT)
 )
+# The smallest and largest amount a customer may type for a card payment on a custom-amount
+# payment link, in USD minor units ("100-1000000": USD 1.00 to 10,000.00); links/forms.py.
+_card_limits = env.str("CARD_CUSTOM_AMOUNT_LIMITS", default="100-1000000")
+_card_match = re.fullmatch(r"\s*([0-9]+)\s*-\s*([0-9]+)\s*", _card_limits, re.ASCII)
+if _card_match is None or not 1 <= int(_card_match[1]) <= int(_card_match[2]) <= 999_999_999_999:
+    raise ImproperlyConfigured(
+        f"CARD_CUSTOM_AMOUNT_LIMITS: cannot read {_card_limits!r}. Expected MIN-MAX in USD minor "
+        "units, 1 ≤ MIN ≤ MAX ≤ 999999999999 (e.g. 100-1000000 for USD 1.00 to 10,000.00)."
+    )
+CARD_CUSTOM_AMOUNT_LIMITS = (int(_card_match[1]), int(_card_match[2]))
 # A network is `degraded` while, over the last NETWORK_DEGRADED_WINDOW seconds, at least
 # NETWORK_DEGRADED_MIN_ATTEMPTS of its mobile money charges were settled and the share of them
 # that failed with an operator error or a timeout reached NETWORK_DEGRADED_THRESHOLD.
