@@ -363,6 +363,8 @@ THROTTLE_CHECKOUT_ATTEMPTS_ADDRESS = env.str("THROTTLE_CHECKOUT_ATTEMPTS_ADDRESS
 THROTTLE_CALLBACKS = env.str("THROTTLE_CALLBACKS", default="600/m")
 # Checkout sessions opened from payment links' pages (/pay/{slug}), per client address.
 THROTTLE_PAYMENT_LINK_SESSIONS = env.str("THROTTLE_PAYMENT_LINK_SESSIONS", default="30/h")
+# Signed card replies posted back through customers' browsers (/card/receipt), per client address.
+THROTTLE_CARD_RECEIPTS = env.str("THROTTLE_CARD_RECEIPTS", default="60/m")
 # Live payment prompts the hosted pages may attempt to one phone number, whatever the merchant,
 # link or client address: every rate of the list holds (checkout/services.py, counted in the
 # database). Test mode, whose prompts reach no phone, and the API's charges are not counted.

@@ -82,6 +82,18 @@ def hit(scope: str, ident: str, rate_text: str) -> int | None:
     return wait if count > rate.count else None
 
 
+def claim(scope: str, ident: str, seconds: int) -> bool:
+    """Take the next `seconds` for `ident` (the shared cache's atomic add: Redis SET NX with an
+    expiry): of any number of callers at once, one gets True until the time is over. With the
+    cache out of reach nobody gets it (and the log says so): what the claim bounds is then not
+    done, and the caller leaves it to a sweep."""
+    try:
+        return bool(cache.add(f"claim:{scope}:{ident}", 1, timeout=seconds))
+    except Exception as exc:
+        logger.warning("%s claim for %s refused, cache unavailable: %s", scope, ident, exc)
+        return False
+
+
 def per_address(scope: str, setting: str, too_many):
     """View decorator: count each request of a client address against settings.<setting>;
     over it, answer `too_many(request, wait)` instead of running the view."""
