@@ -80,3 +80,23 @@ class CheckoutSession(models.Model):
 
     def __str__(self) -> str:
         return self.id
+
+
+class PromptedPhone(models.Model):
+    """The live payment prompts the hosted pages attempted lately to one phone number, whatever
+    the merchant, link or client address (docs/operations/security.md). An attempt is counted
+    under this row's lock, in the transaction that creates its charge: several web processes
+    never let more through than PHONE_PROMPT_LIMITS, and an attempt that makes no charge is not
+    counted."""
+
+    phone = models.CharField(_("phone"), primary_key=True, max_length=20)
+    # When each attempt was made (Unix seconds, oldest first), within the longest window.
+    attempts = models.JSONField(_("attempts"), default=list)
+    updated_at = models.DateTimeField(_("updated at"), default=timezone.now, db_index=True)
+
+    class Meta:
+        verbose_name = _("prompted phone")
+        verbose_name_plural = _("prompted phones")
+
+    def __str__(self) -> str:
+        return self.phone

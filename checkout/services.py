@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from checkout import state
-from checkout.models import CheckoutSession, SessionStatus
+from checkout.models import CheckoutSession, PromptedPhone, SessionStatus
 from checkout.representations import checkout_session_repr
 from core import events, money
 from core.errors import (
@@ -24,6 +24,7 @@ from core.errors import (
     LiveModeNotApproved,
 )
 from core.links import with_query
+from core.throttles import Rate
 from payments.models import Charge, ChargeStatus, Currency, Merchant, Network, PaymentMethod
 from payments.providers import registry
 from payments.selectors import networks_closed
@@ -39,6 +40,15 @@ class AttemptInProgress(Exception):
     def __init__(self, charge: Charge):
         self.charge = charge
         super().__init__(f"charge {charge.id} of the session is still pending")
+
+
+class PhonePromptsExceeded(Exception):
+    """The phone was prompted as often as PHONE_PROMPT_LIMITS allows lately: `wait` seconds
+    until one more attempt is allowed."""
+
+    def __init__(self, wait: int):
+        self.wait = wait
+        super().__init__(f"too many prompts to this phone: wait {wait}s")
 
 
 def session_repr(session: CheckoutSession) -> dict:
@@ -83,14 +93,24 @@ def session_networks(session: CheckoutSession) -> dict[str, str | None]:
     return {network: refusal(network) for network in Network.values}
 
 
+def card_takes_typed(amount: int) -> bool:
+    """Whether a card payment may be made of an amount the customer typed (a custom-amount
+    payment link): within CARD_CUSTOM_AMOUNT_LIMITS, so that an anonymous page cannot test
+    stolen cards a cent at a time, nor open payments of any size (docs/operations/security.md)."""
+    low, high = settings.CARD_CUSTOM_AMOUNT_LIMITS
+    return low <= amount <= high
+
+
 def session_payment_methods(
-    *, merchant: Merchant, livemode: bool, amount: int, currency: str
+    *, merchant: Merchant, livemode: bool, amount: int, currency: str, typed: bool = False
 ) -> list[str]:
     """["mobile_money"], ["mobile_money", "card"] or ["card"]; amount_invalid when nothing fits.
     Mobile money is offered when some network takes the amount (a network closed for now is
-    still counted: closing is temporary)."""
+    still counted: closing is temporary). `typed`: the customer typed the amount (a
+    custom-amount payment link): card is offered only within CARD_CUSTOM_AMOUNT_LIMITS."""
     whole = money.is_whole(amount)
     card = card_offered(merchant=merchant, livemode=livemode, currency=currency)
+    card = card and (not typed or card_takes_typed(amount))
     if currency == Currency.CDF and not whole:
         raise InvalidRequest(
             _(
@@ -149,7 +169,11 @@ def session_create(
     if livemode and not merchant.live_approved:
         raise LiveModeNotApproved()
     methods = session_payment_methods(
-        merchant=merchant, livemode=livemode, amount=amount, currency=currency
+        merchant=merchant,
+        livemode=livemode,
+        amount=amount,
+        currency=currency,
+        typed=payment_link is not None and payment_link.custom_amount,
     )
     now = timezone.now()
     return CheckoutSession.objects.create(
@@ -350,6 +374,8 @@ def session_attempt_create(
     pending = _pending_charge(session)
     if pending is not None:
         raise AttemptInProgress(pending)
+    if session.livemode and payment_method == PaymentMethod.MOBILE_MONEY and phone:
+        _phone_prompt_count(phone=phone)
     return charges.charge_create(
         merchant=session.merchant,
         livemode=session.livemode,
@@ -362,6 +388,50 @@ def session_attempt_create(
         checkout_session=session,
         locale=locale,
     )
+
+
+# --- Prompts per phone ---------------------------------------------------------------------------
+# A stream of PIN prompts is how people are tricked into approving a payment, and operators
+# suspend merchants over complaints: whatever the merchant, link or client address, the hosted
+# pages attempt no more live prompts to one phone than PHONE_PROMPT_LIMITS allows
+# (docs/operations/security.md). Counted in the database, under the phone's row lock, in the
+# transaction that creates the charge: exact with any number of web processes, and an attempt
+# that creates no charge (refused, or rolled back) is not counted.
+
+
+def _phone_prompt_count(*, phone: str) -> None:
+    """Count one live prompt attempt to `phone`, or raise PhonePromptsExceeded (nothing counted)."""
+    rates = Rate.parse_list(settings.PHONE_PROMPT_LIMITS)
+    now = timezone.now()
+    PromptedPhone.objects.bulk_create(
+        [PromptedPhone(phone=phone, updated_at=now)], ignore_conflicts=True
+    )
+    row = PromptedPhone.objects.select_for_update().get(pk=phone)
+    clock = now.timestamp()
+    longest = max((rate.period for rate in rates), default=0)
+    attempts = sorted(at for at in row.attempts if at > clock - longest)
+    waits = []
+    for rate in rates:
+        within = [at for at in attempts if at > clock - rate.period]
+        if len(within) >= rate.count:
+            # Until enough of them leave the window for one more.
+            freed = within[len(within) - rate.count] if rate.count else clock
+            waits.append(freed + rate.period - clock)
+    if waits:
+        raise PhonePromptsExceeded(wait=max(1, int(max(waits) + 0.999)))
+    row.attempts = [*attempts, clock]
+    row.updated_at = now
+    row.save(update_fields=["attempts", "updated_at"])
+
+
+def phone_prompts_forget() -> int:
+    """Delete the counts of phones not prompted within the longest window (beat, hourly). The
+    age is stated in the DELETE itself, so that a row an attempt updates meanwhile is kept."""
+    rates = Rate.parse_list(settings.PHONE_PROMPT_LIMITS)
+    longest = max((rate.period for rate in rates), default=0)
+    cutoff = timezone.now() - timedelta(seconds=longest)
+    deleted, _rows = PromptedPhone.objects.filter(updated_at__lt=cutoff).delete()
+    return deleted
 
 
 # --- Where the customer goes back to the merchant -------------------------------------------------

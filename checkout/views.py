@@ -284,6 +284,24 @@ def too_many_message(wait: int) -> str:
     ) % {"minutes": minutes}
 
 
+def too_many_prompts_message(wait: int) -> str:
+    """What the page says when the phone was prompted too often lately: when to try again, in
+    minutes, or in hours when it is longer than that."""
+    minutes = max(1, -(-wait // 60))
+    if minutes <= 90:
+        return translation.ngettext(
+            "Too many payment requests to this number. Please try again in %(count)s minute.",
+            "Too many payment requests to this number. Please try again in %(count)s minutes.",
+            minutes,
+        ) % {"count": minutes}
+    hours = -(-wait // 3600)
+    return translation.ngettext(
+        "Too many payment requests to this number. Please try again in %(count)s hour.",
+        "Too many payment requests to this number. Please try again in %(count)s hours.",
+        hours,
+    ) % {"count": hours}
+
+
 def _too_many_attempts(request, session: CheckoutSession):
     """Payment attempts are throttled per session and per client address, so a page cannot be
     used to send prompt after prompt to someone's phone: past the limit, the page says when to
@@ -301,9 +319,10 @@ def _too_many_attempts(request, session: CheckoutSession):
     return None
 
 
-def _attempt(request, session: CheckoutSession, **kwargs):
+def _attempt(request, session: CheckoutSession, *, form=None, **kwargs):
     """Start an attempt; returns (charge, response). The response is set when the page must show
-    something else instead (another attempt in progress, a closed session, an error)."""
+    something else instead (another attempt in progress, a closed session, an error, a phone
+    prompted too often: the page again, with the number typed, 429)."""
     too_many = _too_many_attempts(request, session)
     if too_many is not None:
         return None, too_many
@@ -320,6 +339,12 @@ def _attempt(request, session: CheckoutSession, **kwargs):
                 charge_id=exc.charge.id, locale=translation.get_language()[:2]
             ), None
         return exc.charge, None
+    except services.PhonePromptsExceeded as exc:
+        response = _pay_page(
+            request, session, form=form, error=too_many_prompts_message(exc.wait), status=429
+        )
+        response["Retry-After"] = str(exc.wait)
+        return None, response
     except CheckoutSessionNotOpen:
         return None, HttpResponseRedirect(_page_url(session))
     except ApiError as exc:
@@ -353,6 +378,7 @@ def pay_mobile_money(request, session: CheckoutSession):
     charge, response = _attempt(
         request,
         session,
+        form=form,
         payment_method=PaymentMethod.MOBILE_MONEY,
         phone=form.cleaned_data["phone"],
         network=form.cleaned_data["network"],

@@ -42,6 +42,10 @@ app.conf.beat_schedule = {
         "task": "checkout.tasks.sessions_expire_due",
         "schedule": 60.0,
     },
+    "checkout-phone-prompts-forget": {
+        "task": "checkout.tasks.phone_prompts_forget",
+        "schedule": 3600.0,
+    },
     "idempotency-records-purge": {
         "task": "payments.tasks.idempotency_records_purge",
         "schedule": 3600.0,

@@ -4,6 +4,7 @@ The defaults are the embedded set-up: SQLite in var/, Celery on a SQLite broker,
 Every variable read here is listed in docs/operations/configuration.md.
 """
 
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -362,6 +363,21 @@ THROTTLE_CHECKOUT_ATTEMPTS_ADDRESS = env.str("THROTTLE_CHECKOUT_ATTEMPTS_ADDRESS
 THROTTLE_CALLBACKS = env.str("THROTTLE_CALLBACKS", default="600/m")
 # Checkout sessions opened from payment links' pages (/pay/{slug}), per client address.
 THROTTLE_PAYMENT_LINK_SESSIONS = env.str("THROTTLE_PAYMENT_LINK_SESSIONS", default="30/h")
+# Signed card replies posted back through customers' browsers (/card/receipt), per client address.
+THROTTLE_CARD_RECEIPTS = env.str("THROTTLE_CARD_RECEIPTS", default="60/m")
+# Live payment prompts the hosted pages may attempt to one phone number, whatever the merchant,
+# link or client address: every rate of the list holds (checkout/services.py, counted in the
+# database). Test mode, whose prompts reach no phone, and the API's charges are not counted.
+PHONE_PROMPT_LIMITS = env.str("PHONE_PROMPT_LIMITS", default="5/10m,20/d")
+if not all(
+    re.fullmatch(r"\s*[0-9]+\s*/\s*[0-9]*\s*[smhd][a-z]*\s*", part, re.ASCII)
+    and not re.search(r"/\s*0+\s*[smhd]", part)
+    for part in PHONE_PROMPT_LIMITS.split(",")
+):
+    raise ImproperlyConfigured(
+        f"PHONE_PROMPT_LIMITS: cannot read {PHONE_PROMPT_LIMITS!r}. Expected rates separated by "
+        'commas, each N/PERIOD with PERIOD s, m, h or d, optionally a number of them: "5/10m,20/d".'
+    )
 # Proxies in front of the web server that append to X-Forwarded-For (0: use REMOTE_ADDR).
 THROTTLE_TRUSTED_PROXIES = env.int("THROTTLE_TRUSTED_PROXIES", default=0)
 # Seconds a web process trusts an API key it has read before reading it again: a revoked key is
@@ -709,6 +725,16 @@ def parse_network_limits(text: str, base: dict | None = None) -> dict[str, dict[
 NETWORK_LIMITS = parse_network_limits(
     env.str("NETWORK_LIMITS", default=""), parse_network_limits(NETWORK_LIMITS_DEFAULT)
 )
+# The smallest and largest amount a customer may type for a card payment on a custom-amount
+# payment link, in USD minor units ("100-1000000": USD 1.00 to 10,000.00); links/forms.py.
+_card_limits = env.str("CARD_CUSTOM_AMOUNT_LIMITS", default="100-1000000")
+_card_match = re.fullmatch(r"\s*([0-9]+)\s*-\s*([0-9]+)\s*", _card_limits, re.ASCII)
+if _card_match is None or not 1 <= int(_card_match[1]) <= int(_card_match[2]) <= 999_999_999_999:
+    raise ImproperlyConfigured(
+        f"CARD_CUSTOM_AMOUNT_LIMITS: cannot read {_card_limits!r}. Expected MIN-MAX in USD minor "
+        "units, 1 ≤ MIN ≤ MAX ≤ 999999999999 (e.g. 100-1000000 for USD 1.00 to 10,000.00)."
+    )
+CARD_CUSTOM_AMOUNT_LIMITS = (int(_card_match[1]), int(_card_match[2]))
 # A network is `degraded` while, over the last NETWORK_DEGRADED_WINDOW seconds, at least
 # NETWORK_DEGRADED_MIN_ATTEMPTS of its mobile money charges were settled and the share of them
 # that failed with an operator error or a timeout reached NETWORK_DEGRADED_THRESHOLD.

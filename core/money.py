@@ -3,17 +3,35 @@ both have 2 minor units (ISO 4217). Mobile money operators take and pay whole un
 francs or dollars), card payments may carry cents. Decimals appear only at the edges that need
 them: the card form's `amount`, and the amounts people read."""
 
+import re
 from decimal import Decimal
 
 from django.utils.formats import number_format
 
 MINOR_PER_UNIT = 100
 SEPARATORS = {"fr": (" ", ","), "en": (",", ".")}
+# What a customer may type as an amount on a public page (docs/guides/payment-links.md): ASCII
+# digits, spaces (also the non-breaking ones) between groups of three, and at most one `,` or
+# `.` before at most two decimals. No exponent, no sign, no digit of another script.
+TYPED_SPACES = " \u00a0\u202f"
+TYPED_AMOUNT = re.compile(
+    rf"(?:[0-9]{{1,3}}(?:[{TYPED_SPACES}][0-9]{{3}})+|[0-9]+)(?:[.,][0-9]{{1,2}})?", re.ASCII
+)
 
 
 def is_whole(amount: int) -> bool:
     """Whether the amount is a whole number of francs or dollars (what operators take)."""
     return amount % MINOR_PER_UNIT == 0
+
+
+def typed_amount(text: str) -> int | None:
+    """What a customer typed, in francs or dollars (`2500`, `2 500`, `19,99`, `19.99`), in minor
+    units; None when it is not written that way (`1e9`, `-5`, `+5`, `١٢`, `25 00`, `2,500`)."""
+    text = text.strip()
+    if TYPED_AMOUNT.fullmatch(text) is None:
+        return None
+    units, _, cents = re.sub(f"[{TYPED_SPACES}]", "", text).replace(",", ".").partition(".")
+    return int(units) * MINOR_PER_UNIT + int(cents.ljust(2, "0"))
 
 
 def whole_units(amount: int) -> int:

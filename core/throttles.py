@@ -4,11 +4,16 @@ checkout session too). Staff sign-in failures are django-axes' (payments/admin/l
 
 Fixed windows counted in the cache (Redis in production). Like the API's rate limit, a throttle
 whose cache cannot be reached lets the request through (and says so in the log): payments keep
-working through a Redis outage. Rates are "N/s", "N/m", "N/h" or "N/d" (settings THROTTLE_*).
+working through a Redis outage. Rates are "N/s", "N/m", "N/h" or "N/d" (settings THROTTLE_*),
+or with a number of periods, "N/10m".
+
+The prompts sent to one phone from the hosted pages are counted in the database instead
+(checkout.services, PHONE_PROMPT_LIMITS): across every client address, exactly, on any cache.
 """
 
 import functools
 import logging
+import re
 import time
 from dataclasses import dataclass
 from functools import wraps
@@ -19,6 +24,7 @@ from django.core.cache import cache
 logger = logging.getLogger("core.throttles")
 
 PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+RATE = re.compile(r"(?P<count>[0-9]+)\s*/\s*(?P<times>[0-9]*)\s*(?P<unit>[smhd])[a-z]*", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -29,8 +35,17 @@ class Rate:
     @classmethod
     @functools.lru_cache(maxsize=64)  # a few settings, read by every request
     def parse(cls, text: str) -> "Rate":
-        number, _, unit = text.partition("/")
-        return cls(count=int(number), period=PERIODS[unit.strip()[:1]])
+        """`"30/h"` (or `"30/hour"`) or `"5/10m"`; ValueError for anything else."""
+        match = RATE.fullmatch(text.strip())
+        if match is None or int(match["times"] or 1) == 0:
+            raise ValueError(f"not a rate: {text!r}")
+        times = int(match["times"] or 1)
+        return cls(count=int(match["count"]), period=times * PERIODS[match["unit"]])
+
+    @classmethod
+    def parse_list(cls, text: str) -> tuple["Rate", ...]:
+        """`"5/10m,20/d"`: every rate of a comma-separated list."""
+        return tuple(cls.parse(part) for part in text.split(",") if part.strip())
 
 
 def client_address(request) -> str:
@@ -65,6 +80,18 @@ def hit(scope: str, ident: str, rate_text: str) -> int | None:
         logger.warning("%s throttle not applied, cache unavailable: %s", scope, type(exc).__name__)
         return None
     return wait if count > rate.count else None
+
+
+def claim(scope: str, ident: str, seconds: int) -> bool:
+    """Take the next `seconds` for `ident` (the shared cache's atomic add: Redis SET NX with an
+    expiry): of any number of callers at once, one gets True until the time is over. With the
+    cache out of reach nobody gets it (and the log says so): what the claim bounds is then not
+    done, and the caller leaves it to a sweep."""
+    try:
+        return bool(cache.add(f"claim:{scope}:{ident}", 1, timeout=seconds))
+    except Exception as exc:
+        logger.warning("%s claim for %s refused, cache unavailable: %s", scope, ident, exc)
+        return False
 
 
 def per_address(scope: str, setting: str, too_many):

@@ -2,20 +2,16 @@
 optional e-mail address for the receipt, with messages in the customer's language — also for
 the amounts checkout refuses (amount_refused)."""
 
-from decimal import Decimal, InvalidOperation
-
 from django import forms
+from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from core.money import MINOR_PER_UNIT, format_customer_amount, is_whole
-from payments.api.fields import AMOUNT_MAX
+from core.money import format_customer_amount, is_whole, typed_amount
 from payments.models import Currency, Network
 from payments.selectors import network_limits
 
-LARGEST = Decimal(AMOUNT_MAX) / MINOR_PER_UNIT
-SPACES = str.maketrans("", "", " \u00a0\u202f'")
 WHOLE_UNITS_ONLY = {
     Currency.CDF: _("Mobile money takes whole francs only: enter an amount without cents."),
     Currency.USD: _("Mobile money takes whole dollars only: enter an amount without cents."),
@@ -47,39 +43,62 @@ class LinkPayForm(forms.Form):
 
     def clean_amount(self) -> int:
         """What the customer typed, in major units (`2500`, `2 500`, `19,99`, `19.99`), as minor
-        units. Whether a network or card takes it is checkout's rule, applied when the session
-        is opened."""
-        text = self.cleaned_data["amount"].translate(SPACES).replace(",", ".")
-        try:
-            value = Decimal(text)
-        except InvalidOperation:
-            value = None
-        if value is None or not value.is_finite() or value <= 0 or value.as_tuple().exponent < -2:
+        units (core.money.typed_amount). Whether a network or card takes it is checkout's rule,
+        applied when the session is opened; what it refuses is said with the range."""
+        amount = typed_amount(self.cleaned_data["amount"])
+        if amount is None:
             raise forms.ValidationError(_("Enter an amount such as 2500 or 19.99."), code="invalid")
-        if value > LARGEST:
-            raise forms.ValidationError(_("This amount is too large."), code="invalid")
-        return int(value * MINOR_PER_UNIT)
+        return amount
 
 
 # --- The amounts checkout refuses, in the customer's words --------------------------------------
 # checkout.services.session_payment_methods stays the one judge of what a session takes; its
 # amount_invalid is written for integrators (`amount`, minor units), so the page says it again.
-# It refuses cents only where mobile money is the way to pay (CDF, or USD without card), and a
-# whole amount only when no network takes it and card is not offered: the cents, else the
-# networks' limits, are the reason.
+# Without card (CDF, or USD without the card rail) it refuses cents, else an amount no network
+# takes: the cents, else the networks' limits, are the reason. With card, a typed amount is
+# refused only when neither card (CARD_CUSTOM_AMOUNT_LIMITS) nor a network takes it: the page
+# names the range from the lowest to the highest amount either takes.
 
 
-def amount_refused(*, currency: str, amount: int, custom_amount: bool, merchant_name: str) -> str:
+def amount_refused(
+    *, currency: str, amount: int, custom_amount: bool, merchant_name: str, card: bool = False
+) -> str:
     """Checkout's amount_invalid for `amount`, in the active language. A fixed link's customer
     can change nothing (its amount was taken when it was created; limits or card changed since):
-    they are sent to the merchant."""
+    they are sent to the merchant. `card`: card payments are offered for the link's currency, for
+    typed amounts within CARD_CUSTOM_AMOUNT_LIMITS."""
     if not custom_amount:
         return gettext(
             "This amount cannot be paid here at the moment. Ask %(name)s for a new payment link."
         ) % {"name": merchant_name}
+    if card:
+        return _outside_card_or_limits(currency=currency, amount=amount)
     if not is_whole(amount):
         return str(WHOLE_UNITS_ONLY[currency])
     return _outside_limits(currency=currency, amount=amount)
+
+
+def _outside_card_or_limits(*, currency: str, amount: int) -> str:
+    """From the lowest amount a network or card takes to the highest — unless the amount falls
+    between them (limits configured apart), when what card and each network takes is said."""
+    limits = {network: network_limits(network=network, currency=currency) for network in Network}
+    card_low, card_high = settings.CARD_CUSTOM_AMOUNT_LIMITS
+    low = min(card_low, *(low for low, _high in limits.values()))
+    high = max(card_high, *(high for _low, high in limits.values()))
+    if not low <= amount <= high:
+        return gettext("Enter an amount from %(min)s to %(max)s.") % _range(low, high, currency)
+    said = [
+        gettext("A card payment takes %(min)s to %(max)s.") % _range(card_low, card_high, currency)
+    ]
+    if not is_whole(amount):
+        said.append(str(WHOLE_UNITS_ONLY[currency]))
+    else:
+        said += [
+            gettext("%(network)s takes %(min)s to %(max)s.")
+            % {"network": network.label, **_range(*limits[network], currency)}
+            for network in limits
+        ]
+    return " ".join(said)
 
 
 def _outside_limits(*, currency: str, amount: int) -> str:

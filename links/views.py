@@ -13,6 +13,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
+from checkout.services import card_offered
 from checkout.views import hosted_page, language_links, too_many_message
 from core import throttles
 from core.errors import ApiError
@@ -84,6 +85,7 @@ def _refusal(exc: ApiError, link: PaymentLink, form: LinkPayForm) -> str:
         amount=form.cleaned_data["amount"] if link.custom_amount else link.amount,
         custom_amount=link.custom_amount,
         merchant_name=link.merchant.name,
+        card=card_offered(merchant=link.merchant, livemode=link.livemode, currency=link.currency),
     )
 
 

@@ -407,3 +407,75 @@ def embedded_service(var_dir: Path, **env):
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=30)
             service.returncode = process.returncode
+
+
+# --- Clients at their own addresses ----------------------------------------------------------------
+
+CSRF_FIELD = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+
+
+def loopback_address() -> str:
+    """An address of this machine other than 127.0.0.1 (the whole 127/8 block is loopback),
+    random, since the throttles' counts live in the cache, which outlives a test."""
+    import random
+
+    return f"127.{random.randrange(1, 255)}.{random.randrange(256)}.{random.randrange(1, 255)}"
+
+
+@dataclasses.dataclass
+class Answer:
+    status: int
+    headers: dict[str, str]
+    text: str
+
+
+class AddressClient:
+    """A browser calling a running server (the live server, a gunicorn) from its own source
+    address: the server sees it as REMOTE_ADDR, as it sees a customer, through the deployment's
+    own client-address rules. It keeps its cookies and posts forms with their CSRF token."""
+
+    def __init__(self, base: str, address: str | None = None, *, language: str = "fr"):
+        parts = urlsplit(base)
+        self.port = parts.port
+        self.address = address or loopback_address()
+        self.language = language
+        self.cookies: dict[str, str] = {}
+
+    def request(self, method: str, path: str, form: dict | None = None) -> Answer:
+        from urllib.parse import urlencode
+
+        headers = {"Accept-Language": self.language}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        body = None
+        if form is not None:
+            body = urlencode(form).encode()
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        connection = http.client.HTTPConnection(
+            "127.0.0.1", self.port, timeout=60, source_address=(self.address, 0)
+        )
+        try:
+            connection.request(method, path, body=body, headers=headers)
+            response = connection.getresponse()
+            text = response.read().decode()
+            for name, value in response.getheaders():
+                if name.lower() == "set-cookie":
+                    cookie, _, _attributes = value.partition(";")
+                    key, _, cookie_value = cookie.partition("=")
+                    self.cookies[key.strip()] = cookie_value.strip()
+            return Answer(response.status, dict(response.getheaders()), text)
+        finally:
+            connection.close()
+
+    def get(self, path: str) -> Answer:
+        return self.request("GET", path)
+
+    def post(self, path: str, form: dict) -> Answer:
+        return self.request("POST", path, form)
+
+    def submit(self, page: str, path: str, fields: dict) -> Answer:
+        """Load `page`, then post `fields` to `path` with the page's CSRF token, as its form does."""
+        loaded = self.get(page)
+        token = CSRF_FIELD.search(loaded.text)
+        assert token, (loaded.status, loaded.text[:500])
+        return self.post(path, {"csrfmiddlewaretoken": token.group(1), **fields})

@@ -1,7 +1,10 @@
 """Our card receipt page: where the card provider sends the customer back with its signed reply.
 
 Authenticated only by the reply's signature (no session, no CSRF token: the POST comes from the
-provider's page). The service verifies it and runs the status check; this view only redirects.
+provider's page). The service verifies it and runs the status check (at most once per charge in
+a short interval, however often a reply is replayed); this view only redirects. Both paths are
+throttled per client address: the receipt by THROTTLE_CARD_RECEIPTS, the provider's
+notification with the operators' callbacks (THROTTLE_CALLBACKS).
 """
 
 import logging
@@ -12,6 +15,7 @@ from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
+from core import throttles
 from core.api.errors import callback_refusal
 from core.errors import CardReplyRejected
 from core.links import with_query
@@ -47,8 +51,15 @@ def _reply_fields(request: HttpRequest) -> dict[str, str]:
     return fields
 
 
+def _receipts_too_many(request: HttpRequest, wait: int) -> HttpResponse:
+    response = render(request, "card/receipt_throttled.html", status=429)
+    response["Retry-After"] = str(wait)
+    return response
+
+
 @csrf_exempt
 @require_POST
+@throttles.per_address("card_receipts", "THROTTLE_CARD_RECEIPTS", _receipts_too_many)
 def card_receipt(request: HttpRequest) -> HttpResponse:
     try:
         charge = charges.charge_card_return(fields=_reply_fields(request))

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from core import events, money
+from core import events, money, throttles
 from core.errors import (
     CardRailDisabled,
     CardReplyRejected,
@@ -285,10 +285,17 @@ def _deadline_outcome(charge: Charge, now: datetime | None = None) -> ProviderOu
     )
 
 
+# A signed card reply can be replayed at will (by the browser, or by anyone who saw it): the
+# status checks replies trigger are bounded to one per charge in this many seconds, claimed in the
+# shared cache (docs/operations/security.md); the poller still checks on the charge's schedule.
+CARD_REPLY_CHECK_INTERVAL = 30
+
+
 def charge_card_return(*, fields: dict[str, str]) -> Charge:
     """The card provider's reply, posted back through the customer's browser to our receipt page.
 
-    Only a hint: once it verifies and matches the charge, the status check decides. Raises
+    Only a hint: once it verifies and matches the charge, the status check decides, asked at most
+    once per CARD_REPLY_CHECK_INTERVAL for a pending charge however often replies come. Raises
     CardReplyRejected (charge untouched) otherwise. Not atomic on purpose: the status check may
     call the provider, which must not happen inside an open transaction."""
     reference = fields.get("req_reference_number", "")
@@ -311,6 +318,12 @@ def charge_card_return(*, fields: dict[str, str]) -> Charge:
         raise CardReplyRejected(f"reply for {charge.id} differs in {', '.join(wrong)}")
     if charge.status in state.CHARGE_FINAL:
         return _card_reply_after_the_end(charge)
+    if not throttles.claim("card-reply-check", charge.id, CARD_REPLY_CHECK_INTERVAL):
+        # Another reply (or this one, replayed) had it asked moments ago, or the shared cache
+        # is out of reach: the status checks on the charge's schedule decide.
+        logger.info("card reply for %s: its provider was asked less than %ss ago", charge.id,
+                    CARD_REPLY_CHECK_INTERVAL)  # fmt: skip
+        return charge
     return charge_refresh(charge_id=charge.id)
 
 
@@ -340,7 +353,7 @@ def charge_refresh(*, charge_id: str, unavailable_pending: bool = False) -> Char
     charge = Charge.objects.get(pk=charge_id)
     if charge.status in state.CHARGE_FINAL:
         return charge
-    Charge.objects.filter(pk=charge_id).update(check_count=charge.check_count + 1)
+    Charge.objects.filter(pk=charge_id).update(check_count=F("check_count") + 1)
     outcome = _ask_status(charge, unavailable_pending=unavailable_pending)
     return charge_apply_outcome(charge_id=charge_id, outcome=outcome)
 

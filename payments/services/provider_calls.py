@@ -68,10 +68,14 @@ def answer_record(
     payment: Charge | Refund | Payout, *, raw: dict, provider_reference: str = "", at: datetime
 ) -> list[str]:
     """Keep a provider's answer on a charge or refund, not yet saved: its raw answer appended to
-    the history (the newest RAW_HISTORY), and the provider's reference the first time one comes.
-    Returns the fields to save."""
+    the history (the newest RAW_HISTORY) unless it is the same as the last one kept (the same
+    reply asked about again, a status that has not moved: one line in the payment's timeline,
+    and the history keeps the answers that differ), and the provider's reference the first time
+    one comes. Returns the fields to save."""
     fields = ["provider_raw"]
-    if raw:
+    last = payment.provider_raw[-1] if payment.provider_raw else None
+    repeated = isinstance(last, dict) and {k: v for k, v in last.items() if k != "at"} == raw
+    if raw and not repeated:
         payment.provider_raw = [*payment.provider_raw, {"at": at.isoformat(), **raw}][-RAW_HISTORY:]
     if provider_reference and not payment.provider_reference:
         payment.provider_reference = provider_reference
