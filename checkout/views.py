@@ -17,6 +17,7 @@ from checkout.forms import MobileMoneyForm
 from checkout.models import CheckoutSession, SessionStatus
 from core import throttles
 from core.errors import ApiError, CheckoutSessionNotOpen
+from core.headers import content_security_policy
 from core.money import format_customer_amount
 from payments.models import Charge, ChargeStatus, PaymentMethod
 from payments.services import charges
@@ -31,21 +32,6 @@ FAILURE_TEXTS = {
     "timeout": _("The payment prompt was not approved in time."),
 }
 FAILURE_DEFAULT = _("The operator could not complete the payment.")
-
-
-def content_security_policy(form_action: str = "") -> str:
-    return "; ".join(
-        [
-            "default-src 'none'",
-            "script-src 'self'",
-            "style-src 'self'",
-            "img-src 'self' data:",
-            "connect-src 'self'",
-            f"form-action 'self'{' ' + form_action if form_action else ''}",
-            "frame-ancestors 'none'",
-            "base-uri 'none'",
-        ]
-    )
 
 
 def hosted_page(view):

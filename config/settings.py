@@ -64,6 +64,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: its headers reach every answer, the refusals of the next one included.
+    "core.headers.PrivatePagesMiddleware",
     "core.api.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -439,6 +441,11 @@ ACCOUNT_CONFIRM_EMAIL_ON_GET = False
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = True
 ACCOUNT_REAUTHENTICATION_TIMEOUT = 600  # §15: live sensitive actions, within 10 minutes
 ACCOUNT_EMAIL_SUBJECT_PREFIX = ""
+# allauth's limits, counted in the cache per client address (dashboard.adapter's, behind
+# THROTTLE_TRUSTED_PROXIES) or per e-mail address; its defaults for the others. Sign-ups (every
+# form sent) per address, so that one address cannot mail confirmations to any recipients; a
+# confirmation mail to one address once per 3 minutes (docs/operations/security.md).
+ACCOUNT_RATE_LIMITS = {"signup": "10/h/ip", "confirm_email": "1/3m/key"}
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = _public.scheme or "http"
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
 # The two-factor step writes the codes allauth's rate limit refuses in the audit log.

@@ -1,11 +1,24 @@
 """allauth's adapter: the client address as the rest of the service reads it; the sign-ins its
-rate limit refuses, in the audit log."""
+rate limit refuses, in the audit log; every link its mails carry on PUBLIC_BASE_URL."""
+
+from types import SimpleNamespace
+from urllib.parse import urlsplit
 
 from allauth.account.adapter import DefaultAccountAdapter
+from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.urls import reverse
 
+from core.links import public_url
 from dashboard import audit
 from dashboard.models import Action
+
+
+def public_site() -> SimpleNamespace:
+    """The site as the mails name it (the `current_site` of allauth's templates): the host of
+    PUBLIC_BASE_URL, never the one a request claims."""
+    host = urlsplit(settings.PUBLIC_BASE_URL).netloc
+    return SimpleNamespace(domain=host, name=host)
 
 
 class AccountAdapter(DefaultAccountAdapter):
@@ -24,3 +37,30 @@ class AccountAdapter(DefaultAccountAdapter):
             typed = credentials.get("email") or credentials.get("username") or ""
             audit.record_for_person(request, Action.LOGIN_FAILED, email=str(typed))
             raise
+
+    # --- Mail links: on PUBLIC_BASE_URL, whatever the request's Host or X-Forwarded-Host say
+    # (docs/operations/security.md, "Mail links"). allauth would build them on the request's
+    # host, which the client writes: a reset asked for with another Host mailed the owner a
+    # valid key on that host.
+
+    def get_email_confirmation_url(self, request, emailconfirmation) -> str:
+        return public_url("account_confirm_email", emailconfirmation.key)
+
+    def get_reset_password_from_key_url(self, key: str) -> str:
+        # allauth's key is "<uidb36>-<token>"; its URL takes the two apart.
+        uidb36, _, token = key.partition("-")
+        path = reverse("account_reset_password_from_key", kwargs={"uidb36": uidb36, "key": token})
+        return settings.PUBLIC_BASE_URL.rstrip("/") + path
+
+    def send_account_already_exists_mail(self, email: str) -> None:
+        context = {
+            "signup_url": public_url("account_signup"),
+            "password_reset_url": public_url("account_reset_password"),
+        }
+        self.send_mail("account/email/account_already_exists", email, context)
+
+    def send_mail(self, template_prefix: str, email: str, context: dict) -> None:
+        context = {**context, "current_site": public_site()}
+        if "signup_url" in context:  # the mail to an address with no account (password reset)
+            context["signup_url"] = public_url("account_signup")
+        super().send_mail(template_prefix, email, context)

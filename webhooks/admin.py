@@ -43,7 +43,7 @@ class AttemptInline(ReadOnlyInline):
 
     @admin.display(description=_("Answer (first 1 KB)"))
     def answer(self, obj):
-        return format_html("<pre style='white-space:pre-wrap'>{}</pre>", obj.response_body)
+        return format_html("<pre class='wrapped'>{}</pre>", obj.response_body)
 
 
 @admin.register(Event)

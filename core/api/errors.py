@@ -70,6 +70,7 @@ def raw_error(*, type: str, code: str, message: str) -> tuple[str, bytes, list[t
         ("Content-Type", "application/json; charset=utf-8"),
         ("Content-Length", str(len(data))),
         ("Request-Id", rid),
+        ("Cache-Control", "no-store"),
     ]
     return rid, data, headers
 

@@ -10,14 +10,14 @@ from django.utils.translation import gettext
 def json_block(value) -> str:
     """Indented JSON, wrapped to the page's width."""
     return format_html(
-        "<pre style='white-space:pre-wrap;margin:0'>{}</pre>",
+        "<pre class='wrapped'>{}</pre>",
         json.dumps(value, indent=2, ensure_ascii=False),
     )
 
 
 def nowrap(text: str) -> str:
     """A short value (an amount, a time) kept on one line in a narrow column."""
-    return format_html('<span style="white-space:nowrap">{}</span>', text)
+    return format_html('<span class="nowrap">{}</span>', text)
 
 
 def fieldset_fields(fieldsets) -> list[str]:

@@ -18,7 +18,7 @@ def fits(page) -> bool:
 
 
 def test_sign_up_confirm_sign_in_and_home_at_360_px(
-    browser, axe_source, live_server, smtp_sink, settings
+    browser, axe_source, live_server, public_base_url, smtp_sink, settings
 ):
     settings.ACCOUNT_RATE_LIMITS = False
     context = browser.new_context(

@@ -1,6 +1,6 @@
 """The dashboard's sessions (contract §15): cookies HttpOnly and SameSite=Lax, Secure under https,
-ending after DASHBOARD_SESSION_AGE; and a password change ends every session of the person,
-the one that changed it included."""
+ending after DASHBOARD_SESSION_AGE; a password change ends every session of the person, the one
+that changed it included; a two-factor change ends the others."""
 
 import json
 import os
@@ -11,11 +11,11 @@ from datetime import timedelta
 import pytest
 import time_machine
 from django.conf import settings
-from django.test import Client
+from django.test import Client, TestCase
 from django.utils import timezone
 
-from tests.dashboard.conftest import PASSWORD
-from tests.dashboard.test_accounts import sign_in
+from tests.dashboard.conftest import PASSWORD, make_member, signed_in
+from tests.dashboard.test_accounts import _activate_totp, sign_in
 from tests.helpers import database_url_for_subprocess
 
 pytestmark = pytest.mark.postgres
@@ -42,6 +42,41 @@ def test_a_password_change_ends_every_session_of_the_person(owner):
     fresh = Client()
     sign_in(fresh, owner.user.email, password=new)
     assert fresh.get("/dashboard/test/").status_code == 200
+
+
+def signed_out(client: Client) -> bool:
+    response = client.get("/dashboard/test/")
+    return response.status_code == 302 and response.url.startswith("/accounts/login/")
+
+
+@pytest.mark.django_db
+def test_two_factor_changes_end_the_other_sessions_of_the_person(shop, owner):
+    """Turning two-factor on, new recovery codes, turning it off: each signs out every other
+    browser of the person; the one that made the change stays, and other people's too."""
+    teammate = signed_in(make_member(shop, "admin").user)
+    here = Client()
+    sign_in(here, owner.user.email)
+    elsewhere = signed_in(owner.user)  # a phone at home
+
+    _activate_totp(here)
+    assert signed_out(elsewhere)
+    assert here.get("/dashboard/test/").status_code == 200
+    assert teammate.get("/dashboard/test/").status_code == 200
+
+    changes = {  # the change → where allauth then sends the browser
+        "/accounts/2fa/recovery-codes/generate/": "/accounts/2fa/recovery-codes/",
+        "/accounts/2fa/totp/deactivate/": "/accounts/2fa/",
+    }
+    for change, done in changes.items():
+        elsewhere = signed_in(owner.user)
+        assert elsewhere.get("/dashboard/test/").status_code == 200
+        with TestCase.captureOnCommitCallbacks(execute=True):  # allauth says so once committed
+            response = here.post(change)
+        assert (response.status_code, response.url) == (302, done)
+        assert signed_out(elsewhere), change
+        assert here.get("/dashboard/test/").status_code == 200, change
+        assert teammate.get("/dashboard/test/").status_code == 200, change
+    assert not owner.user.authenticator_set.exists()  # off, recovery codes gone with it
 
 
 @pytest.mark.django_db

@@ -80,6 +80,7 @@ def assert_envelope(answer, status: int, type: str, code: str, param=None) -> di
     assert (error["type"], error["code"], error["param"]) == (type, code, param)
     assert REQUEST_ID.fullmatch(error["request_id"])
     assert headers["request-id"] == error["request_id"]
+    assert headers["cache-control"] == "no-store"  # as every /v1 answer
     return error
 
 
