@@ -3,12 +3,24 @@ rate limit refuses, in the audit log."""
 
 from allauth.account.adapter import DefaultAccountAdapter
 from django.core.exceptions import ValidationError
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from dashboard import audit
 from dashboard.models import Action
 
 
 class AccountAdapter(DefaultAccountAdapter):
+    # allauth's per-account limit on failed sign-ins: what lifts it at once
+    # (docs/operations/security.md#sign-in-lockouts).
+    error_messages = {
+        **DefaultAccountAdapter.error_messages,
+        "too_many_login_attempts": _(
+            "Too many failed sign-ins for this account. A password reset by e-mail unlocks it at "
+            "once (“Forgot your password?”); otherwise try again in a few minutes."
+        ),
+    }
+
     def get_client_ip(self, request) -> str:
         # allauth's rate limits (ACCOUNT_RATE_LIMITS) key on this: the proxies of
         # THROTTLE_TRUSTED_PROXIES, as axes and the audit log.
@@ -24,3 +36,9 @@ class AccountAdapter(DefaultAccountAdapter):
             typed = credentials.get("email") or credentials.get("username") or ""
             audit.record_for_person(request, Action.LOGIN_FAILED, email=str(typed))
             raise
+
+    def get_login_redirect_url(self, request) -> str:
+        """Staff land on the admin (when the sign-in named no page), members on the dashboard."""
+        if request.user.is_staff:
+            return reverse("admin:index")
+        return super().get_login_redirect_url(request)
