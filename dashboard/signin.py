@@ -22,7 +22,6 @@ from axes.utils import reset as axes_reset
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
-from django.http import HttpRequest
 from django.shortcuts import render
 
 PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -39,7 +38,7 @@ def axes_username(request, credentials=None) -> str:
     field), lower-cased so that case changes do not reset the count."""
     source = credentials or {}
     if not source and request is not None:
-        if not isinstance(request, HttpRequest):  # an axes record: its username as stored
+        if not hasattr(request, "POST"):  # an axes record: its username as stored
             return str(getattr(request, "username", "") or "")
         source = getattr(request, "data", None) or request.POST
     if source.get("username"):
@@ -55,7 +54,7 @@ def is_staff_sign_in(request, credentials=None) -> bool:
     known = getattr(request, "staff_sign_ins", None)
     if known is None:
         known = {}
-        if isinstance(request, HttpRequest):
+        if hasattr(request, "POST"):
             request.staff_sign_ins = known
     if typed not in known:
         known[typed] = (
