@@ -80,6 +80,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "dashboard.middleware.HtmxRedirectMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    # Staff reach no admin page before their second factor is set up (dashboard/staff.py).
+    "dashboard.staff.StaffTwoFactorMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -389,29 +391,34 @@ API_KEY_CACHE_SECONDS = env.float("API_KEY_CACHE_SECONDS", default=3.0)
 if not 0 <= API_KEY_CACHE_SECONDS <= 4:
     raise ImproperlyConfigured("API_KEY_CACHE_SECONDS must be between 0 and 4.")
 
-# Staff sign-in failures (django-axes, in the database): THROTTLE_ADMIN_LOGIN "N/period" failed
-# passwords for one username from one client address lock that pair out for the period. Sign-ins
-# of one pair are taken one at a time (payments/admin/login.py), so no more than N passwords are
-# ever checked. The client address is axes' (django-ipware), told the same proxies as above: the
+# Failed sign-ins at /accounts/login/ (django-axes, in the database; dashboard/signin.py):
+# THROTTLE_ADMIN_LOGIN "N/period" failures for one member's account from one client address lock
+# that pair out for the period; THROTTLE_STAFF_SIGN_IN failures for one staff account, from every
+# address together, lock that account out. A password reset by e-mail lifts either lock at once.
+# Sign-ins of one account are taken one at a time, so no more than N passwords are ever checked.
+# The client address is axes' (django-ipware), told the same proxies as above: the
 # THROTTLE_TRUSTED_PROXIES-th address from the right of X-Forwarded-For, else REMOTE_ADDR.
 THROTTLE_ADMIN_LOGIN = env.str("THROTTLE_ADMIN_LOGIN", default="10/h")
-_admin_count, _, _admin_period = THROTTLE_ADMIN_LOGIN.partition("/")
+THROTTLE_STAFF_SIGN_IN = env.str("THROTTLE_STAFF_SIGN_IN", default="20/h")
+for _name in ("THROTTLE_ADMIN_LOGIN", "THROTTLE_STAFF_SIGN_IN"):
+    _count, _, _period = globals()[_name].partition("/")
+    if not _count.strip().isdigit() or _period.strip()[:1] not in ("s", "m", "h", "d"):
+        raise ImproperlyConfigured(f"{_name} must read N/s, N/m, N/h or N/d.")
 INSTALLED_APPS += ["axes"]
 MIDDLEWARE += ["axes.middleware.AxesMiddleware"]
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
-    # The dashboard's sign-in by e-mail address (allauth); axes counts its failures too.
+    # The sign-in by e-mail address (allauth), staff's too; axes counts its failures.
     "allauth.account.auth_backends.AuthenticationBackend",
 ]
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
-AXES_FAILURE_LIMIT = int(_admin_count)
-# In hours, as axes takes a number.
-AXES_COOLOFF_TIME = {"s": 1, "m": 60, "h": 3600, "d": 86400}[_admin_period.strip()[:1]] / 3600
-# The admin's pause page on /admin/, the dashboard's elsewhere (/accounts/login/).
+# Per account and client address for members, per account for staff; limit and period to match.
+AXES_LOCKOUT_PARAMETERS = "dashboard.signin.lockout_parameters"
+AXES_FAILURE_LIMIT = "dashboard.signin.failure_limit"
+AXES_COOLOFF_TIME = "dashboard.signin.cool_off"
 AXES_LOCKOUT_CALLABLE = "dashboard.signin.locked_out"
-# The staff sign-in sends `username`, the dashboard's (allauth) an e-mail address as `login`.
+# allauth's sign-in sends the e-mail address as `login`.
 AXES_USERNAME_CALLABLE = "dashboard.signin.axes_username"
 AXES_ENABLE_ADMIN = False
 # ipware's proxy count leaves out the proxy that connects to us (REMOTE_ADDR); a chain longer
@@ -439,6 +446,9 @@ ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
 ACCOUNT_CONFIRM_EMAIL_ON_GET = False
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = True
+# The link of a password reset mail signs its reader in (then asks for the code, with TOTP): a
+# member locked out by others' failures is in at once (docs/operations/security.md).
+ACCOUNT_LOGIN_ON_PASSWORD_RESET = True
 ACCOUNT_REAUTHENTICATION_TIMEOUT = 600  # §15: live sensitive actions, within 10 minutes
 ACCOUNT_EMAIL_SUBJECT_PREFIX = ""
 # allauth's limits, counted in the cache per client address (dashboard.adapter's, behind

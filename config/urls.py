@@ -1,6 +1,7 @@
 """Top-level routes: the /v1 API, hosted checkout pages, what the providers call, the sandbox
 card provider, admin, health."""
 
+from allauth.account.decorators import secure_admin_login
 from django.contrib import admin
 from django.urls import include, path, re_path
 from django.views.generic import TemplateView
@@ -8,17 +9,20 @@ from django.views.generic import TemplateView
 from config.overview import overview
 from core.api import errors as api_errors
 from dashboard.signin import login as dashboard_login
-from payments.admin.login import admin_login
 from payments.api.docs import ApiDocsView, ApiSchemaView
 from payments.views import healthz, readyz
+
+# Staff sign in through the accounts' sign-in, with their second factor (allauth's way to put the
+# admin behind it): /admin/login/ sends there (docs/operations/staff.md#signing-in).
+admin.site.login = secure_admin_login(admin.site.login)
 
 urlpatterns = [
     # Home: where the admin's "View site" leads; links to the API reference and the admin.
     path("", TemplateView.as_view(template_name="home.html"), name="home"),
-    path("admin/login/", admin_login, name="admin-login"),
     path("admin/overview/", admin.site.admin_view(overview), name="admin-overview"),
     path("admin/", admin.site.urls),
-    path("accounts/login/", dashboard_login, name="account_login"),  # allauth's, one at a time
+    # allauth's, one sign-in of an account at a time; staff's and merchants' members' alike
+    path("accounts/login/", dashboard_login, name="account_login"),
     path("accounts/", include("allauth.urls")),
     path("dashboard/", include("dashboard.urls")),
     path("i18n/", include("django.conf.urls.i18n")),  # the language switcher (set_language)

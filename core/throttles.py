@@ -1,6 +1,6 @@
 """Throttles outside the API key's rate limit: failed authentication, payment attempts from hosted
 pages and operators' callbacks, each counted per client address (and payment attempts per
-checkout session too). Staff sign-in failures are django-axes' (payments/admin/login.py).
+checkout session too). Failed sign-ins are django-axes' (dashboard/signin.py).
 
 Fixed windows counted in the cache (Redis in production). Like the API's rate limit, a throttle
 whose cache cannot be reached lets the request through (and says so in the log): payments keep

@@ -8,6 +8,7 @@ from allauth.account.adapter import DefaultAccountAdapter
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from core.links import public_url
 from dashboard import audit
@@ -22,6 +23,16 @@ def public_site() -> SimpleNamespace:
 
 
 class AccountAdapter(DefaultAccountAdapter):
+    # allauth's per-account limit on failed sign-ins: what lifts it at once
+    # (docs/operations/security.md#sign-in-lockouts).
+    error_messages = {
+        **DefaultAccountAdapter.error_messages,
+        "too_many_login_attempts": _(
+            "Too many failed sign-ins for this account. A password reset by e-mail unlocks it at "
+            "once (“Forgot your password?”); otherwise try again in a few minutes."
+        ),
+    }
+
     def get_client_ip(self, request) -> str:
         # allauth's rate limits (ACCOUNT_RATE_LIMITS) key on this: the proxies of
         # THROTTLE_TRUSTED_PROXIES, as axes and the audit log.
@@ -48,7 +59,7 @@ class AccountAdapter(DefaultAccountAdapter):
 
     def get_reset_password_from_key_url(self, key: str) -> str:
         # allauth's key is "<uidb36>-<token>"; its URL takes the two apart.
-        uidb36, _, token = key.partition("-")
+        uidb36, token = key.split("-", 1)
         path = reverse("account_reset_password_from_key", kwargs={"uidb36": uidb36, "key": token})
         return settings.PUBLIC_BASE_URL.rstrip("/") + path
 
@@ -64,3 +75,9 @@ class AccountAdapter(DefaultAccountAdapter):
         if "signup_url" in context:  # the mail to an address with no account (password reset)
             context["signup_url"] = public_url("account_signup")
         super().send_mail(template_prefix, email, context)
+
+    def get_login_redirect_url(self, request) -> str:
+        """Staff land on the admin (when the sign-in named no page), members on the dashboard."""
+        if request.user.is_staff:
+            return reverse("admin:index")
+        return super().get_login_redirect_url(request)

@@ -10,13 +10,19 @@ class DashboardConfig(AppConfig):
 
     def ready(self) -> None:
         """Sign-ins (succeeded and failed) and two-factor changes write the audit log; the demo
-        merchant of `make run`, and a merchant made by createmerchant --owner-email, get an owner; the
-        API asks the team's rules before a live
-        key pays out alone (core/events.py)."""
-        from dashboard import demo, services, signals
+        merchant of `make run` gets a demo owner and a demo staff member, and a merchant made by
+        createmerchant --owner-email its owner (core/events.py); the API asks the team's rules
+        before a live key pays out alone; a staff user's address counts as verified
+        (dashboard/staff.py); a password reset lifts the sign-in lock (dashboard/signin.py)."""
+        from allauth.account.signals import password_reset
+        from django.contrib.auth import get_user_model
+        from django.db.models.signals import post_save
+
+        from dashboard import demo, services, signals, signin, staff
 
         signals.connect()
         events.demo_merchant_ready.connect(demo.demo_owner, dispatch_uid="dashboard.demo_owner")
+        events.demo_merchant_ready.connect(demo.demo_staff, dispatch_uid="dashboard.demo_staff")
         events.api_payout_creating.connect(
             services.api_payouts_allowed, dispatch_uid="dashboard.api_payouts_allowed"
         )
@@ -27,3 +33,9 @@ class DashboardConfig(AppConfig):
         events.merchant_owner_named.connect(
             services.owner_named, dispatch_uid="dashboard.owner_named"
         )
+        post_save.connect(
+            staff.staff_address_verified,
+            sender=get_user_model(),
+            dispatch_uid="dashboard.staff_address_verified",
+        )
+        password_reset.connect(signin.lift_lock, dispatch_uid="dashboard.lift_lock")

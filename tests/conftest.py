@@ -50,8 +50,8 @@ def _webhooks_to_loopback(settings):
 @pytest.fixture(autouse=True)
 def _throttles_out_of_the_way(settings):
     """Every test client calls from 127.0.0.1 and the cache outlives a test: the per-address
-    throttles and the staff sign-in lockout (django-axes) are set out of reach here;
-    tests/payments/api/test_throttles*.py set them low on purpose."""
+    throttles and the sign-in lockouts (django-axes) are set out of reach here;
+    tests/payments/api/test_throttles*.py and the sign-in tests set them low on purpose."""
     for name in (
         "THROTTLE_AUTH_FAILURES",
         "THROTTLE_CHECKOUT_ATTEMPTS_SESSION",
@@ -60,7 +60,7 @@ def _throttles_out_of_the_way(settings):
         "THROTTLE_CARD_RECEIPTS",
     ):
         setattr(settings, name, "1000000/s")
-    settings.AXES_FAILURE_LIMIT = 1_000_000
+    settings.THROTTLE_ADMIN_LOGIN = settings.THROTTLE_STAFF_SIGN_IN = "1000000/h"
 
 
 @pytest.fixture(autouse=True)

@@ -3,12 +3,16 @@ keys, staff users, charges in any state, refunds, payouts, checkout sessions and
 
 Every builder of the suite lives here; a test module only says what it needs of the data."""
 
+import base64
 import contextlib
 import json
+import secrets
 from datetime import datetime, timedelta
 
 import factory
 import time_machine
+from allauth.mfa.models import Authenticator
+from allauth.mfa.utils import encrypt
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -53,13 +57,25 @@ def with_support_contact(merchant, *, email: str = "", phone: str = "") -> Merch
     return merchant
 
 
+def with_totp(user):
+    """The user once they have set up TOTP at /accounts/2fa/ (allauth's authenticator, its
+    secret kept as allauth keeps it); the secret is `user.totp_secret`."""
+    secret = base64.b32encode(secrets.token_bytes(20)).decode()
+    Authenticator.objects.create(
+        user=user, type=Authenticator.Type.TOTP, data={"secret": encrypt(secret)}
+    )
+    user.totp_secret = secret
+    return user
+
+
 def staff_user(username: str = "staff", password: str = "pw-123-long"):
-    """A superuser of the admin."""
-    return get_user_model().objects.create_superuser(username, f"{username}@example.cd", password)
+    """A superuser of the admin, signing in as `{username}@example.cd` with TOTP set up."""
+    user = get_user_model().objects.create_superuser(username, f"{username}@example.cd", password)
+    return with_totp(user)
 
 
 def staff_client(username: str = "staff") -> Client:
-    """A browser logged in to the admin as a superuser."""
+    """A browser signed in to the admin as a superuser (with their second factor)."""
     client = Client()
     client.force_login(staff_user(username))
     return client

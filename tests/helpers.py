@@ -2,8 +2,11 @@
 error envelopes, admin and webhook settings, the card provider's hosted page, screenshots, waiting
 for a worker, racing threads, an unreachable broker, the whole service as `make run` starts it."""
 
+import base64
 import contextlib
 import dataclasses
+import hashlib
+import hmac
 import html
 import http.client
 import json
@@ -11,6 +14,7 @@ import os
 import re
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -129,13 +133,39 @@ def axe_violations(page, axe_source: str) -> list[dict]:
     )
 
 
+def totp_code(secret: str, at: float | None = None) -> str:
+    """RFC 6238 (SHA-1, 30 s, 6 digits), as an authenticator app computes it."""
+    key = base64.b32decode(secret.upper() + "=" * (-len(secret) % 8))
+    counter = int((time.time() if at is None else at) // 30)
+    digest = hmac.new(key, struct.pack(">Q", counter), hashlib.sha1).digest()
+    offset = digest[-1] & 0x0F
+    number = struct.unpack(">I", digest[offset : offset + 4])[0] & 0x7FFFFFFF
+    return f"{number % 1_000_000:06d}"
+
+
+def totp_secret(user) -> str:
+    """The TOTP secret the user set up (as `tests.factories.with_totp` made it)."""
+    from allauth.mfa.models import Authenticator
+    from allauth.mfa.utils import decrypt
+
+    authenticator = Authenticator.objects.get(user=user, type=Authenticator.Type.TOTP)
+    return decrypt(authenticator.data["secret"])
+
+
 def admin_sign_in(page, base_url: str, next_path: str, username: str = "staff") -> None:
-    """Sign in to the admin in the browser (as `tests.factories.staff_user` made them) and land
-    on `next_path`."""
+    """Sign in to the admin in the browser (as `tests.factories.staff_user` made them: the
+    accounts' sign-in with their e-mail address and password, then a code) and land on
+    `next_path`."""
+    from django.contrib.auth import get_user_model
+
+    user = get_user_model().objects.get(username=username)
     page.goto(f"{base_url}/admin/login/?next={next_path}")
-    page.fill("#id_username", username)
+    page.fill("#id_login", user.email)
     page.fill("#id_password", "pw-123-long")
-    page.click("input[type=submit]")
+    page.press("#id_password", "Enter")
+    page.fill("#id_code", totp_code(totp_secret(user)))
+    page.press("#id_code", "Enter")
+    page.wait_for_url(f"{base_url}{next_path}")
 
 
 def query_params(url: str) -> dict:

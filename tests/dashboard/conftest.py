@@ -1,11 +1,6 @@
 """The dashboard's fixtures: people with verified addresses, merchants, memberships, a client
 signed in as one of them, and a local SMTP sink for the mail that really goes out."""
 
-import base64
-import hashlib
-import hmac
-import struct
-import time
 from email import message_from_bytes
 from email.policy import default as default_policy
 
@@ -16,7 +11,7 @@ from django.test import Client
 
 from dashboard.models import Membership, MerchantSettings
 from tests.factories import merchant_with_keys
-from tests.helpers import free_port
+from tests.helpers import free_port, totp_code  # noqa: F401 (imported from here too)
 
 PASSWORD = "Kinshasa-2026-long!"
 
@@ -66,16 +61,6 @@ def other_shop(db):
 @pytest.fixture
 def owner(shop):
     return make_member(shop, "owner")
-
-
-def totp_code(secret: str, at: float | None = None) -> str:
-    """RFC 6238 (SHA-1, 30 s, 6 digits), as an authenticator app computes it."""
-    key = base64.b32decode(secret.upper() + "=" * (-len(secret) % 8))
-    counter = int((time.time() if at is None else at) // 30)
-    digest = hmac.new(key, struct.pack(">Q", counter), hashlib.sha1).digest()
-    offset = digest[-1] & 0x0F
-    number = struct.unpack(">I", digest[offset : offset + 4])[0] & 0x7FFFFFFF
-    return f"{number % 1_000_000:06d}"
 
 
 class Sink:

@@ -225,7 +225,7 @@ def test_live_sensitive_actions_need_two_factor_and_a_recent_sign_in(shop, setti
 
 
 def test_failed_sign_ins_lock_the_account_out_from_that_address(shop, settings):
-    settings.AXES_FAILURE_LIMIT = 3
+    settings.THROTTLE_ADMIN_LOGIN = "3/h"
     member = make_member(shop, "finance")
     email = member.user.email
     for _ in range(2):
@@ -257,7 +257,7 @@ checked: list[str] = []
 
 @pytest.mark.django_db(transaction=True)
 def test_wrong_passwords_sent_at_once_check_no_more_than_the_limit(shop, settings):
-    settings.AXES_FAILURE_LIMIT = 5
+    settings.THROTTLE_ADMIN_LOGIN = "5/h"
     member = make_member(shop, "support")
     settings.PASSWORD_HASHERS = [f"{__name__}.CountingHasher"]
     checked.clear()

@@ -13,6 +13,7 @@ from tests.factories import (
     sent_payout,
     succeeded_card_charge,
     succeeded_mobile_money_charge,
+    with_totp,
 )
 from tests.helpers import admin_url
 from webhooks.models import Event
@@ -155,7 +156,9 @@ def test_staff_record_that_the_operator_did_not_pay_after_a_confirmation_page(st
 
 def test_only_staff_allowed_to_change_payouts_record_a_payment(payouts, client, django_user_model):
     waiting = payouts["waiting"]
-    viewer = django_user_model.objects.create_user("viewer", password="pw-123-long", is_staff=True)
+    viewer = with_totp(
+        django_user_model.objects.create_user("viewer", password="pw-123-long", is_staff=True)
+    )
     viewer.user_permissions.add(Permission.objects.get(codename="view_payout"))
     client.force_login(viewer)
     listing = page_of(client)
@@ -165,7 +168,9 @@ def test_only_staff_allowed_to_change_payouts_record_a_payment(payouts, client, 
     assert Payout.objects.get(pk=waiting.id).status == "pending"
     assert events_of(waiting) == []
 
-    clerk = django_user_model.objects.create_user("clerk", password="pw-123-long", is_staff=True)
+    clerk = with_totp(
+        django_user_model.objects.create_user("clerk", password="pw-123-long", is_staff=True)
+    )
     clerk.user_permissions.add(
         *Permission.objects.filter(codename__in=["view_payout", "change_payout"])
     )

@@ -19,7 +19,7 @@ from tests.factories import (
     staff_user,
     succeeded_mobile_money_charge,
 )
-from tests.helpers import screenshot
+from tests.helpers import admin_sign_in, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -66,11 +66,7 @@ def data(settings):
 def staff_page(page, live_server):
     staff_user("staff", password="pw-123-long")
     page.set_viewport_size(DESKTOP)
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", "staff")
-    page.fill("#id_password", "pw-123-long")
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{live_server.url}/admin/")
+    admin_sign_in(page, live_server.url, "/admin/")
     return page
 
 

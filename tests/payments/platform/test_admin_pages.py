@@ -23,6 +23,7 @@ from tests.factories import (
     sent_charge,
     sent_payout,
     timed_out_charge,
+    with_totp,
 )
 from tests.helpers import admin_url
 
@@ -58,7 +59,9 @@ def test_the_merchant_page_says_what_draws_on_the_balance(staff, merchant):
 
 
 def test_revoking_a_key_needs_the_permission_to_change_keys(staff, merchant):
-    viewer = get_user_model().objects.create_user("viewer", password="pw-123-long", is_staff=True)
+    viewer = with_totp(
+        get_user_model().objects.create_user("viewer", password="pw-123-long", is_staff=True)
+    )
     viewer.user_permissions.add(Permission.objects.get(codename="view_apikey"))
     client = Client()
     client.force_login(viewer)
@@ -219,7 +222,9 @@ def test_overview_counts_the_days_and_weeks_charges_and_finds_what_is_late(staff
 
 def test_overview_is_for_staff_who_may_see_charges(merchant):
     assert Client().get("/admin/overview/")["Location"].startswith("/admin/login/")
-    clerk = get_user_model().objects.create_user("clerk", password="pw-123-long", is_staff=True)
+    clerk = with_totp(
+        get_user_model().objects.create_user("clerk", password="pw-123-long", is_staff=True)
+    )
     client = Client()
     client.force_login(clerk)
     assert client.get("/admin/overview/").status_code == 403

@@ -32,6 +32,7 @@ from tests.factories import (
     sent_charge,
     settle,
     succeeded_mobile_money_charge,
+    with_totp,
 )
 from tests.helpers import admin_url, set_webhook_url
 
@@ -106,7 +107,9 @@ def everything() -> dict:
 
 def staff_member(name: str, *perms: str) -> Client:
     """A staff member who may see everything and do only `perms` ("app.codename")."""
-    user = get_user_model().objects.create_user(name, password="pw-123-long", is_staff=True)
+    user = with_totp(
+        get_user_model().objects.create_user(name, password="pw-123-long", is_staff=True)
+    )
     granted = Permission.objects.filter(codename__startswith="view_")
     for perm in perms:
         app_label, codename = perm.split(".")

@@ -10,6 +10,7 @@ from django.conf import settings
 from rest_framework.test import APIClient
 
 from payments.models import ApiKey
+from tests.factories import with_totp
 
 ROOT = settings.BASE_DIR
 # What tests/env.py sets for the test suite only: a default is a default without it.
@@ -130,7 +131,9 @@ def test_openapi_is_served_and_lists_the_api(api):
 
 @pytest.mark.django_db
 def test_admin_lists_merchants_and_issues_a_key_shown_once(client, django_user_model, merchant):
-    staff = django_user_model.objects.create_superuser("staff", "staff@example.cd", "pw-123-long")
+    staff = with_totp(
+        django_user_model.objects.create_superuser("staff", "staff@example.cd", "pw-123-long")
+    )
     client.force_login(staff)
     assert merchant.name in client.get("/admin/payments/merchant/").content.decode()
     before = ApiKey.objects.filter(merchant=merchant, mode="live").count()

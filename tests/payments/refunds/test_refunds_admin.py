@@ -3,7 +3,7 @@
 import pytest
 
 from payments.services.refunds import refund_create
-from tests.factories import succeeded_card_charge, succeeded_mobile_money_charge
+from tests.factories import succeeded_card_charge, succeeded_mobile_money_charge, with_totp
 from tests.helpers import admin_url
 
 pytestmark = pytest.mark.django_db
@@ -126,7 +126,9 @@ def test_confirmed_payback_and_who_may_record_it(staff, refunds, client, django_
 
     charge = refunds["pending"].charge
     second = refund_create(charge=charge, amount=3000, metadata={"sandbox_refund": "pending"})
-    viewer = django_user_model.objects.create_user("viewer", password="pw-123-long", is_staff=True)
+    viewer = with_totp(
+        django_user_model.objects.create_user("viewer", password="pw-123-long", is_staff=True)
+    )
     viewer.user_permissions.add(Permission.objects.get(codename="view_refund"))
     client.force_login(viewer)
     assert "mark_succeeded" not in client.get(LIST).content.decode()
