@@ -54,6 +54,7 @@ from payments.providers.base import (
     CallingBack,
     ProviderCallback,
 )
+from payments.services import charges
 
 logger = logging.getLogger("payments.callbacks")
 # Operators call from a few addresses, so the rate per address is generous (THROTTLE_CALLBACKS).
@@ -242,7 +243,53 @@ def _take(request: HttpRequest, adapter: CallingBack, network: str) -> JsonRespo
     what, ident = _cashin_of(notice)
     if what:
         return _enqueue_cashin_check(what, ident, network)
+    if notice.provider_reference and _paid_again(notice, network):
+        return _answer()
     return _enqueue_check(notice.charge_id, network)
+
+
+def _paid_again(notice: CallbackNotice, network: str) -> bool:
+    """Whether the callback names our succeeded live charge of this network under another
+    operator transaction id than the one recorded: a second payment, recorded for staff and
+    checked with the operator by that id (at most once per CHECK_INTERVAL), never dropped."""
+    reference = notice.provider_reference[:100]
+    charge = (
+        Charge.objects.filter(
+            pk=notice.charge_id,
+            livemode=True,
+            network=network,
+            payment_method=PaymentMethod.MOBILE_MONEY,
+            status=ChargeStatus.SUCCEEDED,
+        )
+        .exclude(provider_reference__in=("", reference))
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if charge is None:
+        return False
+    waits = charges.charge_extra_payment_reported(
+        charge_id=charge, reference=reference, answer={"callback": network}
+    )
+    if waits and _claim_interval(f"{charge}:{reference}", network):
+        transaction.on_commit(lambda: _publish_extra_check(charge, reference, network))
+    return True
+
+
+def _publish_extra_check(charge_id: str, reference: str, network: str) -> None:
+    try:
+        tasks.charge_extra_payment_check.apply_async((charge_id, reference))
+    except Exception as exc:  # broker down: staff see the payment reported, and may ask
+        logger.error(
+            "%s callback for %s: check of payment %s not enqueued (%s)",
+            network,
+            charge_id,
+            reference,
+            exc,
+        )
+        try:
+            cache.delete(_window_key(f"{charge_id}:{reference}"))
+        except Exception:
+            pass
 
 
 def _keep_reference(notice: CallbackNotice, network: str) -> None:

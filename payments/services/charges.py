@@ -570,6 +570,84 @@ def charge_payment_confirmed(*, charge_id: str, reference: str, answer: dict) ->
 
 
 @transaction.atomic
+def charge_extra_payment_reported(*, charge_id: str, reference: str, answer: dict) -> bool:
+    """An operator reports our succeeded charge paid under another transaction id than the one
+    recorded (a callback): recorded for staff, once per reference, to be checked with the
+    operator (charge_extra_payment_check). True when it waits for that check (new, or reported
+    again while unconfirmed); False for the payment that stands, one given back already, or a
+    charge that did not succeed or whose own transaction id is unknown (nothing to compare)."""
+    charge = Charge.objects.select_for_update().get(pk=charge_id)
+    if (
+        charge.status != ChargeStatus.SUCCEEDED
+        or not reference
+        or not charge.provider_reference
+        or reference == charge.provider_reference
+    ):
+        return False
+    now = timezone.now()
+    extra, _ = ExtraPayment.objects.get_or_create(
+        charge=charge, reference=reference, defaults={"created_at": now}
+    )
+    if extra.status == ExtraPaymentStatus.CONFIRMED:
+        return False
+    extra.answers = [*extra.answers, {"at": now.isoformat(), "reported": answer}][-RAW_HISTORY:]
+    extra.updated_at = now
+    extra.save(update_fields=["answers", "updated_at"])
+    logger.warning("charge %s reported paid again as %s: asking the operator", charge.id, reference)
+    return True
+
+
+def charge_extra_payment_check(*, charge_id: str, reference: str) -> ExtraPayment | None:
+    """Ask the operator about a second payment reported for a succeeded charge, by its
+    transaction id where the operator's API allows (the adapter's check_status with
+    payment_reference), and apply the answer. Confirmed (a success naming that transaction):
+    given back through charge_apply_outcome. A success naming another transaction, or a failure:
+    not confirmed, recorded for staff. An answer that says nothing leaves it reported, asked
+    again when the operator reports it again or staff ask. Never a second prompt."""
+    extra = (
+        ExtraPayment.objects.select_related("charge")
+        .filter(charge_id=charge_id, reference=reference)
+        .first()
+    )
+    if extra is None or extra.status == ExtraPaymentStatus.CONFIRMED:
+        return extra
+    charge = extra.charge
+    outcome = provider_ask(
+        lambda: provider_for(charge).check_status(
+            replace(_query(charge), payment_reference=reference)
+        ),
+        action="status check",
+        about=f"{charge.id} ({reference})",
+        unavailable_pending=True,
+    )
+    if outcome.status == ChargeStatus.SUCCEEDED and outcome.provider_reference == reference:
+        charge_apply_outcome(charge_id=charge.id, outcome=outcome)
+    else:
+        _extra_payment_unconfirmed(extra_id=extra.pk, outcome=outcome)
+    extra.refresh_from_db()
+    return extra
+
+
+@transaction.atomic
+def _extra_payment_unconfirmed(*, extra_id: int, outcome: ProviderOutcome) -> None:
+    """Keep the operator's answer on a reported payment it did not confirm: a definite answer
+    (a failure, or a success of another transaction) makes it unconfirmed; one that says
+    nothing (pending, unreachable) leaves it reported."""
+    extra = ExtraPayment.objects.select_for_update().get(pk=extra_id)
+    if extra.status == ExtraPaymentStatus.CONFIRMED:
+        return
+    now = timezone.now()
+    answer = {"at": now.isoformat(), "status": outcome.status, **outcome.raw}
+    if outcome.provider_reference:
+        answer["transaction"] = outcome.provider_reference
+    extra.answers = [*extra.answers, answer][-RAW_HISTORY:]
+    if outcome.status != ChargeStatus.PENDING:
+        extra.status = ExtraPaymentStatus.UNCONFIRMED
+    extra.updated_at = now
+    extra.save(update_fields=["answers", "status", "updated_at"])
+
+
+@transaction.atomic
 def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
     """The one place a charge's status changes: locked, checked, evented, in one transaction.
 
