@@ -19,7 +19,7 @@ from payments.admin.addresses import PublicIdAdmin
 from payments.admin.columns import merchant_name
 from payments.admin.display import fieldset_fields, json_block, status_word
 from payments.admin.refunds import RefundInline
-from payments.models import Charge, ChargeStatus, ExtraPayment
+from payments.models import Charge, ChargeStatus, ExtraPayment, ExtraPaymentStatus
 from payments.services import charges, refunds
 
 
@@ -263,7 +263,23 @@ class ChargeAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
     def check_status_now(self, request, queryset):
         selected = list(queryset.select_related(None).only("id", "status"))
         open_ids = [charge.id for charge in selected if charge.status not in state.CHARGE_FINAL]
-        skipped = len(selected) - len(open_ids)
+        reported = list(
+            ExtraPayment.objects.filter(
+                charge_id__in=[charge.id for charge in selected],
+                status=ExtraPaymentStatus.REPORTED,
+            ).values_list("charge_id", "reference")
+        )
+        asked = {charge_id for charge_id, _ in reported}
+        for charge_id, reference in reported:
+            # Another payment the operator reported that no answer has confirmed yet.
+            checked = charges.charge_extra_payment_check(charge_id=charge_id, reference=reference)
+            self.message_user(
+                request,
+                gettext("%(id)s: other payment %(reference)s is %(status)s.")
+                % {"id": charge_id, "reference": reference, "status": status_word(checked)},
+                messages.INFO,
+            )
+        skipped = len([c for c in selected if c.status in state.CHARGE_FINAL and c.id not in asked])
         settled, still_pending = [], []
         for refreshed in ask_again(
             self, request, open_ids, refresh=lambda pk: charges.charge_refresh(charge_id=pk)

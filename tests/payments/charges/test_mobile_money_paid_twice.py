@@ -101,3 +101,26 @@ def test_an_answer_that_says_nothing_leaves_the_second_payment_reported(merchant
         extra = charges.charge_extra_payment_check(charge_id=charge.id, reference=reference)
         assert extra.status == "reported" and extra.refund is None
     assert not Refund.objects.exists()
+
+
+def test_staff_ask_again_about_a_second_payment_the_operator_had_not_answered_for(
+    merchant, settings, staff
+):
+    charge = succeeded_mobile_money_charge(merchant)
+    settings.SANDBOX_MOBILE_MONEY_DELAY = 3600
+    second = second_sandbox_payment(charge)
+    charges.charge_extra_payment_reported(charge_id=charge.id, reference=second.id, answer={})
+    assert charges.charge_extra_payment_check(charge_id=charge.id, reference=second.id).status == (
+        "reported"
+    )
+    settings.SANDBOX_MOBILE_MONEY_DELAY = 0  # the operator knows it now
+    response = staff.post(
+        "/admin/payments/charge/",
+        {"action": "check_status_now", "_selected_action": [charge.id]},
+        HTTP_ACCEPT_LANGUAGE="en",
+        follow=True,
+    )
+    said = [str(m) for m in response.context["messages"]]
+    assert f"{charge.id}: other payment {second.id} is confirmed, given back." in said
+    [refund] = Refund.objects.filter(charge=charge)
+    assert refund.payment_reference == second.id
