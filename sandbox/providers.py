@@ -3,7 +3,10 @@ adapters; their "outside world" state lives in the sandbox app's SandboxTransact
 
 Mobile money: the outcome is chosen by the last three digits of the phone number and becomes
 visible to a status check SANDBOX_MOBILE_MONEY_DELAY seconds after the prompt was sent.
-Card: the hosted page at /sandbox/card/pay records the customer's choice; the status check reads it.
+Card: the hosted page at /sandbox/card/pay records the customer's choice, one record per attempt;
+the status check reads them all and reports every attempt paid (the first settles the charge, the
+others ride along as other payments, to be given back). Mobile money asked about one payment of a
+charge (PaymentQuery.payment_reference) answers for that transaction.
 The phone ending in 005 pays late: its status check answers pending until the
 prompt's deadline (MOBILE_MONEY_PROMPT_TIMEOUT after it was sent) has passed — the first check
 after it still answers pending, as the customer approves only then — and succeeded afterwards.

@@ -103,7 +103,9 @@ class Charge(serializers.Serializer):
     description = serializers.CharField(allow_null=True)
     metadata = MetadataField()
     amount_refunded = amount_field(
-        min_value=0, help_text="Refunded so far (pending refunds included)."
+        min_value=0,
+        help_text="Refunded so far (pending refunds included), of the payment the charge "
+        "kept: the service's refund of a second payment of the charge is not counted.",
     )
     failure_code = failure_code_field()
     failure_message = failure_message_field()

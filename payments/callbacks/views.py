@@ -5,8 +5,11 @@ charge or refund it is about; while a setting it needs for that (its `callback_s
 its callbacks are refused. A callback is a hint, never a verdict: once authenticated, it enqueues
 the status check (tasks.charge_refresh → services.charge_refresh, which asks the operator itself)
 and the operator gets its small JSON 200 at once; the body never sets a status. A charge failed by
-our clock and still under reconciliation gets its reconciliation check instead. Unknown, final,
-test-mode and other-network charges are acknowledged and ignored. A callback about one of our
+our clock and still under reconciliation gets its reconciliation check instead. A callback that
+names our succeeded live charge under another operator transaction id than the one recorded (a
+second payment) is recorded for staff and queues the check of that transaction
+(services.charge_extra_payment_check), given back if the operator confirms it. Unknown, final,
+test-mode and other-network charges are otherwise acknowledged and ignored. A callback about one of our
 refunds (Orange calls back for the cashin of a refund) queues the refund's status check. The
 operator's own id a callback states (Orange's `reference`) is kept on the live charge or refund
 while it has none; that is all a callback body ever writes.
