@@ -1,4 +1,5 @@
-"""The audit log's writer: one row per thing a person did or tried in the dashboard (§15)."""
+"""The audit log's writer: one row per thing a person did or tried in the dashboard
+(docs/guides/dashboard.md)."""
 
 from axes.helpers import get_client_ip_address
 from django.contrib.auth import get_user_model

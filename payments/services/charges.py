@@ -332,7 +332,8 @@ def _card_reply_after_the_end(charge: Charge) -> Charge:
     the charge (the reconciliation check asks now), or an older attempt's page, left open in
     another tab, completed after the newer attempt was canceled, declined or failed. Either way
     the provider is asked now, and a payment it confirms is refunded in full (a late payment,
-    §4a): nothing is kept that was not accepted. A succeeded charge is asked nothing here."""
+    docs/architecture/money.md): nothing is kept that was not accepted. A succeeded charge is asked
+    nothing here."""
     if charge.reconcile_next_at is not None:
         return charge_reconcile(charge_id=charge.id)
     if charge.status == ChargeStatus.SUCCEEDED:
@@ -344,9 +345,9 @@ def _card_reply_after_the_end(charge: Charge) -> Charge:
 def charge_refresh(*, charge_id: str, unavailable_pending: bool = False) -> Charge:
     """Ask the provider where a pending charge stands and apply the answer (the status check).
     With unavailable_pending (the workers' checks), a provider no longer connected is one more
-    answer that says nothing, as an unreachable one is: the charge is asked again later and,
-    once its time is up, fails by our clock and is reconciled (§4a); otherwise (staff asking
-    now) ProviderUnavailable is raised.
+    answer that says nothing, as an unreachable one is: the charge is asked again later and, once
+    its time is up, fails by our clock and is reconciled (docs/architecture/money.md); otherwise
+    (staff asking now) ProviderUnavailable is raised.
 
     Safe to run twice at once: the outcome is applied under a row lock, and a final status never
     changes."""
