@@ -164,7 +164,7 @@ POLL_BACKOFF = (5, 10, 20, 30, 60, 120, 300)
 # provider's signed notification), each triggering a check at once: its own checks are a safety
 # net, sparse, since each is a search of the provider's transactions (rate-limited on its side)
 # and most pending card payments are pages left unfinished: at 1, 5, 15 and 30 minutes, then
-# every 30 until the deadline (CARD_PAYMENT_TIMEOUT), 5 searches in the hour instead of 18.
+# every 30 until the deadline (CARD_PAYMENT_TIMEOUT): 5 searches in the hour.
 # Both schedules are the waits after each check, by the number of checks made so far.
 CARD_POLL_BACKOFF = (240, 240, 600, 900, 1800)
 
