@@ -7,7 +7,7 @@ from rest_framework.response import Response
 from core.api.base import ApiView
 from core.api.pagination import paginate
 from links import selectors, services
-from links.api.objects import (
+from links.api.schemas import (
     LINK_CREATE,
     LINK_LIST,
     LINK_RETRIEVE,

@@ -179,7 +179,7 @@ POLL_BACKOFF = (5, 10, 20, 30, 60, 120, 300)
 # provider's signed notification), each triggering a check at once: its own checks are a safety
 # net, sparse, since each is a search of the provider's transactions (rate-limited on its side)
 # and most pending card payments are pages left unfinished: at 1, 5, 15 and 30 minutes, then
-# every 30 until the deadline (CARD_PAYMENT_TIMEOUT), 5 searches in the hour instead of 18.
+# every 30 until the deadline (CARD_PAYMENT_TIMEOUT): 5 searches in the hour.
 # Both schedules are the waits after each check, by the number of checks made so far.
 CARD_POLL_BACKOFF = (240, 240, 600, 900, 1800)
 
@@ -361,9 +361,9 @@ def _card_reply_after_the_end(charge: Charge, transaction_id: str) -> Charge:
 def charge_refresh(*, charge_id: str, unavailable_pending: bool = False) -> Charge:
     """Ask the provider where a pending charge stands and apply the answer (the status check).
     With unavailable_pending (the workers' checks), a provider no longer connected is one more
-    answer that says nothing, as an unreachable one is: the charge is asked again later and,
-    once its time is up, fails by our clock and is reconciled (§4a); otherwise (staff asking
-    now) ProviderUnavailable is raised.
+    answer that says nothing, as an unreachable one is: the charge is asked again later and, once
+    its time is up, fails by our clock and is reconciled (docs/architecture/money.md); otherwise
+    (staff asking now) ProviderUnavailable is raised.
 
     Safe to run twice at once: the outcome is applied under a row lock, and a final status never
     changes."""

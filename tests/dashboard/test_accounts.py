@@ -1,6 +1,6 @@
-"""Accounts (§15): sign-up with the business's name → a verification mail through a real SMTP
-server → the link → sign-in; TOTP two-factor; failed sign-ins locked out per account and
-address; the audit rows each of these writes."""
+"""Accounts (docs/guides/dashboard.md): sign-up with the business's name → a verification mail
+through a real SMTP server → the link → sign-in; TOTP two-factor; failed sign-ins locked out per
+account and address; the audit rows each of these writes."""
 
 import re
 import time
