@@ -124,6 +124,13 @@ def anon() -> APIClient:
     return APIClient(enforce_csrf_checks=True)
 
 
+@pytest.fixture(autouse=True)
+def totp_codes_of_the_next_or_last_period(settings):
+    """A code typed by a test may reach the server in the next 30-second period, as a person's
+    may: accepted, as authenticator apps drift (allauth's MFA_TOTP_TOLERANCE)."""
+    settings.MFA_TOTP_TOLERANCE = 1
+
+
 @pytest.fixture
 def admin_user(admin_user):
     """pytest-django's superuser (behind its `admin_client`) with TOTP set up: staff reach no
