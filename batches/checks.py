@@ -4,7 +4,7 @@ DRC mobile number (payments.phones, the one reading of numbers), a network (give
 from the number's prefix, §14), an amount within that network's limits (payments.services.
 networks, the one rule) in whole units, a supported currency, a reference that no other row of
 the batch and no submitted row of an earlier batch has (same merchant and mode), a description
-of at most 1,000 characters, and no card data in any cell (§4: payments.carddata, the rule the
+of at most 1,000 characters, and no card data in any cell (§4: core.carddata, the rule the
 API applies to every field). Each problem is noted on its row and column (batches.problems)."""
 
 from dataclasses import dataclass, field
@@ -15,9 +15,9 @@ from django.utils.translation import gettext as _
 from batches.models import REFERENCE_MAX, PayoutBatchItem
 from batches.problems import Problem, column_order, problem
 from core import money
+from core.api.fields import AMOUNT_MAX, AMOUNT_MIN, DESCRIPTION_MAX
+from core.carddata import contains_card_number
 from payments import phones
-from payments.api.fields import AMOUNT_MAX, AMOUNT_MIN, DESCRIPTION_MAX
-from payments.carddata import contains_card_number
 from payments.models import Currency, Merchant, Network
 from payments.services import networks
 
