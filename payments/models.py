@@ -358,6 +358,20 @@ class Refund(models.Model):
     provider_reference = models.CharField(
         _("provider reference"), max_length=100, blank=True, default=""
     )
+    # Empty: the refund gives back the charge's own payment (its provider_reference), and counts
+    # in the charge's amount_refunded. Set: it gives back another payment the provider took for
+    # the charge (a second card attempt paid, a second mobile money transaction), a late payment
+    # that never counts in amount_refunded (docs/architecture/money.md).
+    payment_reference = models.CharField(
+        _("payment given back"),
+        max_length=100,
+        blank=True,
+        default="",
+        help_text=_(
+            "The provider's id of another payment of the charge that this refund gives back; "
+            "empty for a refund of the charge's own payment."
+        ),
+    )
     provider_raw = models.JSONField(_("provider answers"), default=list, blank=True)
     provider_requested_at = models.DateTimeField(
         _("sent to the provider at"),
@@ -387,10 +401,82 @@ class Refund(models.Model):
         ]
         constraints = [
             models.CheckConstraint(condition=models.Q(amount__gt=0), name="refund_amount_positive"),
+            # Another payment of a charge is given back once: a second refund of it is made only
+            # once the first has failed (staff giving it back again).
+            models.UniqueConstraint(
+                fields=["charge", "payment_reference"],
+                condition=~models.Q(payment_reference="") & ~models.Q(status="failed"),
+                name="refund_other_payment_once",
+            ),
         ]
 
     def __str__(self) -> str:
         return self.id
+
+    @property
+    def of_other_payment(self) -> bool:
+        """Whether it gives back another payment of its charge (not counted in the charge's
+        amount_refunded) rather than the charge's own."""
+        return bool(self.payment_reference)
+
+    @property
+    def operator_reference(self) -> str:
+        """What the refund object calls its operator reference: the payment it gives back when
+        that is another payment of the charge, else the provider's id of the refund itself
+        (empty until known)."""
+        return self.payment_reference or self.provider_reference
+
+
+class ExtraPaymentStatus(models.TextChoices):
+    REPORTED = "reported", _("Reported, being confirmed")
+    CONFIRMED = "confirmed", _("Confirmed, given back")
+    UNCONFIRMED = "unconfirmed", _("Not confirmed by the operator")
+
+
+class ExtraPayment(models.Model):
+    """A payment the provider reports for a charge besides the one that stands (the payment
+    that made the charge succeed, or the late payment of a charge that did not): another card
+    attempt paid in a tab left open, a second mobile money transaction. Recorded once per
+    provider reference; once the provider confirms it, it is given back in full (`refund`, the
+    first refund of it, which carries its ledger rows). Shown to staff with the answers."""
+
+    charge = models.ForeignKey(
+        Charge,
+        verbose_name=_("charge"),
+        on_delete=models.PROTECT,
+        related_name="extra_payments",
+        db_index=False,  # extra_payment_once begins with it
+    )
+    reference = models.CharField(_("provider reference"), max_length=100)
+    status = models.CharField(
+        _("status"),
+        max_length=12,
+        choices=ExtraPaymentStatus.choices,
+        default=ExtraPaymentStatus.REPORTED,
+    )
+    answers = models.JSONField(_("provider answers"), default=list, blank=True)
+    refund = models.OneToOneField(
+        Refund,
+        verbose_name=_("refund"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="extra_payment",
+    )
+    created_at = models.DateTimeField(_("reported at"), default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("extra payment")
+        verbose_name_plural = _("extra payments")
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["charge", "reference"], name="extra_payment_once"),
+            models.CheckConstraint(condition=~models.Q(reference=""), name="extra_payment_named"),
+        ]
+
+    def __str__(self) -> str:
+        return self.reference
 
 
 class Payout(models.Model):

@@ -97,6 +97,7 @@ def refund_repr(refund: Refund) -> dict:
         "metadata": refund.metadata,
         "failure_code": refund.failure_code or None,
         "failure_message": refund.failure_message or None,
+        "operator_reference": refund.operator_reference or None,
         "created_at": iso(refund.created_at),
         "updated_at": iso(refund.updated_at),
     }

@@ -27,6 +27,11 @@ def charge_reconcile(charge_id: str) -> None:
     charges.charge_reconcile(charge_id=charge_id)
 
 
+@shared_task(acks_late=True)
+def charge_extra_payment_check(charge_id: str, reference: str) -> None:
+    charges.charge_extra_payment_check(charge_id=charge_id, reference=reference)
+
+
 @shared_task
 def charges_reconcile_due() -> int:
     return charges.charges_reconcile_due()

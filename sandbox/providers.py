@@ -3,7 +3,10 @@ adapters; their "outside world" state lives in the sandbox app's SandboxTransact
 
 Mobile money: the outcome is chosen by the last three digits of the phone number and becomes
 visible to a status check SANDBOX_MOBILE_MONEY_DELAY seconds after the prompt was sent.
-Card: the hosted page at /sandbox/card/pay records the customer's choice; the status check reads it.
+Card: the hosted page at /sandbox/card/pay records the customer's choice, one record per attempt;
+the status check reads them all and reports every attempt paid (the first settles the charge, the
+others ride along as other payments, to be given back). Mobile money asked about one payment of a
+charge (PaymentQuery.payment_reference) answers for that transaction.
 The phone ending in 005 pays late: its status check answers pending until the
 prompt's deadline (MOBILE_MONEY_PROMPT_TIMEOUT after it was sent) has passed — the first check
 after it still answers pending, as the customer approves only then — and succeeded afterwards.
@@ -15,6 +18,8 @@ SANDBOX_MOBILE_MONEY_DELAY seconds after the payout was sent answers the outcome
 operator keeps no record of payouts: the outcome follows from the phone and the time the payout
 was sent, both in the status query.
 """
+
+from dataclasses import replace
 
 from django.conf import settings
 from django.db import transaction
@@ -29,6 +34,7 @@ from payments.providers.base import (
     CardReply,
     MobileMoneyPayment,
     PaymentQuery,
+    PaymentTaken,
     PayoutQuery,
     PayoutRequest,
     PaysOut,
@@ -93,9 +99,14 @@ class SandboxMobileMoney(PaysOut):
         )
 
     def check_status(self, query: PaymentQuery) -> ProviderOutcome:
-        record = SandboxTransaction.objects.filter(
+        # The charge's first transaction; asked about one payment of it (a second one reported
+        # under another transaction id), that transaction, as the operator looks it up by its id.
+        records = SandboxTransaction.objects.filter(
             kind=SandboxTransaction.Kind.MOBILE_MONEY, reference=query.charge_id
-        ).first()
+        ).order_by("created_at", "id")
+        if query.payment_reference:
+            records = records.filter(pk=query.payment_reference)
+        record = records.first()
         if record is None:
             return ProviderOutcome(status="pending", raw={"sandbox": "no such transaction yet"})
         waited = (timezone.now() - record.created_at).total_seconds()
@@ -186,6 +197,15 @@ def _paid_late(record: SandboxTransaction, query: PaymentQuery) -> bool:
     return False
 
 
+def _card_raw(record: SandboxTransaction) -> dict:
+    return {
+        "transaction": record.id,
+        "attempt": record.attempt,
+        "decision": record.decision,
+        "reason_code": record.reason_code,
+    }
+
+
 def _sandbox_refund(request: RefundRequest) -> ProviderOutcome:
     """The sandbox operator takes the refund once (a repeated request for the same refund id is
     counted, not paid twice) and answers according to REFUND_BEHAVIOURS."""
@@ -201,7 +221,11 @@ def _sandbox_refund(request: RefundRequest) -> ProviderOutcome:
             "phone": request.phone,
             "decision": first,
             "answered_at": None if first == "pending" else timezone.now(),
-            "request": {"charge": request.charge_id, "then": then},
+            "request": {
+                "charge": request.charge_id,
+                "payment": request.provider_reference,
+                "then": then,
+            },
         },
         attempt=request.refund_id,
     )
@@ -269,28 +293,32 @@ class SandboxCard:
         return secure_acceptance.verified_reply(fields, settings.SANDBOX_CARD_SECRET_KEY)
 
     def check_status(self, query: PaymentQuery) -> ProviderOutcome:
-        # Every attempt of the charge (the customer may have gone back to the payment page and
-        # answered the old one late); only attempts we issued count. A payment taken on any of
-        # them settles the charge; otherwise the current attempt decides.
+        # Every attempt of the charge, as the card provider's transaction search finds them all
+        # (the customer may have gone back to the payment page and answered the old one late,
+        # or paid on two tabs); only attempts we issued count. The first payment taken settles
+        # the charge, and every other attempt paid is reported beside it; with none paid, the
+        # current attempt decides.
         records = [
             r
             for r in SandboxTransaction.objects.filter(
                 kind=SandboxTransaction.Kind.CARD, reference=query.charge_id
-            ).exclude(decision="")
+            )
+            .exclude(decision="")
+            .order_by("answered_at", "created_at", "id")
             if r.attempt == query.attempt
             or secure_acceptance.attempt_issued(query.charge_id, r.attempt)
         ]
-        record = next((r for r in records if r.decision == "ACCEPT"), None) or next(
+        paid = [r for r in records if r.decision == "ACCEPT" and r.reason_code != "110"]
+        record = (paid or [None])[0] or next(
             (r for r in records if r.attempt == query.attempt), None
         )
         if record is None:
             return ProviderOutcome(status="pending", raw={"sandbox": "no decision yet"})
-        return secure_acceptance.card_outcome(
-            record.decision,
-            record.reason_code,
-            record.id,
-            {"decision": record.decision, "reason_code": record.reason_code},
+        outcome = secure_acceptance.card_outcome(
+            record.decision, record.reason_code, record.id, _card_raw(record)
         )
+        others = tuple(PaymentTaken(reference=r.id, raw=_card_raw(r)) for r in paid[1:])
+        return replace(outcome, other_payments=others) if others else outcome
 
     def refund(self, request: RefundRequest) -> ProviderOutcome:
         return _sandbox_refund(request)

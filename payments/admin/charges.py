@@ -4,7 +4,10 @@ and giving a late payment back again when the operator refused its refund (it ne
 payments.change_refund)."""
 
 from django.contrib import admin, messages
-from django.contrib.admin.utils import unquote
+from django.contrib.admin.utils import quote, unquote
+from django.db.models import Exists, OuterRef, Q
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
@@ -16,13 +19,15 @@ from core.errors import ApiError
 from core.money import format_amount
 from payments import state
 from payments.admin.refunds import RefundInline
-from payments.models import Charge, ChargeStatus
+from payments.models import Charge, ChargeStatus, ExtraPayment, ExtraPaymentStatus
 from payments.services import charges, refunds
 
 
 class LatePaymentFilter(admin.SimpleListFilter):
-    """Charges whose payment the operator reported but we could not accept:
-    refunded in full with reason late_payment; the operator's answers are on the charge."""
+    """Charges whose payment the operator reported but we could not accept (refunded in full
+    with reason late_payment), and charges the provider reports paid more than once (each other
+    payment given back once confirmed, or waiting for the operator to confirm it); the
+    provider's answers are on the charge."""
 
     title = _("late payments")
     parameter_name = "late_payment"
@@ -31,11 +36,47 @@ class LatePaymentFilter(admin.SimpleListFilter):
         return [("yes", _("Late payments")), ("no", _("Other charges"))]
 
     def queryset(self, request, queryset):
+        late = Q(late_payment_at__isnull=False) | Exists(
+            ExtraPayment.objects.filter(charge=OuterRef("pk"))
+        )
         if self.value() == "yes":
-            return queryset.filter(late_payment_at__isnull=False)
+            return queryset.filter(late)
         if self.value() == "no":
-            return queryset.filter(late_payment_at__isnull=True)
+            return queryset.exclude(late)
         return queryset
+
+
+class ExtraPaymentInline(admin.TabularInline):
+    """The other payments the provider reports for one charge, besides the one that stands,
+    with the provider's answers and the refund that gives each back."""
+
+    model = ExtraPayment
+    fk_name = "charge"
+    extra = 0
+    fields = ("reference", "status", "refund_link", "answers_display", "created_at")
+    readonly_fields = fields
+    verbose_name = _("other payment")
+    verbose_name_plural = _("Other payments the provider reports (given back once confirmed)")
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description=_("Refund"))
+    def refund_link(self, obj):
+        if obj.refund_id is None:
+            return "—"
+        url = reverse("admin:payments_refund_change", args=[quote(obj.refund_id)])
+        return format_html("<a href='{}'>{}</a>", url, obj.refund_id)
+
+    @admin.display(description=_("Provider answers (latest last)"))
+    def answers_display(self, obj):
+        return json_block(obj.answers) if obj.answers else "—"
 
 
 class MissingOperatorReferenceFilter(admin.SimpleListFilter):
@@ -88,7 +129,7 @@ class ChargeAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
     ordering = ("-created_at", "-id")
     show_full_result_count = False
     actions = ["check_status_now", "give_back_again"]
-    inlines = [RefundInline]
+    inlines = [ExtraPaymentInline, RefundInline]
     fieldsets = (
         (
             None,
@@ -140,6 +181,7 @@ class ChargeAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
             _("Reconciliation and late payment"),
             {
                 "fields": (
+                    "payments_taken",
                     "late_payment_at",
                     "reconcile_until",
                     "reconcile_next_at",
@@ -188,6 +230,29 @@ class ChargeAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
         """The network of a mobile money charge, else the payment method (card)."""
         return obj.get_network_display() or obj.get_payment_method_display()
 
+    @admin.display(description=_("Payments the provider took"))
+    def payments_taken(self, obj):
+        """Every payment of the charge the provider reports: the one that stands, then each
+        other one with what became of it."""
+        lines = []
+        if obj.provider_reference:
+            kept = (
+                gettext("given back as the late payment")
+                if obj.late_payment_at is not None
+                else gettext("kept: the charge's payment")
+                if obj.status == ChargeStatus.SUCCEEDED
+                else gettext("the charge's last answer")
+            )
+            lines.append(format_html("<li><code>{}</code>: {}</li>", obj.provider_reference, kept))
+        for extra in obj.extra_payments.all():
+            word = extra.get_status_display()
+            lines.append(format_html("<li><code>{}</code>: {}</li>", extra.reference, word))
+        if not lines:
+            return "—"
+        return format_html(
+            "<ul style='margin:0'>{}</ul>", format_html_join("", "{}", ((line,) for line in lines))
+        )
+
     @admin.display(description=_("Provider answers (latest last)"))
     def provider_raw_pretty(self, obj):
         if not obj.provider_raw:
@@ -198,7 +263,23 @@ class ChargeAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
     def check_status_now(self, request, queryset):
         selected = list(queryset.select_related(None).only("id", "status"))
         open_ids = [charge.id for charge in selected if charge.status not in state.CHARGE_FINAL]
-        skipped = len(selected) - len(open_ids)
+        reported = list(
+            ExtraPayment.objects.filter(
+                charge_id__in=[charge.id for charge in selected],
+                status=ExtraPaymentStatus.REPORTED,
+            ).values_list("charge_id", "reference")
+        )
+        asked = {charge_id for charge_id, _ in reported}
+        for charge_id, reference in reported:
+            # Another payment the operator reported that no answer has confirmed yet.
+            checked = charges.charge_extra_payment_check(charge_id=charge_id, reference=reference)
+            self.message_user(
+                request,
+                gettext("%(id)s: other payment %(reference)s is %(status)s.")
+                % {"id": charge_id, "reference": reference, "status": status_word(checked)},
+                messages.INFO,
+            )
+        skipped = len([c for c in selected if c.status in state.CHARGE_FINAL and c.id not in asked])
         settled, still_pending = [], []
         for refreshed in ask_again(
             self, request, open_ids, refresh=lambda pk: charges.charge_refresh(charge_id=pk)
@@ -243,7 +324,7 @@ class ChargeAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
 
     def _given_back(self, charge) -> tuple[str, int]:
         """What giving `charge` back again did, as a message and its level."""
-        if charge.late_payment_at is None:
+        if charge.late_payment_at is None and not charge.extra_payments.exists():
             message = gettext("%(id)s is no late payment: nothing to give back.")
             return message % {"id": charge.id}, messages.WARNING
         try:

@@ -63,6 +63,7 @@ class RefundAdmin(PublicIdAdmin, ActionsByPermission, ReadOnlyMixin, admin.Model
         "staff_reason_display",
         "failure_code",
         "failure_message",
+        "payment_reference",
         "provider_reference",
         "provider_raw_display",
         "next_check_at",
@@ -171,7 +172,15 @@ class RefundInline(ReadOnlyMixin, admin.TabularInline):
     model = Refund
     fk_name = "charge"
     extra = 0
-    fields = ("id", "amount_display", "status", "reason", "failure_code", "created_at")
+    fields = (
+        "id",
+        "amount_display",
+        "status",
+        "reason",
+        "payment_reference",
+        "failure_code",
+        "created_at",
+    )
     readonly_fields = fields
     show_change_link = True
     ordering = ("-created_at", "-id")

@@ -99,6 +99,7 @@ REFUND = {
     "metadata": {"ticket": "T-9"},
     "failure_code": None,
     "failure_message": None,
+    "operator_reference": None,
     "created_at": "2026-11-22T14:05:41.550120Z",
     "updated_at": "2026-11-22T14:05:41.550120Z",
 }

@@ -103,7 +103,9 @@ class Charge(serializers.Serializer):
     description = serializers.CharField(allow_null=True)
     metadata = MetadataField()
     amount_refunded = amount_field(
-        min_value=0, help_text="Refunded so far (pending refunds included)."
+        min_value=0,
+        help_text="Refunded so far (pending refunds included), of the payment the charge "
+        "kept: the service's refund of a second payment of the charge is not counted.",
     )
     failure_code = failure_code_field()
     failure_message = failure_message_field()
@@ -165,12 +167,20 @@ class Refund(serializers.Serializer):
     reason = serializers.ChoiceField(
         choices=RefundReason.values,
         allow_null=True,
-        help_text="late_payment: a payment that arrived after its charge had failed, given back "
-        "by the service itself.",
+        help_text="late_payment: a payment that could not be accepted (it arrived after its "
+        "charge had failed, or it is a second payment of the charge), given back by the service "
+        "itself.",
     )
     metadata = MetadataField()
     failure_code = failure_code_field()
     failure_message = failure_message_field()
+    operator_reference = serializers.CharField(
+        allow_null=True,
+        help_text="The operator's or card provider's transaction id. For a late_payment refund "
+        "of a second payment of the charge: that payment's id (such a refund is not counted in "
+        "the charge's amount_refunded). For any other refund: the provider's id of the refund "
+        "itself, null until the provider gives one.",
+    )
     created_at = timestamp_field()
     updated_at = timestamp_field()
 

@@ -5,8 +5,11 @@ charge or refund it is about; while a setting it needs for that (its `callback_s
 its callbacks are refused. A callback is a hint, never a verdict: once authenticated, it enqueues
 the status check (tasks.charge_refresh → services.charge_refresh, which asks the operator itself)
 and the operator gets its small JSON 200 at once; the body never sets a status. A charge failed by
-our clock and still under reconciliation gets its reconciliation check instead. Unknown, final,
-test-mode and other-network charges are acknowledged and ignored. A callback about one of our
+our clock and still under reconciliation gets its reconciliation check instead. A callback that
+names our succeeded live charge under another operator transaction id than the one recorded (a
+second payment) is recorded for staff and queues the check of that transaction
+(services.charge_extra_payment_check), given back if the operator confirms it. Unknown, final,
+test-mode and other-network charges are otherwise acknowledged and ignored. A callback about one of our
 refunds (Orange calls back for the cashin of a refund) queues the refund's status check. The
 operator's own id a callback states (Orange's `reference`) is kept on the live charge or refund
 while it has none; that is all a callback body ever writes.
@@ -53,7 +56,7 @@ from payments.providers.base import (
     CallingBack,
     ProviderCallback,
 )
-from payments.services import queues
+from payments.services import charges, queues
 
 logger = logging.getLogger("payments.callbacks")
 # Operators call from a few addresses, so the rate per address is generous (THROTTLE_CALLBACKS).
@@ -244,7 +247,53 @@ def _take(request: HttpRequest, adapter: CallingBack, network: str) -> JsonRespo
     what, ident = _cashin_of(notice)
     if what:
         return _enqueue_cashin_check(what, ident, network)
+    if notice.provider_reference and _paid_again(notice, network):
+        return _answer()
     return _enqueue_check(notice.charge_id, network)
+
+
+def _paid_again(notice: CallbackNotice, network: str) -> bool:
+    """Whether the callback names our succeeded live charge of this network under another
+    operator transaction id than the one recorded: a second payment, recorded for staff and
+    checked with the operator by that id (at most once per CHECK_INTERVAL), never dropped."""
+    reference = notice.provider_reference[:100]
+    charge = (
+        Charge.objects.filter(
+            pk=notice.charge_id,
+            livemode=True,
+            network=network,
+            payment_method=PaymentMethod.MOBILE_MONEY,
+            status=ChargeStatus.SUCCEEDED,
+        )
+        .exclude(provider_reference__in=("", reference))
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if charge is None:
+        return False
+    waits = charges.charge_extra_payment_reported(
+        charge_id=charge, reference=reference, answer={"callback": network}
+    )
+    if waits and _claim_interval(f"{charge}:{reference}", network):
+        transaction.on_commit(lambda: _publish_extra_check(charge, reference, network))
+    return True
+
+
+def _publish_extra_check(charge_id: str, reference: str, network: str) -> None:
+    try:
+        queues.charge_extra_payment_check_enqueue(charge_id=charge_id, reference=reference)
+    except Exception as exc:  # broker down: staff see the payment reported, and may ask
+        logger.error(
+            "%s callback for %s: check of payment %s not enqueued (%s)",
+            network,
+            charge_id,
+            reference,
+            exc,
+        )
+        try:
+            cache.delete(_window_key(f"{charge_id}:{reference}"))
+        except Exception:
+            pass
 
 
 def _keep_reference(notice: CallbackNotice, network: str) -> None:

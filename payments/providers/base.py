@@ -58,6 +58,15 @@ def national_number(phone: str) -> str:
 
 
 @dataclass(frozen=True)
+class PaymentTaken:
+    """A payment of the charge that the provider confirms, besides the one its outcome is
+    about: its id at the provider and what the provider said of it (for staff)."""
+
+    reference: str
+    raw: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class ProviderOutcome:
     """What the provider says about a payment (or a refund) now."""
 
@@ -68,6 +77,9 @@ class ProviderOutcome:
     # Seconds after which asking again makes sense (None: use the poller's backoff).
     check_after: float | None = None
     raw: dict = field(default_factory=dict)  # the provider's answer, kept for staff only
+    # Other payments of the same charge the provider confirms as taken in full (a card charge
+    # paid on two of its attempts): each is given back, never kept.
+    other_payments: tuple[PaymentTaken, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -91,6 +103,9 @@ class PaymentQuery:
     phone: str = ""
     network: str = ""
     attempt: str = ""  # card: transaction_uuid of the attempt
+    # Set: the question is about this one payment of the charge (the operator's transaction id
+    # of a second payment reported for it), asked by that id where the operator's API allows.
+    payment_reference: str = ""
 
 
 @dataclass(frozen=True)
@@ -100,7 +115,7 @@ class RefundRequest:
     amount: int
     charge_amount: int
     currency: str
-    provider_reference: str  # of the charge
+    provider_reference: str  # of the payment given back (the charge's, or another of its own)
     phone: str = ""
     network: str = ""
     metadata: dict = field(default_factory=dict)

@@ -40,6 +40,7 @@ import hashlib
 import hmac
 import json
 import logging
+from dataclasses import replace
 from email.utils import formatdate
 from urllib.parse import urlsplit
 
@@ -52,6 +53,7 @@ from payments.providers.base import (
     CardRedirect,
     CardReply,
     PaymentQuery,
+    PaymentTaken,
     ProviderError,
     ProviderOutcome,
     RefundQuery,
@@ -129,7 +131,10 @@ def signature_header(
 
 
 def outcome_for_summaries(summaries: list, query: PaymentQuery) -> ProviderOutcome:
-    """The result of our payment among the search results (newest first wins, success wins)."""
+    """The result of our payment among the search results (newest first wins, success wins).
+    Every other summary of the charge accepted for its whole amount is another payment taken
+    (an older attempt's page, left open in another tab, paid too): it rides along as one of the
+    outcome's other_payments, whatever the outcome, so that it is given back."""
     ours = [
         s
         for s in summaries
@@ -137,6 +142,31 @@ def outcome_for_summaries(summaries: list, query: PaymentQuery) -> ProviderOutco
         and str((s.get("clientReferenceInformation") or {}).get("code", "")) == query.charge_id
     ]
     ours.sort(key=lambda s: str(s.get("submitTimeUtc", "")), reverse=True)
+    outcome = _outcome_of(ours, query)
+    others = tuple(
+        PaymentTaken(reference=str(s.get("id", "")), raw={"search": [_summary_raw(s)]})
+        for s in ours
+        if _taken_in_full(s, query) and str(s.get("id", "")) not in ("", outcome.provider_reference)
+    )
+    return replace(outcome, other_payments=others) if others else outcome
+
+
+def _taken_in_full(summary: dict, query: PaymentQuery) -> bool:
+    """Whether a summary is a payment accepted for the charge's whole amount and currency."""
+    expected_amount = money.major_units(query.amount)
+    amounts = (summary.get("orderInformation") or {}).get("amountDetails") or {}
+    authorized = amounts.get("authorizedAmount")
+    return (
+        _reason(summary) in ACCEPT_REASONS
+        and str(amounts.get("totalAmount", expected_amount)) == expected_amount
+        and str(amounts.get("currency", query.currency)).upper() == query.currency
+        and ("totalAmount" in amounts or authorized is not None)
+        and (authorized is None or str(authorized) == expected_amount)
+    )
+
+
+def _outcome_of(ours: list, query: PaymentQuery) -> ProviderOutcome:
+    """The outcome the charge's summaries (newest first) say."""
     raw = {"search": [_summary_raw(s) for s in ours[:5]]}
     expected_amount = money.major_units(query.amount)
     for summary in ours:

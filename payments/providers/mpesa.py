@@ -52,6 +52,7 @@ Many DRC integrations use Vodacom's SOAP IPG instead; this adapter does not.
 import logging
 import secrets
 import time
+from dataclasses import replace
 
 from django.conf import settings
 
@@ -340,7 +341,19 @@ class VodacomMpesa(PaysOut):
         return outcome
 
     def check_status(self, query: PaymentQuery) -> ProviderOutcome:
-        return self._query(query.charge_id, settings.MPESA_SERVICE_PROVIDER_CODE, QUERY_STATUSES)
+        if not query.payment_reference:
+            return self._query(
+                query.charge_id, settings.MPESA_SERVICE_PROVIDER_CODE, QUERY_STATUSES
+            )
+        # One payment of the charge, asked about by its M-Pesa transaction id (the query takes
+        # a transaction id as input_QueryReference too): a success that names no transaction id
+        # is that one's.
+        outcome = self._query(
+            query.payment_reference, settings.MPESA_SERVICE_PROVIDER_CODE, QUERY_STATUSES
+        )
+        if outcome.status == "succeeded" and not outcome.provider_reference:
+            outcome = replace(outcome, provider_reference=query.payment_reference)
+        return outcome
 
     def refund(self, request: RefundRequest) -> ProviderOutcome:
         if not money.is_whole(request.amount):

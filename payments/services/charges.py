@@ -25,20 +25,35 @@ from core.errors import (
 )
 from core.links import public_url
 from payments import state
-from payments.models import Charge, ChargeStatus, LedgerType, Merchant, PaymentMethod, Refund
+from payments.models import (
+    Charge,
+    ChargeStatus,
+    ExtraPayment,
+    ExtraPaymentStatus,
+    LedgerType,
+    Merchant,
+    PaymentMethod,
+    Refund,
+)
 from payments.providers import registry
 from payments.providers.base import (
     CardPayment,
     InvalidSignature,
     MobileMoneyPayment,
     PaymentQuery,
+    PaymentTaken,
     ProviderOutcome,
 )
 from payments.providers.secure_acceptance import attempt_issued
 from payments.representations import charge_repr
 from payments.services import networks, queues, refunds
 from payments.services.ledger import ledger_record
-from payments.services.provider_calls import answer_record, provider_ask, provider_for
+from payments.services.provider_calls import (
+    RAW_HISTORY,
+    answer_record,
+    provider_ask,
+    provider_for,
+)
 
 logger = logging.getLogger("payments.services")
 
@@ -317,7 +332,7 @@ def charge_card_return(*, fields: dict[str, str]) -> Charge:
     if wrong:
         raise CardReplyRejected(f"reply for {charge.id} differs in {', '.join(wrong)}")
     if charge.status in state.CHARGE_FINAL:
-        return _card_reply_after_the_end(charge)
+        return _card_reply_after_the_end(charge, reply.transaction_id)
     if not throttles.claim("card-reply-check", charge.id, CARD_REPLY_CHECK_INTERVAL):
         # Another reply (or this one, replayed) had it asked moments ago, or the shared cache
         # is out of reach: the status checks on the charge's schedule decide.
@@ -327,15 +342,17 @@ def charge_card_return(*, fields: dict[str, str]) -> Charge:
     return charge_refresh(charge_id=charge.id)
 
 
-def _card_reply_after_the_end(charge: Charge) -> Charge:
+def _card_reply_after_the_end(charge: Charge, transaction_id: str) -> Charge:
     """A verified reply for a card charge that has ended: a page completed after we abandoned
     the charge (the reconciliation check asks now), or an older attempt's page, left open in
-    another tab, completed after the newer attempt was canceled, declined or failed. Either way
-    the provider is asked now, and a payment it confirms is refunded in full (a late payment,
-    §4a): nothing is kept that was not accepted. A succeeded charge is asked nothing here."""
+    another tab, completed after the newer attempt was canceled, declined, failed or paid.
+    Either way the provider is asked now, and every payment it confirms that does not stand is
+    given back in full (a late payment, docs/architecture/money.md): nothing is kept that was
+    not accepted. Only the reply of the payment that stands (the same reply brought again, or
+    its copy sent server to server) asks nothing."""
     if charge.reconcile_next_at is not None:
         return charge_reconcile(charge_id=charge.id)
-    if charge.status == ChargeStatus.SUCCEEDED:
+    if transaction_id and transaction_id == charge.provider_reference:
         return charge
     outcome = _ask_status(charge, unavailable_pending=True)
     return charge_apply_outcome(charge_id=charge.id, outcome=outcome)
@@ -521,6 +538,128 @@ def charge_late_payment(*, charge_id: str, answer: dict) -> Refund | None:
     return refunds.refund_create_for_late_payment(charge_id=charge.id)
 
 
+def _extra_payment_given_back(charge: Charge, payment: PaymentTaken) -> Refund | None:
+    """Another payment of a final charge, confirmed by its provider: recorded for staff and
+    given back in full, as a late payment that is not counted in the charge's amount_refunded
+    (refunds.refund_create_for_other_payment). At most once per payment: the charge's row lock
+    (held by the caller) orders the paths that find it, and the extra payment's uniqueness
+    (charge, reference) stands behind it. None when it was given back already."""
+    now = timezone.now()
+    extra, _ = ExtraPayment.objects.get_or_create(
+        charge=charge, reference=payment.reference, defaults={"created_at": now}
+    )
+    answer = {"at": now.isoformat(), **(payment.raw or {"status": ChargeStatus.SUCCEEDED})}
+    extra.answers = [*extra.answers, answer][-RAW_HISTORY:]
+    extra.updated_at = now
+    if extra.status == ExtraPaymentStatus.CONFIRMED:
+        extra.save(update_fields=["answers", "updated_at"])
+        return None
+    refund = refunds.refund_create_for_other_payment(
+        charge_id=charge.id, payment_reference=payment.reference
+    )
+    extra.status, extra.refund = ExtraPaymentStatus.CONFIRMED, refund
+    extra.save(update_fields=["status", "refund", "answers", "updated_at"])
+    logger.warning(
+        "another payment %s of %s charge %s: giving it back in full",
+        payment.reference,
+        charge.status,
+        charge.id,
+    )
+    return refund
+
+
+def charge_payment_confirmed(*, charge_id: str, reference: str, answer: dict) -> Charge:
+    """The provider confirms a payment of this charge under `reference` (its transaction id),
+    wherever that was learnt (a statement line, a status answer): applied as the provider's
+    success through charge_apply_outcome. On a pending charge it settles it; on a final charge
+    it is kept only if it is the payment that stands, and given back otherwise (a late payment,
+    at most once per reference)."""
+    return charge_apply_outcome(
+        charge_id=charge_id,
+        outcome=ProviderOutcome(
+            status=ChargeStatus.SUCCEEDED, provider_reference=reference, raw=answer
+        ),
+    )
+
+
+@transaction.atomic
+def charge_extra_payment_reported(*, charge_id: str, reference: str, answer: dict) -> bool:
+    """An operator reports our succeeded charge paid under another transaction id than the one
+    recorded (a callback): recorded for staff, once per reference, to be checked with the
+    operator (charge_extra_payment_check). True when it waits for that check (new, or reported
+    again while unconfirmed); False for the payment that stands, one given back already, or a
+    charge that did not succeed or whose own transaction id is unknown (nothing to compare)."""
+    charge = Charge.objects.select_for_update().get(pk=charge_id)
+    if (
+        charge.status != ChargeStatus.SUCCEEDED
+        or not reference
+        or not charge.provider_reference
+        or reference == charge.provider_reference
+    ):
+        return False
+    now = timezone.now()
+    extra, _ = ExtraPayment.objects.get_or_create(
+        charge=charge, reference=reference, defaults={"created_at": now}
+    )
+    if extra.status == ExtraPaymentStatus.CONFIRMED:
+        return False
+    extra.answers = [*extra.answers, {"at": now.isoformat(), "reported": answer}][-RAW_HISTORY:]
+    extra.updated_at = now
+    extra.save(update_fields=["answers", "updated_at"])
+    logger.warning("charge %s reported paid again as %s: asking the operator", charge.id, reference)
+    return True
+
+
+def charge_extra_payment_check(*, charge_id: str, reference: str) -> ExtraPayment | None:
+    """Ask the operator about a second payment reported for a succeeded charge, by its
+    transaction id where the operator's API allows (the adapter's check_status with
+    payment_reference), and apply the answer. Confirmed (a success naming that transaction):
+    given back through charge_apply_outcome. A success naming another transaction, or a failure:
+    not confirmed, recorded for staff. An answer that says nothing leaves it reported, asked
+    again when the operator reports it again or staff ask. Never a second prompt."""
+    extra = (
+        ExtraPayment.objects.select_related("charge")
+        .filter(charge_id=charge_id, reference=reference)
+        .first()
+    )
+    if extra is None or extra.status == ExtraPaymentStatus.CONFIRMED:
+        return extra
+    charge = extra.charge
+    outcome = provider_ask(
+        lambda: provider_for(charge).check_status(
+            replace(_query(charge), payment_reference=reference)
+        ),
+        action="status check",
+        about=f"{charge.id} ({reference})",
+        unavailable_pending=True,
+    )
+    if outcome.status == ChargeStatus.SUCCEEDED and outcome.provider_reference == reference:
+        charge_apply_outcome(charge_id=charge.id, outcome=outcome)
+    else:
+        _extra_payment_unconfirmed(extra_id=extra.pk, outcome=outcome)
+    extra.refresh_from_db()
+    return extra
+
+
+@transaction.atomic
+def _extra_payment_unconfirmed(*, extra_id: int, outcome: ProviderOutcome) -> None:
+    """Keep the operator's answer on a reported payment it did not confirm: a definite answer
+    (a failure, or a success of another transaction) makes it unconfirmed; one that says
+    nothing (pending, unreachable) leaves it reported."""
+    extra = ExtraPayment.objects.select_for_update().get(pk=extra_id)
+    if extra.status == ExtraPaymentStatus.CONFIRMED:
+        return
+    now = timezone.now()
+    answer = {"at": now.isoformat(), "status": outcome.status, **outcome.raw}
+    if outcome.provider_reference:
+        answer["transaction"] = outcome.provider_reference
+    extra.answers = [*extra.answers, answer][-RAW_HISTORY:]
+    if outcome.status != ChargeStatus.PENDING:
+        extra.status = ExtraPaymentStatus.UNCONFIRMED
+    extra.updated_at = now
+    extra.save(update_fields=["answers", "status", "updated_at"])
+
+
 @transaction.atomic
 def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
     """The one place a charge's status changes: locked, checked, evented, in one transaction.
@@ -534,7 +673,11 @@ def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
         charge, raw=outcome.raw, provider_reference=outcome.provider_reference, at=now
     )
     if charge.status in state.CHARGE_FINAL:
-        late = outcome.status == ChargeStatus.SUCCEEDED and charge.status != ChargeStatus.SUCCEEDED
+        late = (
+            outcome.status == ChargeStatus.SUCCEEDED
+            and charge.status != ChargeStatus.SUCCEEDED
+            and charge.late_payment_at is None
+        )
         if late and outcome.provider_reference not in ("", charge.provider_reference):
             # The transaction that took the money, which its refund must name: not the one of
             # the answer that ended the charge (a card attempt canceled in another tab).
@@ -550,6 +693,10 @@ def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
         if late:
             charge_late_payment(charge_id=charge.id, answer=outcome.raw)
             charge.refresh_from_db()
+        taken = outcome.other_payments
+        if outcome.status == ChargeStatus.SUCCEEDED and outcome.provider_reference:
+            taken = (PaymentTaken(outcome.provider_reference, outcome.raw), *taken)
+        _payments_taken(charge, taken)
         return charge
     if outcome.status == ChargeStatus.PENDING:
         outcome = _deadline_outcome(charge, now) or outcome
@@ -561,6 +708,12 @@ def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
         charge.save(update_fields=[*fields, "next_check_at"])
         return charge
     state.check_charge_transition(charge.status, outcome.status)
+    if outcome.status == ChargeStatus.SUCCEEDED and outcome.provider_reference:
+        # The payment that made the charge succeed is the one that stands (not that of an
+        # earlier answer, such as another card attempt under review): every other payment the
+        # provider confirms for the charge is given back.
+        charge.provider_reference = outcome.provider_reference
+        fields = [*dict.fromkeys([*fields, "provider_reference"])]
     charge.status = outcome.status
     charge.failure_code = outcome.failure_code if outcome.status != ChargeStatus.SUCCEEDED else ""
     charge.failure_message = (
@@ -597,4 +750,26 @@ def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
     )
     if charge.checkout_session_id:
         charge.refresh_from_db()  # a success its session refused is being refunded (checkout/)
+    if outcome.other_payments:
+        _payments_taken(charge, outcome.other_payments)
+        charge.refresh_from_db()
     return charge
+
+
+def _payments_taken(charge: Charge, taken: tuple[PaymentTaken, ...]) -> None:
+    """Payments the provider confirms for a final charge, under its row lock (taken by the
+    caller's transaction). The one that stands is kept: the payment that made the charge
+    succeed, or the late payment of a charge that did not (given back already). While nothing
+    stands on a charge that did not succeed, the first becomes its late payment; every other
+    one is given back in full, once (_extra_payment_given_back)."""
+    for payment in taken:
+        if not payment.reference or payment.reference == charge.provider_reference:
+            continue
+        if charge.status != ChargeStatus.SUCCEEDED and charge.late_payment_at is None:
+            Charge.objects.filter(pk=charge.id).update(provider_reference=payment.reference)
+            charge_late_payment(charge_id=charge.id, answer=payment.raw)
+            charge.refresh_from_db()
+        elif charge.provider_reference:
+            # A succeeded charge whose own payment the provider never named cannot tell another
+            # payment from its own: nothing is given back on a guess.
+            _extra_payment_given_back(charge, payment)

@@ -53,6 +53,10 @@ def charge_reconcile_enqueue(charge_id: str) -> None:
     enqueue("payments.tasks.charge_reconcile", charge_id)
 
 
+def charge_extra_payment_check_enqueue(*, charge_id: str, reference: str) -> None:
+    enqueue("payments.tasks.charge_extra_payment_check", charge_id, reference)
+
+
 def refund_send_enqueue(*, refund_id: str) -> None:
     enqueue("payments.tasks.refund_send", refund_id)
 

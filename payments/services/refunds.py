@@ -88,7 +88,10 @@ def _refund_reserve(
         # money went back to the merchant's balance (refund_failure): giving it back again
         # draws on that balance, as any refund does, and never takes it below zero.
         drawn_on_balance = Refund.objects.filter(
-            charge=charge, reason=RefundReason.LATE_PAYMENT, status=RefundStatus.FAILED
+            charge=charge,
+            reason=RefundReason.LATE_PAYMENT,
+            status=RefundStatus.FAILED,
+            payment_reference="",
         ).exists()
     elif charge.status != ChargeStatus.SUCCEEDED:
         raise ChargeNotRefundable(
@@ -222,15 +225,78 @@ def refund_create_for_late_payment(*, charge_id: str) -> Refund | None:
 
 
 @transaction.atomic
+def refund_create_for_other_payment(*, charge_id: str, payment_reference: str) -> Refund:
+    """The service's own full refund (reason `late_payment`) of another payment the provider
+    took for the charge (payment_reference: its id there), whatever the charge's status, sent
+    to the provider by a task once the caller's transaction commits. Its money never counted
+    in the charge: its two ledger rows cancel out (late_payment +amount, refund −amount), and it
+    is not counted in amount_refunded, so the merchant can still refund the payment that
+    stands in full. The caller holds the charge's row lock and makes it once per payment (the
+    refund_other_payment_once constraint refuses a second one while the first is not failed)."""
+    charge = Charge.objects.select_for_update().get(pk=charge_id)
+    return _other_payment_refund(charge, payment_reference, first=True)
+
+
+def _other_payment_refund(charge: Charge, payment_reference: str, *, first: bool) -> Refund:
+    """Reserve the full refund of another payment of the (locked) charge. The first is covered
+    by the payment's own late_payment row; a later one (its first refund failed, which put the
+    money in the merchant's balance) draws on the balance like any refund."""
+    if not first:
+        balance_lock_check(
+            merchant_id=charge.merchant_id,
+            livemode=charge.livemode,
+            currency=charge.currency,
+            amount=charge.amount,
+            refused=gettext_noop(
+                "The available %(currency)s balance is %(available)s, less than the refund of "
+                "%(amount)s."
+            ),
+        )
+    now = timezone.now()
+    refund = Refund.objects.create(
+        charge=charge,
+        merchant_id=charge.merchant_id,
+        livemode=charge.livemode,
+        amount=charge.amount,
+        currency=charge.currency,
+        status=RefundStatus.PENDING,
+        reason=RefundReason.LATE_PAYMENT,
+        payment_reference=payment_reference,
+        next_check_at=now + timedelta(seconds=REFUND_CHECK_GRACE),
+        created_at=now,
+        updated_at=now,
+    )
+    if first:
+        ledger_record(type=LedgerType.LATE_PAYMENT, source=refund)
+    ledger_record(type=LedgerType.REFUND, source=refund)
+    _send_on_commit(refund)
+    return refund
+
+
+@transaction.atomic
 def late_payment_give_back_again(*, charge_id: str) -> Refund | None:
     """Staff: a late payment whose refund the operator refused is given back again, in full,
     from the merchant's balance (where the failed refund put it): BalanceInsufficient when the
-    merchant has paid it out since. None when the charge is no late payment or nothing remains
-    to give back."""
+    merchant has paid it out since. The charge's own late payment first, then each other
+    payment of it given back (docs/architecture/money.md). The last refund made, or None when
+    the charge has no late payment or nothing remains to give back."""
     charge = Charge.objects.select_for_update().get(pk=charge_id)
-    if charge.late_payment_at is None:
-        return None
-    return refund_create_for_late_payment(charge_id=charge.id)
+    made = None
+    if charge.late_payment_at is not None:
+        made = refund_create_for_late_payment(charge_id=charge.id)
+    others = (
+        Refund.objects.filter(charge=charge)
+        .exclude(payment_reference="")
+        .values_list("payment_reference", flat=True)
+        .distinct()
+    )
+    for reference in sorted(others):
+        given_back = Refund.objects.filter(charge=charge, payment_reference=reference).exclude(
+            status=RefundStatus.FAILED
+        )
+        if not given_back.exists():
+            made = _other_payment_refund(charge, reference, first=False)
+    return made
 
 
 def _send_on_commit(refund: Refund) -> None:
@@ -257,7 +323,7 @@ def refund_send(*, refund_id: str) -> Refund:
         amount=refund.amount,
         charge_amount=charge.amount,
         currency=refund.currency,
-        provider_reference=charge.provider_reference,
+        provider_reference=refund.payment_reference or charge.provider_reference,
         phone=charge.phone,
         network=charge.network,
         metadata=refund.metadata,
@@ -382,9 +448,10 @@ def refund_apply_outcome(*, refund_id: str, outcome: ProviderOutcome) -> Refund:
         ]
     )
     if failed:
-        charge.amount_refunded -= refund.amount
-        charge.updated_at = now
-        charge.save(update_fields=["amount_refunded", "updated_at"])
+        if not refund.of_other_payment:  # another payment's refund never counted in the charge
+            charge.amount_refunded -= refund.amount
+            charge.updated_at = now
+            charge.save(update_fields=["amount_refunded", "updated_at"])
         ledger_record(type=LedgerType.REFUND_FAILURE, source=refund)
     events.refund_changed.send(
         sender=Refund,

@@ -10,7 +10,7 @@ import requests
 
 from payments.models import Charge, Refund
 from payments.providers import cybersource as adapter
-from payments.providers.base import InvalidSignature
+from payments.providers.base import InvalidSignature, PaymentQuery
 from payments.providers.cybersource import CyberSourceCard
 from payments.services import charges, refunds
 from tests.factories import card_charge_via_api, paid_live_card_charge, pending_refund_via_api
@@ -355,3 +355,64 @@ def test_the_live_form_sends_a_documented_locale(cybersource, live_api):
     body = card_charge_via_api(live_api)
     assert body["next_action"]["params"]["locale"] == "fr-fr"
     cybersource.pay(body["next_action"]["params"], "accept")  # accepted by the local provider
+
+
+def summary(transaction_id: str, code: str, reason: str = "100", at: str = "2026-12-01T10:00:00Z"):
+    return {
+        "id": transaction_id,
+        "submitTimeUtc": at,
+        "clientReferenceInformation": {"code": code},
+        "applicationInformation": {"reasonCode": reason},
+        "orderInformation": {"amountDetails": {"totalAmount": "19.99", "currency": "USD"}},
+    }
+
+
+def test_the_search_reports_every_payment_of_the_charge():
+    query = PaymentQuery(
+        charge_id="ch_x", amount=1999, currency="USD", provider_reference="", requested_at=None
+    )
+    found = [
+        summary("111", "ch_x", at="2026-12-01T10:00:00Z"),
+        summary("222", "ch_x", reason="203", at="2026-12-01T10:05:00Z"),
+        summary("333", "ch_x", at="2026-12-01T10:09:00Z"),
+        {**summary("444", "ch_x"), "orderInformation": {"amountDetails": {"totalAmount": "1.00"}}},
+        summary("555", "ch_other"),
+    ]
+    outcome = adapter.outcome_for_summaries(found, query)
+    assert (outcome.status, outcome.provider_reference) == ("succeeded", "333")
+    # The other payment taken in full, and only it: not a decline, another amount or charge.
+    assert [p.reference for p in outcome.other_payments] == ["111"]
+    assert outcome.other_payments[0].raw["search"][0]["id"] == "111"
+
+
+def test_a_charge_paid_on_two_attempts_gives_the_other_payment_back_at_cybersource(
+    cybersource, live_api, client
+):
+    body = card_charge_via_api(live_api)
+    old = body["next_action"]["params"]
+    new = charges.charge_card_new_attempt(charge_id=body["id"]).next_action["params"]
+    kept = cybersource.pay(new, "accept")
+    assert client.post("/card/receipt", kept).status_code == 200
+    charge = Charge.objects.get(pk=body["id"])
+    assert (charge.status, charge.provider_reference) == ("succeeded", kept["transaction_id"])
+
+    # The older page, left open, is paid too; CyberSource posts its reply to our Merchant POST URL.
+    late = cybersource.pay(old, "accept")
+    notify = urlsplit(old["override_backoffice_post_url"]).path
+    for _ in range(2):
+        assert client.post(notify, late).status_code == 200
+    charge.refresh_from_db()
+    assert (charge.status, charge.provider_reference) == ("succeeded", kept["transaction_id"])
+    [refund] = charge.refunds.all()
+    assert (refund.reason, refund.payment_reference) == ("late_payment", late["transaction_id"])
+    assert charge.amount_refunded == 0
+
+    assert refunds.refund_send(refund_id=refund.id).status == "succeeded"
+    given_back = cybersource.refunds_of(late["transaction_id"])
+    assert [t["clientReferenceInformation"]["code"] for t in given_back] == [refund.id]
+    assert cybersource.refunds_of(kept["transaction_id"]) == []
+    # The merchant's own refund is of the payment that stands.
+    merchant_refund = pending_refund_via_api(live_api, charge)
+    refunds.refund_send(refund_id=merchant_refund["id"])
+    refunded = cybersource.refunds_of(kept["transaction_id"])
+    assert [t["clientReferenceInformation"]["code"] for t in refunded] == [merchant_refund["id"]]

@@ -72,6 +72,10 @@ def test_logs_name_the_payment_and_never_a_secret(name, request, live_api, setti
     assert set(answer) <= CHARGE_KEYS, set(answer) - CHARGE_KEYS
     refund_answer = live_api.get(f"/v1/refunds/{refund['id']}").json()
     assert not {"provider_raw", "provider_reference", "raw"} & set(refund_answer)
+    # The provider's id of the refund is the one thing of its answers the merchant is shown,
+    # as the refund's operator_reference (to find it in the provider's statement).
+    reference = refund_answer.pop("operator_reference")
+    assert reference in (None, Refund.objects.get(pk=refund["id"]).provider_reference)
     shown = json.dumps(answer) + json.dumps(refund_answer)
     for entry in charge.provider_raw + Refund.objects.get(pk=refund["id"]).provider_raw:
         for key, value in entry.items():

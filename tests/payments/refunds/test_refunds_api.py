@@ -22,6 +22,7 @@ REFUND_FIELDS = {
     "metadata",
     "failure_code",
     "failure_message",
+    "operator_reference",
     "created_at",
     "updated_at",
 }
@@ -136,7 +137,12 @@ def test_card_refunds_may_carry_cents(api, merchant):
     charge.refresh_from_db()
     assert charge.amount_refunded == 1999 and charge.status == "succeeded"
     asked = SandboxTransaction.objects.get(kind="refund", reference=first.json()["id"])
-    assert asked.request == {"charge": charge.id, "then": "succeeded"}
+    # The sandbox card provider is asked to refund the charge's payment, by its id.
+    assert asked.request == {
+        "charge": charge.id,
+        "payment": charge.provider_reference,
+        "then": "succeeded",
+    }
 
 
 @pytest.mark.parametrize(

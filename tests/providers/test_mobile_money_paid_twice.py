@@ -1,0 +1,83 @@
+"""Live operators reporting a succeeded charge paid again under another transaction id: Orange's
+callback is checked with Orange (not confirmed: kept for staff), M-Pesa confirms a second payment
+by its transaction id and reverses that one. Never a second prompt."""
+
+import json
+
+import pytest
+
+from payments.models import ExtraPayment, Refund
+from payments.services import charges, refunds
+from tests.factories import answered_mpesa_charge, paid_orange_charge
+from tests.fakes.orange import API
+
+pytestmark = pytest.mark.django_db
+
+ORANGE = {"amount": 250000, "currency": "CDF", "phone": "+243851234567", "network": "ORANGE_MONEY"}
+MPESA = {"amount": 1000, "currency": "USD", "phone": "+243812345678", "network": "VODACOM_MPESA"}
+
+
+def test_an_orange_callback_naming_another_transaction_is_checked_and_shown_to_staff(
+    orange, live_api, client, settings, staff, eager_tasks, django_capture_on_commit_callbacks
+):
+    charge = paid_orange_charge(orange, live_api, **ORANGE)
+    cashouts = len(orange.requests_to("POST", f"{API}/cashout"))
+    body = {
+        "transactionId": charge.id,
+        "status": "SUCCESS",
+        "peerId": "851234567",
+        "peerIdType": "msisdn",
+        "amount": 250000,
+        "currency": "CDF",
+        "reference": "OM-SECOND-77",
+    }
+    with django_capture_on_commit_callbacks(execute=True) as queued:
+        response = client.post(
+            "/providers/orange_money/callback",
+            json.dumps(body),
+            content_type="application/json",
+            HTTP_AUTHORIZATION=settings.ORANGE_CALLBACK_AUTHORIZATION,
+        )
+    assert response.status_code == 200 and response.json() == {"received": True}
+    assert len(queued) == 1  # the check of that transaction, run by the worker
+    extra = ExtraPayment.objects.get(charge=charge)
+    # Orange answers for our transaction with the payment recorded: the other one is not
+    # confirmed, so nothing is given back; staff see it with the answers.
+    assert (extra.reference, extra.status, extra.refund) == ("OM-SECOND-77", "unconfirmed", None)
+    assert any("reported" in answer for answer in extra.answers)
+    assert not Refund.objects.filter(charge=charge).exists()
+    charge.refresh_from_db()
+    assert charge.status == "succeeded" and charge.provider_reference != "OM-SECOND-77"
+    assert len(orange.requests_to("POST", f"{API}/cashout")) == cashouts == 1  # one prompt
+    assert orange.requests_to("GET", f"{API}/{charge.id}")  # asked about our transaction
+    listed = staff.get("/admin/payments/charge/?late_payment=yes&livemode__exact=1")
+    assert [row.id for row in listed.context["cl"].result_list] == [charge.id]
+    page = staff.get(f"/admin/payments/charge/{charge.id}/change/", HTTP_ACCEPT_LANGUAGE="en")
+    assert "OM-SECOND-77" in page.content.decode()
+    assert "Not confirmed by the operator" in page.content.decode()
+
+
+def test_mpesa_confirms_a_second_payment_by_its_transaction_id_and_reverses_that_one(
+    mpesa, live_api
+):
+    charge = answered_mpesa_charge(mpesa, live_api, "INS-0", **MPESA)
+    assert charge.status == "succeeded"
+    with mpesa.lock:  # the customer paid a second time, under another M-Pesa transaction
+        mpesa.transactions["other-conversation"] = {
+            "amount": 10,  # whole units, as M-Pesa counts them
+            "currency": "USD",
+            "msisdn": "243812345678",
+            "transaction_id": "SECOND9",
+            "status": "Completed",
+            "reversed": 0,
+        }
+    charges.charge_extra_payment_reported(charge_id=charge.id, reference="SECOND9", answer={})
+    extra = charges.charge_extra_payment_check(charge_id=charge.id, reference="SECOND9")
+    assert extra.status == "confirmed"
+    refunds.refund_send(refund_id=extra.refund.id)
+    with mpesa.lock:
+        assert mpesa.transactions["other-conversation"]["reversed"] == 10
+        first = next(r for k, r in mpesa.transactions.items() if k != "other-conversation")
+        assert first["reversed"] == 0
+    charge.refresh_from_db()
+    assert charge.amount_refunded == 0
