@@ -1,11 +1,12 @@
 """The checks every row of a payout batch passes before anything is paid, the same for a file
 uploaded to the dashboard (batches.parsing) and for the items of POST /v1/payout_batches: a
-DRC mobile number (payments.phones, the one reading of numbers), a network (given, or predicted
-from the number's prefix, §14), an amount within that network's limits (payments.services.
-networks, the one rule) in whole units, a supported currency, a reference that no other row of
-the batch and no submitted row of an earlier batch has (same merchant and mode), a description
-of at most 1,000 characters, and no card data in any cell (§4: core.carddata, the rule the
-API applies to every field). Each problem is noted on its row and column (batches.problems)."""
+DRC mobile number (payments.phones, the one reading of numbers), a network (given, or predicted from
+the number's prefix, docs/guides/networks.md), an amount within that network's limits
+(payments.services.networks, the one rule) in whole units, a supported currency, a reference that no
+other row of the batch and no submitted row of an earlier batch has (same merchant and mode), a
+description of at most 1,000 characters, and no card data in any cell (core.carddata, the rule
+the API applies to every field: docs/guides/charges.md). Each problem is noted on its row and column
+(batches.problems)."""
 
 from dataclasses import dataclass, field
 

@@ -1,4 +1,5 @@
-"""Payout batches: many payouts from one spreadsheet (contract §17), each row a payout of §12.
+"""Payout batches: many payouts from one spreadsheet (docs/guides/payout-batches.md), each row a
+payout (docs/guides/payouts.md).
 
 Models hold data and constraints only; every change goes through batches/services.py.
 """

@@ -1,19 +1,18 @@
-"""Reading a payout batch file (contract §17): CSV in UTF-8 with or without a byte order mark,
-`,` or `;` between cells (the delimiter is sniffed from the header line, which has no other
-punctuation; cells are otherwise read as spreadsheets write them, quotes inside a quoted cell
+"""Reading a payout batch file (docs/guides/payout-batches.md): CSV in UTF-8 with or without a byte
+order mark, `,` or `;` between cells (the delimiter is sniffed from the header line, which has no
+other punctuation; cells are otherwise read as spreadsheets write them, quotes inside a quoted cell
 doubled: `"Prime ""novembre"", bonus"`), Windows or Unix line ends, the header
-`phone,amount,currency,network,reference,description` (network and description optional, any
-order), at most MAX_ROWS rows and MAX_BYTES bytes. Blank rows (Excel writes `;;;;;` for them)
-are skipped.
+`phone,amount,currency,network,reference,description` (network and description optional, any order),
+at most MAX_ROWS rows and MAX_BYTES bytes. Blank rows (Excel writes `;;;;;` for them) are skipped.
 
 Amounts are in major units, as people type them: `25000`, `25000.00`, `25000,00`, read exactly
 (Decimal, never a float). A decimal comma is unambiguous in a `;` file; in a `,` file a cell
 holding one must be quoted (`"12,00"`), as spreadsheets write it, else the row has a cell too
 many (even when that cell is empty), which is said in words instead of what the shifted cells
-would say. Refused in words: more than 2 decimals, a thousands separator
-(`25 000`, `25,000.00`, `25.000`: three digits after the only separator read as thousands),
-and cents (`12,50`: mobile money pays whole units, §4). An amount's cell holding card data is
-refused as card data, without being said back.
+would say. Refused in words: more than 2 decimals, a thousands separator (`25 000`, `25,000.00`,
+`25.000`: three digits after the only separator read as thousands), and cents (`12,50`: mobile money
+pays whole units, docs/guides/charges.md). An amount's cell holding card data is refused as card
+data, without being said back.
 
 A problem of the file as a whole (not UTF-8, too large, no header…) raises FileRefused; a
 problem of a row is noted on that row and column (batches.problems) and every row is read."""
@@ -30,9 +29,10 @@ from batches.problems import Problem, problem
 from core import money
 from core.carddata import contains_card_number
 
-# 1 MB, as §17 says: strictly less than MAX_REQUEST_BODY (1 MiB, the largest body the service
-# takes), so that every file of 1 MB fits in the upload's form with room to spare, and one a little
-# larger still reaches the page and is refused there in words rather than with the bare 413.
+# 1 MB, as docs/guides/payout-batches.md says: strictly less than MAX_REQUEST_BODY (1 MiB, the
+# largest body the service takes), so that every file of 1 MB fits in the upload's form with room to
+# spare, and one a little larger still reaches the page and is refused there in words rather than
+# with the bare 413.
 MAX_BYTES = 1_000_000
 REQUIRED = ("phone", "amount", "currency", "reference")
 OPTIONAL = ("network", "description")

@@ -1,4 +1,4 @@
-"""Payout batches: the only code that changes them (contract §17).
+"""Payout batches: the only code that changes them (docs/guides/payout-batches.md).
 
   1. batch_create (a draft from checked rows: a dashboard upload, batch_create_from_file, or the
      API's items), then batch_submit (no row with a problem; each row's reference is then held
@@ -13,13 +13,13 @@
      member's approval in the dashboard (core.events.api_payout_batch_creating).
   2. batch_pay (a task, BATCH_PAYOUT_RATE rows a second): each row is taken under a row lock
      that skips rows another worker holds, and paid as POST /v1/payouts with the Idempotency-Key
-     `{batch id}:{reference}` would pay it (§17), through the idempotency layer: its payout
-     (payments' payout_create, under the balance lock), the answer stored under that key and
-     the row's link to the payout are written in one transaction: a worker killed midway leaves
-     a row either paid (all committed) or untouched (none), never paid twice (the link is
-     unique). A payout the merchant already made with that key and body is the row's; another
-     body fails the row alone; a request holding the key right now leaves the row queued for
-     the next run. The batch's next_run_at is pushed out while rows are being paid; the sweep
+     `{batch id}:{reference}` would pay it (docs/guides/payout-batches.md), through the idempotency
+     layer: its payout (payments' payout_create, under the balance lock), the answer stored under
+     that key and the row's link to the payout are written in one transaction: a worker killed
+     midway leaves a row either paid (all committed) or untouched (none), never paid twice (the link
+     is unique). A payout the merchant already made with that key and body is the row's; another
+     body fails the row alone; a request holding the key right now leaves the row queued for the
+     next run. The batch's next_run_at is pushed out while rows are being paid; the sweep
      (batches_resume) takes up a batch whose worker has gone quiet.
   3. A row follows its payout (item_on_payout_changed, a receiver of payments' payout events);
      a row whose payout is refused (balance_insufficient, network closed…) fails alone, in
@@ -382,9 +382,9 @@ ITEM_FIELDS = ("phone", "amount", "currency", "network", "reference", "descripti
 
 
 def api_items_card_data_check(items) -> None:
-    """Card data in an item (§4: core.carddata, each item read as the body of POST
-    /v1/payouts it stands for) answers 400 card_data_forbidden, named as the contract names an
-    item's params (`items[1].description`). The request's own card data check (StrictSerializer)
+    """Card data in an item (core.carddata, docs/guides/charges.md; each item read as the body
+    of POST /v1/payouts it stands for) answers 400 card_data_forbidden, named as the contract names
+    an item's params (`items[1].description`). The request's own card data check (StrictSerializer)
     would name it `items[1][description]`: the view runs this one before it."""
     if not isinstance(items, list):
         return  # not a list of items: the body's own check and api_rows say what is wrong
@@ -478,10 +478,10 @@ def _answered(payout: Payout) -> HttpResponse:
 
 def _row_payout(item: PayoutBatchItem) -> Payout:
     """The row's payout, made once under the key {batch id}:{reference} by the idempotency layer
-    (§8), as POST /v1/payouts with that Idempotency-Key would make it: a payout the merchant made
-    with that key and body is the one its answer names (replayed); another body raises
-    IdempotencyKeyReused, a request holding the key right now IdempotencyKeyInUse. The payout
-    is locked, so that a settlement of a replayed one waits for the row's link to it."""
+    (docs/guides/idempotency.md), as POST /v1/payouts with that Idempotency-Key would make it: a
+    payout the merchant made with that key and body is the one its answer names (replayed); another
+    body raises IdempotencyKeyReused, a request holding the key right now IdempotencyKeyInUse. The
+    payout is locked, so that a settlement of a replayed one waits for the row's link to it."""
     body = _payout_body(item)
     scope = idempotency.Scope(
         merchant=item.merchant,

@@ -7,10 +7,9 @@ client (gunicorn's documentation asks for such a proxy in front of it). Without 
 sending its request slowly, or not reading its answer, holds a thread for as long as it likes.
 
 Two threads per worker: no request waits on anything slower than PostgreSQL or Redis (operators,
-the card provider and merchants' receivers are called by Celery workers), so a thread is free
-again within milliseconds, while each wait hands the interpreter to another of its worker's
-threads and back, which costs CPU with every thread more (docs/performance.md: 4 × 2 answered
-GET and POST of a charge faster than 4 × 4, with half the p99)."""
+the card provider and merchants' receivers are called by Celery workers), so a thread is soon free
+again, while each wait hands the interpreter to another of its worker's threads and back, which
+costs CPU with every thread more (docs/performance.md compares the counts)."""
 
 import os
 

@@ -17,7 +17,8 @@ session_changed = Signal()
 # Sent by checkout just before a session completes, in that transaction (the session row locked),
 # with `instance` (the session) and `charge` (the succeeded charge). A receiver may refuse the
 # completion by answering a reason (text): the session is then expired and the success given back
-# as a late payment (contract §4a). Payment links count their payments this way (links/).
+# as a late payment (docs/architecture/money.md). Payment links count their payments this way
+# (links/).
 session_completing = Signal()
 # A payout batch (batches.services) whose rows are all settled: `payout_batch.completed`.
 payout_batch_changed = Signal()

@@ -1,4 +1,5 @@
-"""The audit log's writer: one row per thing a person did or tried in the dashboard (§15)."""
+"""The audit log's writer: one row per thing a person did or tried in the dashboard
+(docs/guides/dashboard.md)."""
 
 from axes.helpers import get_client_ip_address
 from django.contrib.auth import get_user_model
@@ -10,7 +11,7 @@ from dashboard.models import Action, AuditEntry, Membership
 
 def client_ip(request) -> str | None:
     """The client's address as axes reads it (django-ipware told THROTTLE_TRUSTED_PROXIES, in
-    config/settings.py): the sign-in lockouts and the audit log see the same address."""
+    config/settings/security.py): the sign-in lockouts and the audit log see the same address."""
     address = get_client_ip_address(request) if request is not None else None
     if not address:
         return None

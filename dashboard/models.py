@@ -1,6 +1,6 @@
 """The merchant dashboard's people: who belongs to which merchant and with what role, the
 invitations that bring them in, each merchant's team rules, and the audit log of what they did
-(contract §15)."""
+(docs/guides/dashboard.md)."""
 
 import secrets
 from datetime import timedelta

@@ -1,10 +1,11 @@
-"""Who may do what in the dashboard (contract §15's role table), and the views' guard.
+"""Who may do what in the dashboard (the role table of docs/guides/dashboard.md), and the views'
+guard.
 
 `PERMISSIONS` (dashboard/roles.py) is the one map of the role table; `can(membership, perm)`
 reads it, and so do the
 templates' `{% if membership|can:"refund" %}` (templatetags/dashboard.py). Every dashboard view
 is wrapped in `merchant_view(perm)`, which resolves the active merchant (the session's, else the
-first of the user's), the mode from the path (live only once the merchant is approved, §3), and
+first of the user's), the mode from the path (live only once the merchant is approved), and
 the user's membership: no membership or an unapproved live mode answers 404, a role without the
 permission a 403 page, before the view runs (so nothing is changed) — unless the path names an
 object that is not the merchant's in that mode: that is 404 for every role, never 403.
@@ -155,7 +156,7 @@ def merchant_view(perm: str = "view", *, mode_in_path: bool = True):
             request.mode = mode
             if not can(membership, perm):
                 if names_another_merchants_object(merchant, mode, kwargs):
-                    raise Http404  # §15: another merchant's objects answer 404, never 403
+                    raise Http404  # another merchant's objects answer 404, never 403
                 return forbidden(request)
             return view(request, *args, **kwargs)
 
@@ -176,7 +177,7 @@ def recently_authenticated(request) -> bool:
 
 
 def live_sensitive(view):
-    """§15: in live mode the acting user needs TOTP and a sign-in or re-confirmation within the
+    """In live mode the acting user needs TOTP and a sign-in or re-confirmation within the
     last ACCOUNT_REAUTHENTICATION_TIMEOUT seconds; otherwise allauth asks them to confirm (its
     reauthentication page, which then resumes the request). Put it inside `merchant_view` (it
     reads `request.mode`)."""

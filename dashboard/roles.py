@@ -23,7 +23,7 @@ OWNER, ADMIN, DEVELOPER, FINANCE, SUPPORT, VIEWER = (
     Role.VIEWER,
 )
 
-# The role table of §15: permission → the roles that hold it.
+# The role table of docs/guides/dashboard.md: permission → the roles that hold it.
 PERMISSIONS: dict[str, frozenset[str]] = {
     # see payments, refunds, payouts, balance, payment links
     "view": frozenset({OWNER, ADMIN, DEVELOPER, FINANCE, SUPPORT, VIEWER}),

@@ -1,5 +1,5 @@
 """The sign-in (`/accounts/login/`, allauth's, for merchants' members and staff alike) under
-django-axes (config/settings.py: THROTTLE_ADMIN_LOGIN, THROTTLE_STAFF_SIGN_IN). allauth
+django-axes (config/settings/security.py: THROTTLE_ADMIN_LOGIN, THROTTLE_STAFF_SIGN_IN). allauth
 authenticates with the e-mail address, so axes counts failures per address typed: from one client
 address for a member (per account and address), from every address together for a staff member
 (per account). A locked-out sign-in gets a page of ours saying that a password reset by e-mail

@@ -52,8 +52,9 @@ def link_create(
     success_url: str = "",
     metadata: dict | None = None,
 ) -> PaymentLink:
-    """A fixed amount must be one a checkout session of the currency takes (contract §4, §7:
-    the same rules, the same function); a custom amount is checked when the customer types it."""
+    """A fixed amount must be one a checkout session of the currency takes (the same rules, the same
+    function: docs/guides/charges.md, docs/guides/checkout.md); a custom amount is checked when the
+    customer types it."""
     if livemode and not merchant.live_approved:
         raise LiveModeNotApproved()
     if custom_amount and amount is not None:
@@ -159,7 +160,8 @@ def link_open_session(
 def link_session_lifetime(link: PaymentLink) -> int:
     """Seconds a session the link opens now stays open: a session's usual lifetime, but a link
     that expires sooner takes its sessions with it, leaving a customer who opened one just
-    before at least LINK_SESSION_GRACE to pay (the shortest session the API opens, §7)."""
+    before at least LINK_SESSION_GRACE to pay (the shortest session the API opens:
+    docs/guides/checkout.md)."""
     if link.expires_at is None:
         return checkout.DEFAULT_LIFETIME
     left = int((link.expires_at - timezone.now()).total_seconds())
@@ -169,7 +171,8 @@ def link_session_lifetime(link: PaymentLink) -> int:
 def link_on_session_completing(sender, *, instance: CheckoutSession, charge=None, **kwargs):
     """links/' receiver of core.events.session_completing: a session of a link is about to
     complete. Under the link's row lock (which serialises the link's completions), count it, or
-    refuse it when the link already has max_payments (the success is then given back, §4a)."""
+    refuse it when the link already has max_payments (the success is then given back:
+    docs/architecture/money.md)."""
     if instance.payment_link_id is None:
         return None
     link = PaymentLink.objects.select_for_update().get(pk=instance.payment_link_id)

@@ -379,7 +379,9 @@ class Refund(models.Model):
         blank=True,
         help_text=_("When the refund was handed to the provider."),
     )
+    check_count = models.PositiveIntegerField(_("status checks"), default=0)
     next_check_at = models.DateTimeField(_("next check at"), null=True, blank=True)
+    finalized_at = models.DateTimeField(_("final at"), null=True, blank=True)
     created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
     updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
 

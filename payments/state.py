@@ -3,8 +3,11 @@
 A charge goes pending → succeeded | failed | declined, once; a final status never changes. A
 success reported after a charge failed (or that its checkout session cannot accept) leaves the
 status as it is and is refunded in full instead (services.charges.charge_late_payment).
-A refund goes pending → succeeded | failed, once; so does a payout.
+A refund goes pending → succeeded | failed, once; so does a payout. Their status changes in
+one place, services.movements.movement_apply_outcome, which checks every move here.
 """
+
+from collections.abc import Mapping
 
 from payments.models import ChargeStatus, PayoutStatus, RefundStatus
 
@@ -31,24 +34,10 @@ class InvalidTransition(Exception):
     pass
 
 
-def charge_can_move(current: str, new: str) -> bool:
-    return new in CHARGE_TRANSITIONS.get(current, frozenset())
-
-
-def check_charge_transition(current: str, new: str) -> None:
-    if not charge_can_move(current, new):
-        raise InvalidTransition(f"charge cannot go from {current} to {new}")
-
-
-def refund_can_move(current: str, new: str) -> bool:
-    return new in REFUND_TRANSITIONS.get(current, frozenset())
-
-
-def check_refund_transition(current: str, new: str) -> None:
-    if not refund_can_move(current, new):
-        raise InvalidTransition(f"refund cannot go from {current} to {new}")
-
-
-def check_payout_transition(current: str, new: str) -> None:
-    if new not in PAYOUT_TRANSITIONS.get(current, frozenset()):
-        raise InvalidTransition(f"payout cannot go from {current} to {new}")
+def check_transition(
+    name: str, transitions: Mapping[str, frozenset[str]], current: str, new: str
+) -> None:
+    """Raise InvalidTransition unless a `name` (charge, refund, payout) may go from current to
+    new by its transitions."""
+    if new not in transitions.get(current, frozenset()):
+        raise InvalidTransition(f"{name} cannot go from {current} to {new}")

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import connection, connections
 from rest_framework.test import APIClient
 
-from tests.factories import merchant_with_keys, staff_client
+from tests.factories import merchant_with_keys, staff_client, with_totp
 from tests.fakes import merchant as merchant_site
 from tests.helpers import api_client, database_url_for_subprocess, screenshot, webhook_secret
 
@@ -122,6 +122,13 @@ def live_api(merchant_keys) -> APIClient:
 @pytest.fixture
 def anon() -> APIClient:
     return APIClient(enforce_csrf_checks=True)
+
+
+@pytest.fixture
+def admin_user(admin_user):
+    """pytest-django's superuser (behind its `admin_client`) with TOTP set up: staff reach no
+    admin page before their second factor (docs/operations/staff.md)."""
+    return with_totp(admin_user)
 
 
 @pytest.fixture

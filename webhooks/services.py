@@ -53,9 +53,8 @@ ROTATION_OVERLAP = timedelta(hours=24)  # a rotated-out secret still signs deliv
 # A backlog drains in batches: a delivery task also takes the deliveries to the same URL that have
 # waited this long, up to BATCH, and starts no attempt after BATCH_SECONDS. A fifth of a second:
 # a delivery that found its merchant's slots taken goes with the next task that takes one, rather
-# than waiting for a wake-up of its own (the operator's answer → webhook p50 fell from 1.1 s to
-# 0.35 s at 150 charges a second, docs/performance.md); one whose task runs meanwhile finds it
-# taken and ends.
+# than waiting for a wake-up of its own, which comes later (docs/performance.md shows the
+# difference under load); one whose task runs meanwhile finds it taken and ends.
 BACKLOG_WAIT = 0.2
 BATCH = 50
 BATCH_SECONDS = 5.0
@@ -385,7 +384,7 @@ def delivery_send(*, delivery_id: int, woken: bool = False) -> Delivery | None:
     if found is None:
         return None
     status, url, merchant_id, livemode, event_id = found
-    if merchant_id is None:  # written by the release before the delivery's own (0008)
+    if merchant_id is None:  # a row without an owner of its own (migration 0008): its event's
         merchant_id, livemode = _owner_record(delivery_id=delivery_id, event_id=event_id)
     holder = f"{merchant_id}:{livemode:d}"
     if status != DeliveryStatus.PENDING:

@@ -5,7 +5,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from batches import selectors, services
-from batches.api import objects
+from batches.api import schemas
 from batches.representations import payout_batch_item_repr, payout_batch_repr
 from core.api.base import ApiView
 from core.api.fields import PageQuery, StrictSerializer
@@ -50,9 +50,9 @@ class PayoutBatchCreateView(ApiView):
             "key) approves it in the dashboard, the balance is checked then, or rejects it. "
             "Follow it with GET or the `payout_batch.completed` webhook."
         ),
-        request=objects.PayoutBatchCreateIn,
-        responses={201: objects.PayoutBatch, **errors(403)},
-        examples=objects.BATCH_CREATE,
+        request=schemas.PayoutBatchCreateIn,
+        responses={201: schemas.PayoutBatch, **errors(403)},
+        examples=schemas.BATCH_CREATE,
     )
     def post(self, request):
         data = self.validated(_Body)
@@ -71,8 +71,8 @@ class PayoutBatchDetailView(ApiView):
         tags=["Payout batches"],
         summary="Retrieve a payout batch",
         description="The batch as it is now, with how many rows are pending, paid and failed.",
-        responses={200: objects.PayoutBatch},
-        examples=objects.BATCH_RETRIEVE,
+        responses={200: schemas.PayoutBatch},
+        examples=schemas.BATCH_RETRIEVE,
     )
     def get(self, request, batch_id: str):
         batch = selectors.batch_get(
@@ -96,8 +96,8 @@ class PayoutBatchItemsView(ApiView):
         summary="List a payout batch's rows",
         description="Each row with its payout and status, in row order.",
         parameters=[ItemsQuery],
-        responses={200: objects.PayoutBatchItemList},
-        examples=objects.BATCH_ITEMS,
+        responses={200: schemas.PayoutBatchItemList},
+        examples=schemas.BATCH_ITEMS,
     )
     def get(self, request, batch_id: str):
         self.validated(ItemsQuery, data=self.query())

@@ -5,7 +5,7 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from checkout import selectors, services
-from checkout.api.objects import (
+from checkout.api.schemas import (
     SESSION_CREATE,
     SESSION_LIST,
     SESSION_RETRIEVE,

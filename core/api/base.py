@@ -65,7 +65,8 @@ class ApiView(APIView):
 
     def unread_query(self) -> None:
         """A query parameter the endpoint does not read is refused like an unknown field of a
-        body (400 parameter_unknown, contract §1): `GET /v1/charges/{id}?expand=refunds` would
+        body (400 parameter_unknown, docs/reference/api.md): `GET /v1/charges/{id}?expand=refunds`
+        would
         otherwise answer as if the caller had been understood. A request that writes is refused
         before anything is done; a read (GET, HEAD: no handler of one changes anything) once its
         handler has shown whether it reads the query string (query())."""

@@ -1,9 +1,9 @@
-"""/dashboard/{mode}/payouts/batches/: payout batches from a spreadsheet (contract §17) through
-batches' services: the list, a file uploaded into a draft (once per form), the draft's preview
-with each row's problems in words, submit, approve (the second approver's rule of the
-merchant's security settings: four eyes are two people) or reject, the batch followed while it is paid, and its results
-as CSV. A refused action changes nothing and says why on the batch's page; an action sent
-twice finds the batch already moved and shows where it stands."""
+"""/dashboard/{mode}/payouts/batches/: payout batches from a spreadsheet
+(docs/guides/payout-batches.md) through batches' services: the list, a file uploaded into a draft
+(once per form), the draft's preview with each row's problems in words, submit, approve (the second
+approver's rule of the merchant's security settings: four eyes are two people) or reject, the batch
+followed while it is paid, and its results as CSV. A refused action changes nothing and says why on
+the batch's page; an action sent twice finds the batch already moved and shows where it stands."""
 
 import hashlib
 

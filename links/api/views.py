@@ -8,7 +8,7 @@ from core.api.base import ApiView
 from core.api.openapi import errors
 from core.api.pagination import paginate
 from links import selectors, services
-from links.api.objects import (
+from links.api.schemas import (
     LINK_CREATE,
     LINK_LIST,
     LINK_RETRIEVE,

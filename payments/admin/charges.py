@@ -250,7 +250,7 @@ class ChargeAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
         if not lines:
             return "—"
         return format_html(
-            "<ul style='margin:0'>{}</ul>", format_html_join("", "{}", ((line,) for line in lines))
+            "<ul class='flush'>{}</ul>", format_html_join("", "{}", ((line,) for line in lines))
         )
 
     @admin.display(description=_("Provider answers (latest last)"))

@@ -14,7 +14,7 @@ from core.api.openapi import errors
 from core.api.pagination import paginate, paginate_sequence
 from core.errors import StatementsBusy
 from payments import selectors
-from payments.api import examples, objects
+from payments.api import examples, schemas
 from payments.api.serializers import (
     ChargeCreateIn,
     ChargeListQuery,
@@ -61,7 +61,7 @@ class ChargeListCreateView(ApiView):
             "this API."
         ),
         request=ChargeCreateIn,
-        responses={201: objects.CHARGE_CREATED, **errors(403)},
+        responses={201: schemas.CHARGE_CREATED, **errors(403)},
         examples=examples.CHARGE_CREATE,
     )
     def post(self, request):
@@ -75,7 +75,7 @@ class ChargeListCreateView(ApiView):
         summary="List charges",
         description="Your charges in this key's mode, newest first, with optional filters.",
         parameters=[ChargeListQuery],
-        responses={200: objects.ChargeList},
+        responses={200: schemas.ChargeList},
         examples=examples.CHARGE_LIST,
     )
     def get(self, request):
@@ -95,7 +95,7 @@ class ChargeDetailView(ApiView):
         summary="Retrieve a charge",
         description="The charge as it is now. Confirm `succeeded` here (or by the webhook) before "
         "you deliver.",
-        responses={200: objects.Charge},
+        responses={200: schemas.Charge},
         examples=examples.CHARGE_RETRIEVE,
     )
     def get(self, request, charge_id: str):
@@ -117,7 +117,7 @@ class TransactionDetailView(ChargeDetailView):
         summary="Retrieve a charge by its transaction id",
         description="The same charge as GET /v1/charges/{charge_id}: the `transaction_id` that "
         "a card payment adds to your `return_url` is the charge's id.",
-        responses={200: objects.Charge},
+        responses={200: schemas.Charge},
         examples=examples.CHARGE_RETRIEVE,
     )
     def get(self, request, charge_id: str):
@@ -146,7 +146,7 @@ class ChargeRefundListCreateView(ApiView):
             "failed refund frees its amount again."
         ),
         request=RefundCreateIn,
-        responses={201: objects.Refund},
+        responses={201: schemas.Refund},
         examples=examples.REFUND_CREATE,
     )
     def post(self, request, charge_id: str):
@@ -161,7 +161,7 @@ class ChargeRefundListCreateView(ApiView):
         summary="List a charge's refunds",
         description="The refunds of one charge, newest first.",
         parameters=[PageQuery],
-        responses={200: objects.RefundList},
+        responses={200: schemas.RefundList},
         examples=examples.REFUND_LIST,
     )
     def get(self, request, charge_id: str):
@@ -177,7 +177,7 @@ class RefundListView(ApiView):
         summary="List refunds",
         description="All your refunds in this key's mode, newest first.",
         parameters=[PageQuery],
-        responses={200: objects.RefundList},
+        responses={200: schemas.RefundList},
         examples=examples.REFUND_LIST,
     )
     def get(self, request):
@@ -192,7 +192,7 @@ class RefundDetailView(ApiView):
         tags=["Refunds"],
         summary="Retrieve a refund",
         description="The refund as it is now.",
-        responses={200: objects.Refund},
+        responses={200: schemas.Refund},
         examples=examples.REFUND_RETRIEVE,
     )
     def get(self, request, refund_id: str):
@@ -221,7 +221,7 @@ class PayoutListCreateView(ApiView):
             'owner\'s security setting "payouts by API" is on (403 api_payouts_disabled).'
         ),
         request=PayoutCreateIn,
-        responses={201: objects.Payout, **errors(403)},
+        responses={201: schemas.Payout, **errors(403)},
         examples=examples.PAYOUT_CREATE,
     )
     def post(self, request):
@@ -238,7 +238,7 @@ class PayoutListCreateView(ApiView):
         summary="List payouts",
         description="Your payouts in this key's mode, newest first, with optional filters.",
         parameters=[PayoutListQuery],
-        responses={200: objects.PayoutList},
+        responses={200: schemas.PayoutList},
         examples=examples.PAYOUT_LIST,
     )
     def get(self, request):
@@ -256,7 +256,7 @@ class PayoutDetailView(ApiView):
         tags=["Payouts"],
         summary="Retrieve a payout",
         description="The payout as it is now.",
-        responses={200: objects.Payout},
+        responses={200: schemas.Payout},
         examples=examples.PAYOUT_RETRIEVE,
     )
     def get(self, request, payout_id: str):
@@ -280,7 +280,7 @@ class BalanceView(ApiView):
         summary="Retrieve the balance",
         description="What is available per currency in this key's mode: succeeded charges, less "
         "refunds and payouts.",
-        responses={200: objects.Balance},
+        responses={200: schemas.Balance},
         examples=examples.BALANCE_RETRIEVE,
     )
     def get(self, request):
@@ -300,7 +300,7 @@ class BalanceTransactionListView(ApiView):
         description="Every movement of the balance, newest first: what each charge, refund and "
         "payout added or took.",
         parameters=[LedgerListQuery],
-        responses={200: objects.BalanceTransactionList},
+        responses={200: schemas.BalanceTransactionList},
         examples=examples.BALANCE_TRANSACTION_LIST,
     )
     def get(self, request):
@@ -359,7 +359,7 @@ class NetworkListView(ApiView):
         "out. Offer your customers the networks that are not closed and take the amount. "
         "Always in the same order; every network fits in the default page.",
         parameters=[NetworkListQuery],
-        responses={200: objects.NetworkList},
+        responses={200: schemas.NetworkList},
         examples=examples.NETWORK_LIST,
     )
     def get(self, request):
@@ -382,7 +382,7 @@ class NetworkPredictView(ApiView):
         description="The number as typed by a customer, in E.164, and the operator its prefix "
         "belongs to (400 phone_invalid when it is no DRC mobile number).",
         parameters=[NetworkPredictQuery],
-        responses={200: objects.NetworkPrediction},
+        responses={200: schemas.NetworkPrediction},
         examples=examples.NETWORK_PREDICT,
     )
     def get(self, request):

@@ -30,7 +30,7 @@
   clients (e.g. PyPI `airtelmoney-ug`).
 
 Callbacks are authenticated, always: live Airtel does not start without AIRTEL_CALLBACK_HASH_KEY
-(config/settings.py, `start_settings`), and a callback without a valid `hash` is refused (401),
+(config/settings/providers.py, `start_settings`), and a callback without a valid `hash` is refused (401),
 whatever the settings.
 Airtel's own documentation (Collection API, "Callback Authentication": "hash the callback request
 with the private key shown in application setting using HmacSHA256 algorithm, with output text
@@ -197,7 +197,8 @@ class AirtelMoney(PaysOut):
     )
     payout_call = "airtel disbursement"
     # Every callback needs a hash made with one of Airtel's keys (parse_callback): none is taken
-    # on its word. Live Airtel does not start without the callback key (config/settings.py).
+    # on its word. Live Airtel does not start without the callback key
+    # (config/settings/providers.py).
     callback_settings = ()
     start_settings = ("AIRTEL_CALLBACK_HASH_KEY",)
     partial_refunds = False  # POST /standard/v1/payments/refund gives the whole payment back

@@ -119,7 +119,7 @@ DISCOVERY_TOKEN_LIFETIME = 3600
 @dataclass(frozen=True)
 class Assumptions:
     """Everything the public material leaves open about the B2B RDC API, in one place. Each value
-    comes from a setting (config/settings.py) and is listed in docs/providers/orange.md ("To
+    comes from a setting (config/settings/providers.py) and is listed in docs/providers/orange.md ("To
     confirm with Orange"); the header names are those every public integration sends."""
 
     api_path: str  # ORANGE_API_PATH: the API's root, e.g. /orange-money-b2b/v1/cd

@@ -7,7 +7,8 @@
   networks.py        networks: staff closing and reopening them, their amount limits, the
                      check every new charge and payout passes
   ledger.py          the ledger rows every movement of money writes, and the check of the books
-  idempotency.py     the purge of stored Idempotency-Key answers
+  movements.py       the one lifecycle of a charge, refund or payout (movement_apply_outcome),
+                     driven by the description (Kind) each of those modules gives
   provider_calls.py  asking a provider (an answer that says nothing is `pending`) and keeping
                      its answers for staff
   queues.py          what is enqueued, on which queue, and the claim of due rows by the sweeps

@@ -13,7 +13,6 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from core import events, money, throttles
@@ -46,7 +45,7 @@ from payments.providers.base import (
 )
 from payments.providers.secure_acceptance import attempt_issued
 from payments.representations import charge_repr
-from payments.services import networks, queues, refunds
+from payments.services import movements, networks, queues, refunds
 from payments.services.ledger import ledger_record
 from payments.services.provider_calls import (
     RAW_HISTORY,
@@ -179,14 +178,13 @@ POLL_BACKOFF = (5, 10, 20, 30, 60, 120, 300)
 # provider's signed notification), each triggering a check at once: its own checks are a safety
 # net, sparse, since each is a search of the provider's transactions (rate-limited on its side)
 # and most pending card payments are pages left unfinished: at 1, 5, 15 and 30 minutes, then
-# every 30 until the deadline (CARD_PAYMENT_TIMEOUT), 5 searches in the hour instead of 18.
+# every 30 until the deadline (CARD_PAYMENT_TIMEOUT): 5 searches in the hour.
 # Both schedules are the waits after each check, by the number of checks made so far.
 CARD_POLL_BACKOFF = (240, 240, 600, 900, 1800)
 
 
-def _backoff(charge: Charge) -> float:
-    schedule = CARD_POLL_BACKOFF if charge.payment_method == PaymentMethod.CARD else POLL_BACKOFF
-    return schedule[min(charge.check_count, len(schedule) - 1)]
+def _backoff(charge: Charge) -> tuple[int, ...]:
+    return CARD_POLL_BACKOFF if charge.payment_method == PaymentMethod.CARD else POLL_BACKOFF
 
 
 def _lost_request_check_at(now: datetime) -> datetime:
@@ -271,21 +269,20 @@ def _query(charge: Charge) -> PaymentQuery:
     )
 
 
-def _seconds_left(charge: Charge, now: datetime | None = None) -> float:
-    """Seconds until a pending charge's time is up: negative once it is.
-    A mobile money deadline runs from the moment the prompt was handed to the operator; while
-    the prompt is unsent, from creation."""
+def _deadline_at(charge: Charge) -> datetime:
+    """When a pending charge's time is up. A mobile money deadline runs from the moment the
+    prompt was handed to the operator; while the prompt is unsent, from creation."""
     if charge.payment_method == PaymentMethod.CARD:
         limit, start = settings.CARD_PAYMENT_TIMEOUT, charge.created_at
     else:
         limit = settings.MOBILE_MONEY_PROMPT_TIMEOUT
         start = charge.provider_requested_at or charge.created_at
-    return limit - ((now or timezone.now()) - start).total_seconds()
+    return start + timedelta(seconds=limit)
 
 
 def _deadline_outcome(charge: Charge, now: datetime | None = None) -> ProviderOutcome | None:
     """The failure a pending charge gets once its time is up, else None."""
-    if _seconds_left(charge, now) > 0:
+    if (now or timezone.now()) < _deadline_at(charge):
         return None
     if charge.payment_method == PaymentMethod.CARD:
         return ProviderOutcome(
@@ -361,18 +358,17 @@ def _card_reply_after_the_end(charge: Charge, transaction_id: str) -> Charge:
 def charge_refresh(*, charge_id: str, unavailable_pending: bool = False) -> Charge:
     """Ask the provider where a pending charge stands and apply the answer (the status check).
     With unavailable_pending (the workers' checks), a provider no longer connected is one more
-    answer that says nothing, as an unreachable one is: the charge is asked again later and,
-    once its time is up, fails by our clock and is reconciled (§4a); otherwise (staff asking
-    now) ProviderUnavailable is raised.
+    answer that says nothing, as an unreachable one is: the charge is asked again later and, once
+    its time is up, fails by our clock and is reconciled (docs/architecture/money.md); otherwise
+    (staff asking now) ProviderUnavailable is raised.
 
     Safe to run twice at once: the outcome is applied under a row lock, and a final status never
     changes."""
     charge = Charge.objects.get(pk=charge_id)
     if charge.status in state.CHARGE_FINAL:
         return charge
-    Charge.objects.filter(pk=charge_id).update(check_count=F("check_count") + 1)
     outcome = _ask_status(charge, unavailable_pending=unavailable_pending)
-    return charge_apply_outcome(charge_id=charge_id, outcome=outcome)
+    return charge_apply_outcome(charge_id=charge_id, outcome=outcome, counter="check_count")
 
 
 def _ask_status(charge: Charge, *, unavailable_pending: bool = False) -> ProviderOutcome:
@@ -509,10 +505,9 @@ def charge_reconcile(*, charge_id: str) -> Charge:
     charge = Charge.objects.get(pk=charge_id)
     if charge.reconcile_next_at is None:
         return charge
-    Charge.objects.filter(pk=charge_id).update(reconcile_count=F("reconcile_count") + 1)
     # Its adapter removed: still nothing known, ask again.
     outcome = _ask_status(charge, unavailable_pending=True)
-    return charge_apply_outcome(charge_id=charge_id, outcome=outcome)
+    return charge_apply_outcome(charge_id=charge_id, outcome=outcome, counter="reconcile_count")
 
 
 @transaction.atomic
@@ -660,100 +655,93 @@ def _extra_payment_unconfirmed(*, extra_id: int, outcome: ProviderOutcome) -> No
     extra.save(update_fields=["answers", "status", "updated_at"])
 
 
-@transaction.atomic
-def charge_apply_outcome(*, charge_id: str, outcome: ProviderOutcome) -> Charge:
-    """The one place a charge's status changes: locked, checked, evented, in one transaction.
-
-    A pending answer once the charge's time is up becomes its deadline failure (decided here,
-    under the lock, from the charge as it stands). A final status never changes: a success
-    reported afterwards on a charge that did not succeed is a late payment (refunded)."""
-    charge = Charge.objects.select_for_update().get(pk=charge_id)
-    now = timezone.now()
-    fields = answer_record(
-        charge, raw=outcome.raw, provider_reference=outcome.provider_reference, at=now
+def _answer_after_the_end(
+    kind: movements.Kind, charge: Charge, outcome: ProviderOutcome, fields: list[str], now
+) -> Charge:
+    """An answer on a final charge: its status never changes. A success reported on a charge
+    that did not succeed is a late payment (refunded); a reconciliation check's pending or
+    unreachable answer asks again later, the operator's failure ends it; every other payment
+    the provider confirms is given back (_payments_taken)."""
+    late = (
+        outcome.status == ChargeStatus.SUCCEEDED
+        and charge.status != ChargeStatus.SUCCEEDED
+        and charge.late_payment_at is None
     )
-    if charge.status in state.CHARGE_FINAL:
-        late = (
-            outcome.status == ChargeStatus.SUCCEEDED
-            and charge.status != ChargeStatus.SUCCEEDED
-            and charge.late_payment_at is None
+    if late and outcome.provider_reference not in ("", charge.provider_reference):
+        # The transaction that took the money, which its refund must name: not the one of
+        # the answer that ended the charge (a card attempt canceled in another tab).
+        charge.provider_reference = outcome.provider_reference
+        fields = [*dict.fromkeys([*fields, "provider_reference"])]
+    if charge.reconcile_next_at is not None and not late:
+        charge.reconcile_next_at = (
+            _next_reconcile_at(charge, now) if outcome.status == ChargeStatus.PENDING else None
         )
-        if late and outcome.provider_reference not in ("", charge.provider_reference):
-            # The transaction that took the money, which its refund must name: not the one of
-            # the answer that ended the charge (a card attempt canceled in another tab).
-            charge.provider_reference = outcome.provider_reference
-            fields = [*dict.fromkeys([*fields, "provider_reference"])]
-        if charge.reconcile_next_at is not None and not late:
-            # Pending or unreachable: ask again later; the operator's failure ends it.
-            charge.reconcile_next_at = (
-                _next_reconcile_at(charge, now) if outcome.status == ChargeStatus.PENDING else None
-            )
-            fields.append("reconcile_next_at")
-        charge.save(update_fields=fields)
-        if late:
-            charge_late_payment(charge_id=charge.id, answer=outcome.raw)
-            charge.refresh_from_db()
-        taken = outcome.other_payments
-        if outcome.status == ChargeStatus.SUCCEEDED and outcome.provider_reference:
-            taken = (PaymentTaken(outcome.provider_reference, outcome.raw), *taken)
-        _payments_taken(charge, taken)
-        return charge
-    if outcome.status == ChargeStatus.PENDING:
-        outcome = _deadline_outcome(charge, now) or outcome
-    if outcome.status == ChargeStatus.PENDING:
-        wait = outcome.check_after if outcome.check_after is not None else _backoff(charge)
-        # Never check later than the deadline, so that a timeout is applied on time.
-        wait = max(0.0, min(wait, _seconds_left(charge, now)))
-        charge.next_check_at = now + timedelta(seconds=wait)
-        charge.save(update_fields=[*fields, "next_check_at"])
-        return charge
-    state.check_charge_transition(charge.status, outcome.status)
+        fields.append("reconcile_next_at")
+    charge.save(update_fields=fields)
+    if late:
+        charge_late_payment(charge_id=charge.id, answer=outcome.raw)
+        charge.refresh_from_db()
+    taken = outcome.other_payments
+    if outcome.status == ChargeStatus.SUCCEEDED and outcome.provider_reference:
+        taken = (PaymentTaken(outcome.provider_reference, outcome.raw), *taken)
+    _payments_taken(charge, taken)
+    return charge
+
+
+def _on_final(charge: Charge, outcome: ProviderOutcome, now: datetime) -> list[str]:
+    """A charge's own changes as it becomes final: the payment that stands, no next action, and
+    a charge failed by our clock is reconciled (its window opens)."""
+    fields = ["next_action"]
+    charge.next_action = None
     if outcome.status == ChargeStatus.SUCCEEDED and outcome.provider_reference:
         # The payment that made the charge succeed is the one that stands (not that of an
         # earlier answer, such as another card attempt under review): every other payment the
         # provider confirms for the charge is given back.
         charge.provider_reference = outcome.provider_reference
-        fields = [*dict.fromkeys([*fields, "provider_reference"])]
-    charge.status = outcome.status
-    charge.failure_code = outcome.failure_code if outcome.status != ChargeStatus.SUCCEEDED else ""
-    charge.failure_message = (
-        outcome.failure_message if outcome.status != ChargeStatus.SUCCEEDED else ""
-    )
-    charge.next_check_at = None
-    charge.next_action = None
-    charge.finalized_at = now
-    charge.updated_at = now
+        fields.append("provider_reference")
     if _reconciles(charge):
         charge.reconcile_until = now + timedelta(seconds=settings.RECONCILIATION_WINDOW)
         charge.reconcile_next_at = _next_reconcile_at(charge, now)
         fields += ["reconcile_until", "reconcile_next_at"]
-    charge.save(
-        update_fields=[
-            *fields,
-            "status",
-            "failure_code",
-            "failure_message",
-            "next_check_at",
-            "next_action",
-            "finalized_at",
-            "updated_at",
-        ]
-    )
-    if charge.status == ChargeStatus.SUCCEEDED:
-        ledger_record(type=LedgerType.CHARGE, source=charge)
-    events.charge_changed.send(
-        sender=Charge,
-        instance=charge,
-        type=f"charge.{charge.status}",
-        data=charge_repr(charge),
-        destination_url=charge.callback_url,
-    )
+    return fields
+
+
+def _after_event(charge: Charge, outcome: ProviderOutcome) -> Charge:
     if charge.checkout_session_id:
         charge.refresh_from_db()  # a success its session refused is being refunded (checkout/)
     if outcome.other_payments:
         _payments_taken(charge, outcome.other_payments)
         charge.refresh_from_db()
     return charge
+
+
+CHARGE = movements.Kind(
+    name="charge",
+    model=Charge,
+    transitions=state.CHARGE_TRANSITIONS,
+    final=state.CHARGE_FINAL,
+    signal=events.charge_changed,
+    represent=charge_repr,
+    backoff=_backoff,
+    ledger={ChargeStatus.SUCCEEDED: LedgerType.CHARGE},
+    deadline=_deadline_outcome,
+    # Never checked later than its deadline, so that a timeout is applied on time.
+    checks_until=_deadline_at,
+    after_the_end=_answer_after_the_end,
+    on_final=_on_final,
+    after_event=_after_event,
+)
+
+
+def charge_apply_outcome(
+    *, charge_id: str, outcome: ProviderOutcome, counter: str | None = None
+) -> Charge:
+    """The one place a charge's status changes (services.movements): locked, checked, evented,
+    in one transaction. A pending answer once the charge's time is up becomes its deadline
+    failure (decided under the lock, from the charge as it stands). A final status never
+    changes: a success reported afterwards on a charge that did not succeed is a late payment
+    (refunded)."""
+    return movements.movement_apply_outcome(CHARGE, pk=charge_id, outcome=outcome, counter=counter)
 
 
 def _payments_taken(charge: Charge, taken: tuple[PaymentTaken, ...]) -> None:

@@ -35,14 +35,15 @@ from payments.providers.base import (
     ProviderOutcome,
 )
 from payments.representations import payout_repr
-from payments.services import networks, queues
+from payments.services import movements, networks, queues
 from payments.services.ledger import balance_lock_check, ledger_record
-from payments.services.provider_calls import answer_record, call_claim, provider_ask
+from payments.services.provider_calls import call_claim, provider_ask
 
 logger = logging.getLogger("payments.services")
 
 PAYOUT_SEND_GRACE = 30  # a payout not handed to its operator after this is sent by the sweep
-PAYOUT_BACKOFF = (10, 30, 60, 120, 300, 600, 1800, 3600)  # between status checks
+# The waits after the payout is sent, then after each status check (check_count).
+PAYOUT_BACKOFF = (30, 60, 120, 300, 600, 1800, 3600)
 
 
 @transaction.atomic
@@ -162,73 +163,34 @@ def payout_refresh(*, payout_id: str) -> Payout:
         about=payout.id,
         unavailable_pending=True,
     )
-    return payout_apply_outcome(payout_id=payout.id, outcome=outcome)
+    return payout_apply_outcome(payout_id=payout.id, outcome=outcome, counter="check_count")
 
 
-def _next_check(payout: Payout, now, check_after: float | None):
-    """When to ask again, or None once the reconciliation window is over (staff decide)."""
+def _window_end(payout: Payout):
+    """Status checks stop once the reconciliation window is over: staff decide."""
     started = payout.provider_requested_at or payout.created_at
-    if now - started > timedelta(seconds=settings.RECONCILIATION_WINDOW):
-        return None
-    wait = check_after
-    if wait is None:
-        wait = PAYOUT_BACKOFF[min(payout.check_count, len(PAYOUT_BACKOFF) - 1)]
-    return now + timedelta(seconds=wait)
+    return started + timedelta(seconds=settings.RECONCILIATION_WINDOW)
 
 
-@transaction.atomic
-def payout_apply_outcome(*, payout_id: str, outcome: ProviderOutcome) -> Payout:
-    """The one place a payout's status changes: locked, checked, written to the ledger and
-    evented, in one transaction. A final status never changes."""
-    payout = Payout.objects.select_for_update().get(pk=payout_id)
-    now = timezone.now()
-    fields = answer_record(
-        payout, raw=outcome.raw, provider_reference=outcome.provider_reference, at=now
-    )
-    if payout.status in state.PAYOUT_FINAL:
-        if outcome.status not in (PayoutStatus.PENDING, payout.status):
-            logger.error(
-                "payout %s is %s but the operator now says %s: left for staff",
-                payout.id,
-                payout.status,
-                outcome.status,
-            )
-        payout.save(update_fields=fields)
-        return payout
-    if outcome.status == PayoutStatus.PENDING:
-        payout.check_count += 1
-        payout.next_check_at = _next_check(payout, now, outcome.check_after)
-        payout.save(update_fields=[*fields, "check_count", "next_check_at"])
-        return payout
-    state.check_payout_transition(payout.status, outcome.status)
-    payout.status = outcome.status
-    failed = outcome.status == PayoutStatus.FAILED
-    payout.failure_code = outcome.failure_code if failed else ""
-    payout.failure_message = outcome.failure_message if failed else ""
-    payout.next_check_at = None
-    payout.finalized_at = now
-    payout.updated_at = now
-    payout.save(
-        update_fields=[
-            *fields,
-            "status",
-            "failure_code",
-            "failure_message",
-            "next_check_at",
-            "finalized_at",
-            "updated_at",
-        ]
-    )
-    if failed:
-        ledger_record(type=LedgerType.PAYOUT_FAILURE, source=payout)
-    events.payout_changed.send(
-        sender=Payout,
-        instance=payout,
-        type=f"payout.{payout.status}",
-        data=payout_repr(payout),
-        destination_url=payout.callback_url,
-    )
-    return payout
+PAYOUT = movements.Kind(
+    name="payout",
+    model=Payout,
+    transitions=state.PAYOUT_TRANSITIONS,
+    final=state.PAYOUT_FINAL,
+    signal=events.payout_changed,
+    represent=payout_repr,
+    backoff=lambda payout: PAYOUT_BACKOFF,
+    ledger={PayoutStatus.FAILED: LedgerType.PAYOUT_FAILURE},  # its amount back to the balance
+    checks_until=_window_end,
+)
+
+
+def payout_apply_outcome(
+    *, payout_id: str, outcome: ProviderOutcome, counter: str | None = None
+) -> Payout:
+    """The one place a payout's status changes (services.movements): a final status never
+    changes; a failed payout gives its amount back."""
+    return movements.movement_apply_outcome(PAYOUT, pk=payout_id, outcome=outcome, counter=counter)
 
 
 # Handed to the operator, still pending, and no longer asked about automatically: staff decide.

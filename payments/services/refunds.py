@@ -45,9 +45,9 @@ from payments.models import (
 )
 from payments.providers.base import STAFF_REASON, ProviderOutcome, RefundQuery, RefundRequest
 from payments.representations import refund_repr
-from payments.services import queues
+from payments.services import movements, queues
 from payments.services.ledger import balance_lock_check, ledger_record
-from payments.services.provider_calls import answer_record, call_claim, provider_ask, provider_for
+from payments.services.provider_calls import call_claim, provider_ask, provider_for
 
 logger = logging.getLogger("payments.services")
 
@@ -374,7 +374,7 @@ def refund_refresh(*, refund_id: str, unavailable_pending: bool = False) -> Refu
         about=refund.id,
         unavailable_pending=unavailable_pending,
     )
-    return refund_apply_outcome(refund_id=refund.id, outcome=outcome)
+    return refund_apply_outcome(refund_id=refund.id, outcome=outcome, counter="check_count")
 
 
 def refund_resolve(*, refund_id: str, succeeded: bool, staff: str) -> Refund | None:
@@ -396,71 +396,51 @@ def refund_resolve(*, refund_id: str, succeeded: bool, staff: str) -> Refund | N
     return refund_apply_outcome(refund_id=refund_id, outcome=outcome)
 
 
-@transaction.atomic
-def refund_apply_outcome(*, refund_id: str, outcome: ProviderOutcome) -> Refund:
-    """The one place a refund's status changes: locked, checked, evented, in one transaction.
-
-    Locks the charge before the refund (the order _refund_reserve takes), because a failed refund
-    gives its amount back to the charge."""
+def _charge_then_refund_locked(kind: movements.Kind, refund_id: str) -> Refund:
+    """Lock the charge before the refund (the order _refund_reserve takes), because a failed
+    refund gives its amount back to the charge."""
     charge_id = Refund.objects.values_list("charge_id", flat=True).get(pk=refund_id)
     charge = Charge.objects.select_for_update().get(pk=charge_id)
     refund = Refund.objects.select_for_update().get(pk=refund_id)
-    now = timezone.now()
-    fields = answer_record(
-        refund, raw=outcome.raw, provider_reference=outcome.provider_reference, at=now
-    )
-    if refund.status in state.REFUND_FINAL:
-        if outcome.status != RefundStatus.PENDING and outcome.status != refund.status:
-            logger.error(
-                "refund %s is %s but the provider now answers %s",
-                refund.id,
-                refund.status,
-                outcome.status,
-            )
-        refund.save(update_fields=fields)
-        return refund
-    if outcome.status == RefundStatus.PENDING:
-        wait = outcome.check_after if outcome.check_after is not None else REFUND_POLL_INTERVAL
-        refund.next_check_at = now + timedelta(seconds=wait)
-        refund.save(update_fields=[*fields, "next_check_at"])
-        return refund
-    # A provider's "declined" refund is a failed one: refunds have no declined status.
-    new_status = (
-        RefundStatus.SUCCEEDED if outcome.status == RefundStatus.SUCCEEDED else RefundStatus.FAILED
-    )
-    state.check_refund_transition(refund.status, new_status)
-    refund.status = new_status
-    failed = new_status == RefundStatus.FAILED
-    refund.failure_code = (outcome.failure_code or "provider_error") if failed else ""
-    refund.failure_message = (
-        (outcome.failure_message or "The provider could not complete the refund.") if failed else ""
-    )
-    refund.next_check_at = None
-    refund.updated_at = now
-    refund.save(
-        update_fields=[
-            *fields,
-            "status",
-            "failure_code",
-            "failure_message",
-            "next_check_at",
-            "updated_at",
-        ]
-    )
-    if failed:
-        if not refund.of_other_payment:  # another payment's refund never counted in the charge
-            charge.amount_refunded -= refund.amount
-            charge.updated_at = now
-            charge.save(update_fields=["amount_refunded", "updated_at"])
-        ledger_record(type=LedgerType.REFUND_FAILURE, source=refund)
-    events.refund_changed.send(
-        sender=Refund,
-        instance=refund,
-        type=f"refund.{refund.status}",
-        data=refund_repr(refund),
-        destination_url=charge.callback_url,
-    )
+    refund.charge = charge
     return refund
+
+
+def _amount_freed(refund: Refund, outcome: ProviderOutcome, now) -> list[str]:
+    """A failed refund's amount is refundable on its charge again; another payment's refund
+    never counted in the charge."""
+    if refund.status == RefundStatus.FAILED and not refund.of_other_payment:
+        charge = refund.charge
+        charge.amount_refunded -= refund.amount
+        charge.updated_at = now
+        charge.save(update_fields=["amount_refunded", "updated_at"])
+    return []
+
+
+REFUND = movements.Kind(
+    name="refund",
+    model=Refund,
+    transitions=state.REFUND_TRANSITIONS,
+    final=state.REFUND_FINAL,
+    signal=events.refund_changed,
+    represent=refund_repr,
+    backoff=lambda refund: (REFUND_POLL_INTERVAL,),
+    ledger={RefundStatus.FAILED: LedgerType.REFUND_FAILURE},  # its amount back to the balance
+    destination_url=lambda refund: refund.charge.callback_url,
+    # A provider's "declined" refund is a failed one: refunds have no declined status.
+    aliases={"declined": RefundStatus.FAILED},
+    failure_default=("provider_error", "The provider could not complete the refund."),
+    lock=_charge_then_refund_locked,
+    on_final=_amount_freed,
+)
+
+
+def refund_apply_outcome(
+    *, refund_id: str, outcome: ProviderOutcome, counter: str | None = None
+) -> Refund:
+    """The one place a refund's status changes (services.movements): a final status never
+    changes; a failed refund frees its amount on the charge and gives it back to the balance."""
+    return movements.movement_apply_outcome(REFUND, pk=refund_id, outcome=outcome, counter=counter)
 
 
 def refunds_poll_due() -> int:

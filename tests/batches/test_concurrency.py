@@ -165,7 +165,7 @@ def _api_items(count: int) -> list[dict]:
 def test_an_api_batch_whose_reference_a_batch_being_submitted_takes_is_told_which_item(
     merchant_keys,
 ):
-    """§17: the first problem answers 400 with `param` `items[i].reference`, also when the batch
+    """The first problem answers 400 with `param` `items[i].reference`, also when the batch
     holding the reference was being submitted at that very moment (it was said as a file to
     upload again, with no param)."""
     merchant = merchant_keys.merchant

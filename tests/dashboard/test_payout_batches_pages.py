@@ -1,6 +1,7 @@
 """The payout batches' pages: a file uploaded into a draft, its preview with each row's problems
 in words, submit, the second approver's rule, approve or reject, the batch followed while it is
-paid and its results as CSV; the roles of §15 (403, nothing changed), another merchant's batch
+paid and its results as CSV; the roles (docs/guides/dashboard.md: 403, nothing changed), another
+merchant's batch
 missing, each action audited once however often its form is sent."""
 
 import csv
@@ -146,7 +147,8 @@ def test_a_file_that_cannot_be_read_is_refused_in_words(clients, lang, settings)
         answer = upload(finance, data, lang=lang)
         assert answer.status_code == 400
         assert escape(refused.value.problem.messages[lang]) in answer.content.decode()
-    # A body over MAX_REQUEST_BODY is refused by the service before any view (contract §3: 413).
+    # A body over MAX_REQUEST_BODY is refused by the service before any view (413,
+    # docs/guides/errors.md).
     larger = csv_of(GOOD) + b"x" * settings.MAX_REQUEST_BODY
     assert upload(finance, larger, lang=lang).status_code == 413
     assert not PayoutBatch.objects.exists()

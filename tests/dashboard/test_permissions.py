@@ -1,5 +1,6 @@
-"""The role table of §15, page by page: a role without the permission gets the 403 page and
-nothing changes; another merchant's objects answer 404; live mode only once approved."""
+"""The role table of docs/guides/dashboard.md, page by page: a role without the permission gets the
+403 page and nothing changes; another merchant's objects answer 404; live mode only once
+approved."""
 
 import pytest
 
@@ -10,7 +11,8 @@ from tests.dashboard.conftest import make_member, signed_in
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
 ROLES = ["owner", "admin", "developer", "finance", "support", "viewer"]
-# The contract's table (§15), spelled out here independently of dashboard.permissions.
+# The role table of docs/guides/dashboard.md, spelled out here independently of
+# dashboard.permissions.
 TABLE = {
     "view": {"owner", "admin", "developer", "finance", "support", "viewer"},
     "refund": {"owner", "admin", "finance", "support"},
@@ -240,7 +242,7 @@ def test_bad_business_settings_are_words_on_the_page(shop):
 
 
 def test_another_merchants_objects_answer_404_even_to_a_role_without_the_right(shop, other_shop):
-    """§15: another merchant's objects answer 404, never 403 — also to a role that may not act
+    """Another merchant's objects answer 404, never 403 — also to a role that may not act
     on such an object at all (a viewer's refund, a support's key revocation): the same answer
     as for an id that does not exist. Its own objects still get the 403 page, and nothing
     changes either way."""

@@ -1,6 +1,6 @@
-"""The dashboard's sessions (contract §15): cookies HttpOnly and SameSite=Lax, Secure under https,
-ending after DASHBOARD_SESSION_AGE; a password change ends every session of the person, the one
-that changed it included; a two-factor change ends the others."""
+"""The dashboard's sessions (docs/guides/dashboard.md): cookies HttpOnly and SameSite=Lax, Secure
+under https, ending after DASHBOARD_SESSION_AGE; a password change ends every session of the person,
+the one that changed it included; a two-factor change ends the others."""
 
 import json
 import os

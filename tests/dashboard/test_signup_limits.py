@@ -25,7 +25,7 @@ REFUSED = {
 
 @pytest.fixture
 def deployed_limits(settings, monkeypatch):
-    """allauth's limits and the client address as config/settings.py sets them, behind
+    """allauth's limits and the client address as config/settings/ sets them, behind
     `proxies` trusted proxies (the dashboard's tests turn the limits off otherwise)."""
 
     def configure(proxies: int) -> None:

@@ -44,7 +44,7 @@ def test_a_new_staff_member_signs_in_sets_up_totp_then_reaches_the_admin(setting
     answer = client.get(answer.url)
     assert answer.status_code == 302
     assert answer.url == "/accounts/login/?next=%2Fadmin%2Fpayments%2Fmerchant%2F"
-    # The admin's own form takes no password any more.
+    # The admin's own form takes no password: it sends to /accounts/login/ like any admin page.
     answer = client.post("/admin/login/", {"username": "Amani.Staff", "password": PASSWORD})
     assert answer.status_code == 302 and answer.url.startswith("/accounts/login/")
     assert "_auth_user_id" not in client.session

@@ -48,7 +48,7 @@ FINAL = {"succeeded", "failed", "declined"}
 # A worker killed after it claimed a prompt and before the operator recorded it (the SIGKILL lands
 # there about one run in three) leaves a charge the operator never heard of: its status checks
 # answer pending ("no such transaction yet"), and it is never sent again, since the operator may
-# have got it. By the contract (§4, §4a) it fails `timeout` at its deadline,
+# have got it. It fails `timeout` at its deadline (docs/guides/charges.md),
 # MOBILE_MONEY_PROMPT_TIMEOUT after the prompt was handed over (five minutes by default), and is
 # reconciled afterwards. A short deadline keeps that within the drill; it is still longer than
 # UNSENT_GRACE, so that a prompt lost before it was claimed is sent again, not failed unsent.

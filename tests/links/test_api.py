@@ -1,4 +1,4 @@
-"""POST/GET /v1/payment_links and POST /v1/payment_links/{id} (contract §16)."""
+"""POST/GET /v1/payment_links and POST /v1/payment_links/{id} (docs/guides/payment-links.md)."""
 
 from datetime import UTC, datetime, timedelta
 
@@ -76,7 +76,7 @@ def test_custom_amount_link_has_no_amount(api):
         ({"amount": True}, "amount_invalid", "amount"),
         ({"amount": 0}, "amount_invalid", "amount"),
         ({"amount": 1_000_000_000_000}, "amount_invalid", "amount"),
-        ({"amount": 250050}, "amount_invalid", "amount"),  # CDF: whole francs only (§4)
+        ({"amount": 250050}, "amount_invalid", "amount"),  # CDF: whole francs only
         ({"currency": "EUR"}, "currency_not_supported", "currency"),
         ({"currency": None}, "parameter_missing", "currency"),
         ({"description": None}, "parameter_missing", "description"),

@@ -1,6 +1,6 @@
-"""max_payments is never exceeded: the sessions of a link complete one at a time under the
-link's row lock, and a success past the limit expires its session and is given back in full as
-a late payment (contract §16, §4a). On PostgreSQL, with customers paying at the same moment."""
+"""max_payments is never exceeded: the sessions of a link complete one at a time under the link's
+row lock, and a success past the limit expires its session and is given back in full as a late
+payment (docs/guides/payment-links.md). On PostgreSQL, with customers paying at the same moment."""
 
 import time
 

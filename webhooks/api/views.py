@@ -9,7 +9,7 @@ from core.api.fields import OffsetPageQuery, PageQuery, StrictSerializer
 from core.api.pagination import paginate
 from payments.representations import iso
 from webhooks import selectors, services
-from webhooks.api import objects
+from webhooks.api import schemas
 from webhooks.api.serializers import WebhookEndpointIn
 from webhooks.models import EventType
 from webhooks.representations import event_repr
@@ -38,8 +38,8 @@ class WebhookEndpointView(ApiView):
         description="The URL this mode's events are sent to by default (a charge's or payout's "
         "`callback_url` overrides it) and the secret that signs them. A test key sees only the "
         "test endpoint, a live key the live one.",
-        responses={200: objects.WebhookEndpoint},
-        examples=objects.ENDPOINT_EXAMPLES,
+        responses={200: schemas.WebhookEndpoint},
+        examples=schemas.ENDPOINT_EXAMPLES,
     )
     def get(self, request):
         endpoint = services.endpoint_get(merchant=self.merchant, livemode=self.livemode)
@@ -51,8 +51,8 @@ class WebhookEndpointView(ApiView):
         summary="Set the webhook endpoint's URL",
         description="Set (or, with null, clear) the URL this mode's events are sent to.",
         request=WebhookEndpointIn,
-        responses={200: objects.WebhookEndpoint},
-        examples=objects.ENDPOINT_UPDATE,
+        responses={200: schemas.WebhookEndpoint},
+        examples=schemas.ENDPOINT_UPDATE,
     )
     def post(self, request):
         data = self.validated(WebhookEndpointIn)
@@ -73,8 +73,8 @@ class WebhookSecretRotateView(ApiView):
         description="A new signing secret for this mode; the previous one keeps signing "
         "deliveries for 24 hours, so your receiver can switch without losing any.",
         request=None,
-        responses={200: objects.WebhookEndpoint},
-        examples=objects.ENDPOINT_EXAMPLES,
+        responses={200: schemas.WebhookEndpoint},
+        examples=schemas.ENDPOINT_EXAMPLES,
     )
     def post(self, request):
         self.validated(StrictSerializer)
@@ -97,8 +97,8 @@ class EventListView(ApiView):
         summary="List events",
         description="Every event of this key's mode, newest first, whether or not it was sent.",
         parameters=[EventListQuery],
-        responses={200: objects.EventList},
-        examples=objects.EVENT_LIST,
+        responses={200: schemas.EventList},
+        examples=schemas.EVENT_LIST,
     )
     def get(self, request):
         filters = self.validated(EventListQuery, data=self.query())
@@ -116,8 +116,8 @@ class EventDetailView(ApiView):
         tags=["Webhooks"],
         summary="Retrieve an event",
         description="The event, exactly as its deliveries carry it.",
-        responses={200: objects.Event},
-        examples=objects.EVENT_RETRIEVE,
+        responses={200: schemas.Event},
+        examples=schemas.EVENT_RETRIEVE,
     )
     def get(self, request, event_id: str):
         event = selectors.event_get(
@@ -167,8 +167,8 @@ class EventDeliveriesView(ApiView):
         "with its attempts: when, your endpoint's HTTP status or the error, how long it took. "
         "Paged by limit and offset (a delivery has no id to start after).",
         parameters=[OffsetPageQuery],
-        responses={200: objects.DeliveryList},
-        examples=objects.DELIVERY_LIST,
+        responses={200: schemas.DeliveryList},
+        examples=schemas.DELIVERY_LIST,
     )
     def get(self, request, event_id: str):
         self.validated(OffsetPageQuery, data=self.query())
@@ -196,8 +196,8 @@ class EventResendView(ApiView):
         "answered with the waiting delivery): beyond, 429 rate_limited, with the seconds to wait "
         "in Retry-After. A delivery to the endpoint URL goes to the URL as it is at each attempt.",
         request=None,
-        responses={200: objects.Delivery},
-        examples=objects.DELIVERY_EXAMPLES,
+        responses={200: schemas.Delivery},
+        examples=schemas.DELIVERY_EXAMPLES,
     )
     def post(self, request, event_id: str):
         self.validated(StrictSerializer)

@@ -192,8 +192,8 @@ def busy_shop(shop):
 
 def _plan(merchant, query: dict) -> str:
     """The page's plan. At twenty thousand rows a sequential scan is sometimes priced near the
-    index (on a million rows a phone search took 0.1 ms through its index and 430 ms without),
-    so it is priced out here: what is left is which index the page's query can use."""
+    index (on a large table, a search without its index reads every row), so it is priced out
+    here: what is left is which index the page's query can use."""
     scope = selectors.charges_of(merchant=merchant, livemode=False)
     found = ChargeFilter(query, queryset=scope).qs.order_by("-created_at", "-id")
     with connection.cursor() as cursor:

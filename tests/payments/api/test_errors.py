@@ -167,7 +167,7 @@ MM_CHARGE = {
 
 
 def test_a_query_parameter_the_endpoint_does_not_read_is_parameter_unknown(api, merchant):
-    """Like an unknown field of a body (contract §1): `?expand=refunds` on a charge would
+    """Like an unknown field of a body (docs/reference/api.md): `?expand=refunds` on a charge would
     otherwise answer as if it had been understood."""
     from payments.models import Charge
     from tests.factories import make_charge

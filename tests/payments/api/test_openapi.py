@@ -294,9 +294,9 @@ def test_descriptions_speak_to_merchants(document):
 
 
 def test_every_object_carries_livemode(document):
-    """Contract §1: every resource carries `livemode`, also those only shown inside another
-    answer (a batch's rows, an event's deliveries). Not a list, and not the network prediction,
-    whose shape §14 gives as {object, phone, network}."""
+    """Every resource carries `livemode` (docs/reference/api.md), also those only shown inside
+    another answer (a batch's rows, an event's deliveries). Not a list, and not the network
+    prediction, whose shape is {object, phone, network} (docs/guides/networks.md)."""
     missing, checked = [], []
     for name, schema in document["components"]["schemas"].items():
         kind = schema.get("properties", {}).get("object", {})

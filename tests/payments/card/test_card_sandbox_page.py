@@ -304,7 +304,7 @@ def test_back_to_the_card_page_signs_a_fresh_attempt_and_a_late_old_reply_still_
 def test_an_old_attempt_paid_after_the_new_one_was_canceled_is_given_back(merchant, browser_client):
     """Two tabs: the customer cancels on the newer card page, then pays on the older one, still
     open. The charge stays canceled (the session's customer was sent to cancel_url), and the
-    payment the provider took is given back in full, on the transaction that took it (§4a)."""
+    payment the provider took is given back in full, on the transaction that took it."""
     session = make_session(merchant, amount=1999, currency="USD")
     with time_machine.travel(timezone.now(), tick=False) as clock:
         first = signed_form(browser_client, session.id)

@@ -466,7 +466,7 @@ def test_a_sent_charge_whose_operator_is_gone_fails_by_our_clock_and_is_reconcil
 ):
     """The workers' status checks hear nothing, as from an operator that does not answer: the
     charge fails `timeout` at its deadline instead of staying pending for ever, and is asked
-    about for the reconciliation window (a payment found later is given back, §4a). Staff asking
+    about for the reconciliation window (a payment found later is given back). Staff asking
     now are told that the operator cannot be asked."""
     charge = sent_charge(merchant, phone=SILENT, at=T0)
     without_vodacom(timeouts)

@@ -1,7 +1,7 @@
-"""A merchant's refund draws on the available balance like a payout (contract §13): under the same
-balance lock, refused with 400 balance_insufficient when the balance of that mode and currency
-cannot cover it, so that money paid out is never refunded a second time from nothing. The
-automatic refund of a late payment (§4a) is covered by its own ledger row and never refused."""
+"""A merchant's refund draws on the available balance like a payout (docs/guides/refunds.md): under
+the same balance lock, refused with 400 balance_insufficient when the balance of that mode and
+currency cannot cover it, so that money paid out is never refunded a second time from nothing. The
+automatic refund of a late payment is covered by its own ledger row and never refused."""
 
 import queue
 from datetime import UTC, datetime

@@ -6,7 +6,7 @@ from rest_framework import serializers
 
 from checkout.models import SessionStatus
 from core.api.fields import MetadataField
-from payments.api import objects
+from payments.api import schemas
 from payments.models import PaymentMethod
 
 
@@ -14,11 +14,11 @@ class CheckoutSession(serializers.Serializer):
     """A payment page hosted by the service: send the customer to `url`."""
 
     id = serializers.CharField(help_text="cs_ followed by 24 characters.")
-    object = objects.object_field("checkout.session")
-    livemode = objects.livemode_field()
+    object = schemas.object_field("checkout.session")
+    livemode = schemas.livemode_field()
     url = serializers.URLField(help_text="The payment page to send the customer to.")
-    amount = objects.amount_field()
-    currency = objects.currency_field()
+    amount = schemas.amount_field()
+    currency = schemas.currency_field()
     status = serializers.ChoiceField(
         choices=SessionStatus.values,
         help_text="open, then complete (a charge succeeded) or expired.",
@@ -38,11 +38,11 @@ class CheckoutSession(serializers.Serializer):
     payment_link = serializers.CharField(
         allow_null=True, help_text="The payment link the session was opened from, if any."
     )
-    created_at = objects.timestamp_field()
-    expires_at = objects.timestamp_field()
+    created_at = schemas.timestamp_field()
+    expires_at = schemas.timestamp_field()
 
 
-CheckoutSessionList = objects.list_envelope(CheckoutSession, "CheckoutSessionList")
+CheckoutSessionList = schemas.list_envelope(CheckoutSession, "CheckoutSessionList")
 
 SESSION = {
     "id": "cs_3NvB7kQx1ZmT9cLw5RpY2hDs",

@@ -5,7 +5,7 @@ from drf_spectacular.utils import OpenApiExample
 from rest_framework import serializers
 
 from core.api.fields import MetadataField
-from payments.api import objects
+from payments.api import schemas
 
 
 class PaymentLink(serializers.Serializer):
@@ -13,14 +13,14 @@ class PaymentLink(serializers.Serializer):
     session of their own."""
 
     id = serializers.CharField(help_text="plink_ followed by 24 characters.")
-    object = objects.object_field("payment_link")
-    livemode = objects.livemode_field()
+    object = schemas.object_field("payment_link")
+    livemode = schemas.livemode_field()
     url = serializers.URLField(help_text="The public page to share: /pay/{slug}.")
     qr_code_url = serializers.URLField(help_text="A QR code of `url` (SVG; .png for a PNG).")
     active = serializers.BooleanField(help_text="false once deactivated.")
-    amount = objects.amount_field(allow_null=True, help_text="null when custom_amount is true.")
+    amount = schemas.amount_field(allow_null=True, help_text="null when custom_amount is true.")
     custom_amount = serializers.BooleanField(help_text="Whether the customer types the amount.")
-    currency = objects.currency_field()
+    currency = schemas.currency_field()
     description = serializers.CharField(help_text="What is sold.")
     max_payments = serializers.IntegerField(
         allow_null=True, min_value=1, help_text="How many payments the link takes at most."
@@ -28,13 +28,13 @@ class PaymentLink(serializers.Serializer):
     payments_count = serializers.IntegerField(
         min_value=0, help_text="Completed checkout sessions of the link."
     )
-    expires_at = objects.timestamp_field(allow_null=True)
+    expires_at = schemas.timestamp_field(allow_null=True)
     success_url = serializers.CharField(allow_null=True)
     metadata = MetadataField()
-    created_at = objects.timestamp_field()
+    created_at = schemas.timestamp_field()
 
 
-PaymentLinkList = objects.list_envelope(PaymentLink, "PaymentLinkList")
+PaymentLinkList = schemas.list_envelope(PaymentLink, "PaymentLinkList")
 
 LINK = {
     "id": "plink_8FqT2mVx9LcR4kWz7NbY3pHs",

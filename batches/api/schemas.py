@@ -7,7 +7,7 @@ from rest_framework import serializers
 from batches.checks import MAX_ROWS
 from batches.models import REFERENCE_MAX, BatchStatus, ItemStatus
 from core.api.fields import DESCRIPTION_MAX, AmountField, CurrencyField
-from payments.api import examples, objects
+from payments.api import examples, schemas
 
 
 @extend_schema_serializer(component_name="PayoutBatchItemRequest")
@@ -17,7 +17,7 @@ class PayoutBatchItemIn(serializers.Serializer):
     phone = serializers.CharField(help_text="E.164: +243 then 9 digits (+243812345678).")
     amount = AmountField(help_text="Minor units, a multiple of 100 (whole francs or dollars).")
     currency = CurrencyField()
-    network = objects.network_field(help_text="The operator of that number.")
+    network = schemas.network_field(help_text="The operator of that number.")
     reference = serializers.CharField(
         max_length=REFERENCE_MAX,
         help_text="Yours, unique among all your batches' rows in this mode (an invoice or "
@@ -43,16 +43,16 @@ class Counts(serializers.Serializer):
 
 
 class Total(serializers.Serializer):
-    currency = objects.currency_field()
-    amount = objects.amount_field(help_text="What the rows in that currency add up to.")
+    currency = schemas.currency_field()
+    amount = schemas.amount_field(help_text="What the rows in that currency add up to.")
 
 
 class PayoutBatch(serializers.Serializer):
     """Many payouts at once, one per row, each through POST /v1/payouts' rules."""
 
     id = serializers.CharField(help_text="pob_ followed by 24 characters.")
-    object = objects.object_field("payout_batch")
-    livemode = objects.livemode_field()
+    object = schemas.object_field("payout_batch")
+    livemode = schemas.livemode_field()
     status = serializers.ChoiceField(
         choices=BatchStatus.values,
         help_text="processing while rows are being paid, then complete (every row succeeded or "
@@ -62,34 +62,34 @@ class PayoutBatch(serializers.Serializer):
     )
     counts = Counts()
     totals = Total(many=True)
-    created_at = objects.timestamp_field()
-    approved_at = objects.timestamp_field(allow_null=True)
-    completed_at = objects.timestamp_field(allow_null=True)
+    created_at = schemas.timestamp_field()
+    approved_at = schemas.timestamp_field(allow_null=True)
+    completed_at = schemas.timestamp_field(allow_null=True)
 
 
 class PayoutBatchItem(serializers.Serializer):
     """One row of a batch and its payout."""
 
-    object = objects.object_field("payout_batch_item")
-    livemode = objects.livemode_field()
+    object = schemas.object_field("payout_batch_item")
+    livemode = schemas.livemode_field()
     row = serializers.IntegerField(
         help_text="The index in `items` (API), or the row of the uploaded file (header = 1)."
     )
-    phone = objects.phone_field()
-    amount = objects.amount_field()
-    currency = objects.currency_field()
-    network = objects.network_field()
+    phone = schemas.phone_field()
+    amount = schemas.amount_field()
+    currency = schemas.currency_field()
+    network = schemas.network_field()
     reference = serializers.CharField()
     description = serializers.CharField(allow_null=True)
     status = serializers.ChoiceField(choices=ItemStatus.values)
     payout = serializers.CharField(
         allow_null=True, help_text="The row's payout (po_…), once it is made."
     )
-    failure_code = objects.failure_code_field()
-    failure_message = objects.failure_message_field()
+    failure_code = schemas.failure_code_field()
+    failure_message = schemas.failure_message_field()
 
 
-PayoutBatchItemList = objects.list_envelope(PayoutBatchItem, "PayoutBatchItemList")
+PayoutBatchItemList = schemas.list_envelope(PayoutBatchItem, "PayoutBatchItemList")
 PayoutBatchItemList.__doc__ = "A page of a batch's rows, in row order."
 
 BATCH_ID = "pob_4HsK8wNq2ZpR7tLc1VmX9bJd"

@@ -5,17 +5,17 @@ reference shows."""
 from drf_spectacular.utils import OpenApiExample, PolymorphicProxySerializer
 from rest_framework import serializers
 
-from batches.api.objects import PayoutBatch
-from checkout.api.objects import SESSION, CheckoutSession
-from payments.api import examples, objects
+from batches.api.schemas import PayoutBatch
+from checkout.api.schemas import SESSION, CheckoutSession
+from payments.api import examples, schemas
 from webhooks.models import DeliveryStatus, EventType
 
 
 class WebhookEndpoint(serializers.Serializer):
     """Where this mode's events are sent by default, and the secret that signs them."""
 
-    object = objects.object_field("webhook_endpoint")
-    livemode = objects.livemode_field()
+    object = schemas.object_field("webhook_endpoint")
+    livemode = schemas.livemode_field()
     url = serializers.URLField(allow_null=True, help_text="null: events are kept, not sent.")
     secret = serializers.CharField(help_text="whsec_… secret that signs this mode's deliveries.")
     previous_secret_expires_at = serializers.DateTimeField(
@@ -28,9 +28,9 @@ class EventData(serializers.Serializer):
     object = PolymorphicProxySerializer(
         component_name="EventDataObject",
         serializers={
-            "charge": objects.Charge,
-            "refund": objects.Refund,
-            "payout": objects.Payout,
+            "charge": schemas.Charge,
+            "refund": schemas.Refund,
+            "payout": schemas.Payout,
             "checkout.session": CheckoutSession,
             "payout_batch": PayoutBatch,
         },
@@ -43,15 +43,15 @@ class Event(serializers.Serializer):
     """Something that happened to one of your objects; also the body of each webhook delivery."""
 
     id = serializers.CharField(help_text="evt_ followed by 24 characters; the same on resends.")
-    object = objects.object_field("event")
+    object = schemas.object_field("event")
     type = serializers.ChoiceField(choices=EventType.values)
-    livemode = objects.livemode_field()
-    created_at = objects.timestamp_field()
+    livemode = schemas.livemode_field()
+    created_at = schemas.timestamp_field()
     data = EventData()
 
 
 class DeliveryAttempt(serializers.Serializer):
-    attempted_at = objects.timestamp_field()
+    attempted_at = schemas.timestamp_field()
     url = serializers.CharField()
     status_code = serializers.IntegerField(
         allow_null=True, help_text="Your endpoint's HTTP status; null when it gave none."
@@ -65,19 +65,19 @@ class DeliveryAttempt(serializers.Serializer):
 class Delivery(serializers.Serializer):
     """One event on its way to one URL, retried on a schedule until it succeeds or fails."""
 
-    object = objects.object_field("delivery")
-    livemode = objects.livemode_field()
+    object = schemas.object_field("delivery")
+    livemode = schemas.livemode_field()
     event_id = serializers.CharField()
     url = serializers.CharField()
     status = serializers.ChoiceField(choices=DeliveryStatus.values)
-    created_at = objects.timestamp_field()
-    next_attempt_at = objects.timestamp_field(allow_null=True, help_text="null once final.")
-    delivered_at = objects.timestamp_field(allow_null=True, help_text="null until a 2xx answer.")
+    created_at = schemas.timestamp_field()
+    next_attempt_at = schemas.timestamp_field(allow_null=True, help_text="null once final.")
+    delivered_at = schemas.timestamp_field(allow_null=True, help_text="null until a 2xx answer.")
     attempts = DeliveryAttempt(many=True, help_text="Oldest first.")
 
 
-EventList = objects.list_envelope(Event, "EventList")
-DeliveryList = objects.list_envelope(Delivery, "DeliveryList")
+EventList = schemas.list_envelope(Event, "EventList")
+DeliveryList = schemas.list_envelope(Delivery, "DeliveryList")
 
 ENDPOINT = {
     "object": "webhook_endpoint",
