@@ -157,7 +157,7 @@ def test_the_examples_run_as_written_against_make_run(tmp_path):
 
 def test_the_configuration_page_lists_every_variable_the_settings_read():
     read = set()
-    for module in (BASE / "config").glob("*.py"):
+    for module in (BASE / "config").rglob("*.py"):
         text = module.read_text(encoding="utf-8")
         read |= set(re.findall(r'\b(?:env|Env\(\))(?:\.\w+)?\(\s*"([A-Z][A-Z0-9_]+)"', text))
         read |= set(re.findall(r'(?:environ(?:\.get)?|getenv)\(\s*"([A-Z][A-Z0-9_]+)"', text))
