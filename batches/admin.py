@@ -6,10 +6,10 @@ from django.utils.translation import gettext_lazy as _
 
 from batches.models import PayoutBatch, PayoutBatchItem
 from batches.services import batch_counts
-from payments.admin.actions import ActionsByPermission
-from payments.admin.addresses import PublicIdAdmin
-from payments.admin.columns import merchant_name
-from payments.admin.refunds import ReadOnlyMixin
+from core.admin.actions import ActionsByPermission
+from core.admin.addresses import PublicIdAdmin
+from core.admin.columns import merchant_name
+from core.admin.readonly import ReadOnlyMixin
 
 
 class PayoutBatchItemInline(ReadOnlyMixin, admin.TabularInline):

@@ -10,8 +10,10 @@ class BatchesConfig(AppConfig):
 
     def ready(self) -> None:
         """A batch's row follows its payout reaching a final status (core/events.py)."""
-        from batches.services import item_on_payout_changed  # needs the app registry ready
+        # Models need the app registry ready; the tasks are registered in every process, being
+        # enqueued by name (core/queues.py).
+        from batches import services, tasks  # noqa: F401
 
         events.payout_changed.connect(
-            item_on_payout_changed, dispatch_uid="batches.item_on_payout_changed"
+            services.item_on_payout_changed, dispatch_uid="batches.item_on_payout_changed"
         )

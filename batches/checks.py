@@ -4,7 +4,7 @@ DRC mobile number (payments.phones, the one reading of numbers), a network (give
 the number's prefix, docs/guides/networks.md), an amount within that network's limits
 (payments.services.networks, the one rule) in whole units, a supported currency, a reference that no
 other row of the batch and no submitted row of an earlier batch has (same merchant and mode), a
-description of at most 1,000 characters, and no card data in any cell (payments.carddata, the rule
+description of at most 1,000 characters, and no card data in any cell (core.carddata, the rule
 the API applies to every field: docs/guides/charges.md). Each problem is noted on its row and column
 (batches.problems)."""
 
@@ -16,9 +16,9 @@ from django.utils.translation import gettext as _
 from batches.models import REFERENCE_MAX, PayoutBatchItem
 from batches.problems import Problem, column_order, problem
 from core import money
+from core.api.fields import AMOUNT_MAX, AMOUNT_MIN, DESCRIPTION_MAX
+from core.carddata import contains_card_number
 from payments import phones
-from payments.api.fields import AMOUNT_MAX, AMOUNT_MIN, DESCRIPTION_MAX
-from payments.carddata import contains_card_number
 from payments.models import Currency, Merchant, Network
 from payments.services import networks
 

@@ -27,7 +27,7 @@ from django.utils.translation import gettext as _
 from batches.checks import MAX_ROWS, Row, card_data_message
 from batches.problems import Problem, problem
 from core import money
-from payments.carddata import contains_card_number
+from core.carddata import contains_card_number
 
 # 1 MB, as docs/guides/payout-batches.md says: strictly less than MAX_REQUEST_BODY (1 MiB, the
 # largest body the service takes), so that every file of 1 MB fits in the upload's form with room to

@@ -44,7 +44,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from batches import checks
+from batches import checks, queues
 from batches.errors import (
     BatchHasProblems,
     BatchStatusInvalid,
@@ -65,9 +65,9 @@ from batches.representations import payout_batch_repr
 from core import events, money
 from core.api import idempotency
 from core.api.renderers import JsonRenderer
+from core.carddata import find_card_data
 from core.errors import ApiError, BalanceInsufficient, IdempotencyKeyInUse, LiveModeNotApproved
 from payments import phones, selectors
-from payments.carddata import find_card_data
 from payments.models import ApiKey, Merchant, Payout
 from payments.representations import payout_repr
 from payments.services import payouts
@@ -310,7 +310,7 @@ def batch_approve(
     batch.next_run_at = now + timedelta(seconds=settings.BATCH_RESUME_AFTER)
     batch.updated_at = now
     batch.save(update_fields=["status", "approved_by", "approved_at", "next_run_at", "updated_at"])
-    transaction.on_commit(lambda: batch_pay_enqueue(batch_id=batch.id), robust=True)
+    transaction.on_commit(lambda: queues.batch_pay_enqueue(batch_id=batch.id), robust=True)
     return batch
 
 
@@ -382,7 +382,7 @@ ITEM_FIELDS = ("phone", "amount", "currency", "network", "reference", "descripti
 
 
 def api_items_card_data_check(items) -> None:
-    """Card data in an item (payments.carddata, docs/guides/charges.md; each item read as the body
+    """Card data in an item (core.carddata, docs/guides/charges.md; each item read as the body
     of POST /v1/payouts it stands for) answers 400 card_data_forbidden, named as the contract names
     an item's params (`items[1].description`). The request's own card data check (StrictSerializer)
     would name it `items[1][description]`: the view runs this one before it."""
@@ -449,12 +449,6 @@ def api_rows(items) -> list[checks.Row]:
 
 
 # --- Paying ------------------------------------------------------------------------------------
-
-
-def batch_pay_enqueue(*, batch_id: str, countdown: float = 0) -> None:
-    from batches import tasks  # the task module imports this one
-
-    tasks.batch_pay.apply_async((batch_id,), countdown=countdown or None)
 
 
 def _payout_body(item: PayoutBatchItem) -> dict:
@@ -600,7 +594,9 @@ def batch_pay(*, batch_id: str) -> int:
         next_run_at=now + timedelta(seconds=settings.BATCH_RESUME_AFTER) if more else None
     )
     if more:
-        batch_pay_enqueue(batch_id=batch_id, countdown=max(0.0, 1 - (time.monotonic() - started)))
+        queues.batch_pay_enqueue(
+            batch_id=batch_id, countdown=max(0.0, 1 - (time.monotonic() - started))
+        )
     else:
         with transaction.atomic():
             _complete_if_done(batch_id)
@@ -622,7 +618,7 @@ def batches_resume(*, now=None) -> int:
             next_run_at=now + timedelta(seconds=settings.BATCH_RESUME_AFTER)
         )
     for batch_id in ids:
-        batch_pay_enqueue(batch_id=batch_id)
+        queues.batch_pay_enqueue(batch_id=batch_id)
     return len(ids)
 
 

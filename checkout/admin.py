@@ -4,10 +4,10 @@ from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
 from checkout.models import CheckoutSession
+from core.admin.actions import ActionsByPermission
+from core.admin.addresses import PublicIdAdmin
+from core.admin.columns import merchant_name
 from core.money import format_amount
-from payments.admin.actions import ActionsByPermission
-from payments.admin.addresses import PublicIdAdmin
-from payments.admin.columns import merchant_name
 from payments.models import Charge
 
 

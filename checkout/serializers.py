@@ -6,17 +6,16 @@ from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
 from checkout.models import SessionStatus
-from payments.api.fields import (
+from core.api.fields import (
     AmountField,
     CurrencyField,
     DateBoundParam,
-    DrcPhoneField,
     HttpUrlField,
     MetadataField,
     PageQuery,
     StrictSerializer,
 )
-from payments.api.serializers import check_drc_phone
+from payments.api.serializers import DrcPhoneField, check_drc_phone
 
 EXPIRES_IN_MIN = 1800
 EXPIRES_IN_MAX = 86400

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from checkout import selectors, services
 from checkout.forms import MobileMoneyForm
 from checkout.models import CheckoutSession, SessionStatus
+from checkout.pages import hosted_page, language_links, too_many_message
 from core import throttles
 from core.errors import ApiError, CheckoutSessionNotOpen
 from core.headers import content_security_policy
@@ -22,8 +23,6 @@ from core.money import format_customer_amount
 from payments.models import Charge, ChargeStatus, PaymentMethod
 from payments.services import charges
 
-LANGUAGES = {code for code, _name in settings.LANGUAGES}
-LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
 POLL_SECONDS = 3
 FAILED = (ChargeStatus.FAILED, ChargeStatus.DECLINED)
 FAILURE_TEXTS = {
@@ -32,34 +31,6 @@ FAILURE_TEXTS = {
     "timeout": _("The payment prompt was not approved in time."),
 }
 FAILURE_DEFAULT = _("The operator could not complete the payment.")
-
-
-def hosted_page(view):
-    """Language from ?lang= (kept in the language cookie), else the cookie or Accept-Language;
-    and the security headers of a page where people pay."""
-
-    @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        chosen = request.GET.get("lang")
-        if chosen in LANGUAGES:
-            translation.activate(chosen)
-            request.LANGUAGE_CODE = chosen
-        response = view(request, *args, **kwargs)
-        if chosen in LANGUAGES:
-            response.set_cookie(
-                settings.LANGUAGE_COOKIE_NAME,
-                chosen,
-                max_age=LANGUAGE_COOKIE_AGE,
-                samesite="Lax",
-                secure=request.is_secure(),
-                httponly=True,
-            )
-        response.setdefault("Content-Security-Policy", content_security_policy())
-        response["X-Frame-Options"] = "DENY"
-        response["Cache-Control"] = "no-store"
-        return response
-
-    return wrapper
 
 
 # --- Where each state leads ---------------------------------------------------------------------
@@ -95,23 +66,6 @@ def _next_url(session: CheckoutSession, charge: Charge) -> str | None:
 
 
 # --- Rendering ----------------------------------------------------------------------------------
-
-
-def language_links(request) -> list[dict]:
-    current = translation.get_language()[:2]
-    links = []
-    for code, label in settings.LANGUAGES:
-        query = request.GET.copy()
-        query["lang"] = code
-        links.append(
-            {
-                "code": code,
-                "label": label,
-                "url": f"?{query.urlencode()}",
-                "current": code == current,
-            }
-        )
-    return links
 
 
 def _context(request, session: CheckoutSession, **extra) -> dict:
@@ -258,16 +212,6 @@ def pay(request, session_id: str):
         return _closed_page(request, session)
     failed = attempt if attempt is not None and attempt.status in FAILED else None
     return _pay_page(request, session, failed=failed)
-
-
-def too_many_message(wait: int) -> str:
-    """What a throttled hosted page says: when to try again, in the customer's language."""
-    minutes = max(1, round(wait / 60))
-    return translation.ngettext(
-        "Too many payment attempts. Please try again in %(minutes)s minute.",
-        "Too many payment attempts. Please try again in %(minutes)s minutes.",
-        minutes,
-    ) % {"minutes": minutes}
 
 
 def too_many_prompts_message(wait: int) -> str:

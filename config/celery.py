@@ -5,6 +5,7 @@ import os
 from celery import Celery
 from celery.signals import task_postrun, task_prerun
 from django.conf import settings
+from django.db import close_old_connections, connection
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -20,8 +21,6 @@ def _database_connections_as_around_a_request(task=None, **kwargs):
     DB_CONN_MAX_AGE, health-checked, and closed once it has failed. (Celery's own default, a new
     connection for every task, costs more than a webhook delivery; CELERY_DB_REUSE_MAX in the
     settings leaves that to this.)"""
-    from django.db import close_old_connections, connection
-
     if getattr(getattr(task, "request", None), "is_eager", False) or connection.in_atomic_block:
         return  # run inline by a caller (tests): its connection and transaction are its own
     close_old_connections()

@@ -6,11 +6,11 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from django.views.generic import TemplateView
 
+from config.health import healthz, readyz
 from config.overview import overview
 from core.api import errors as api_errors
+from core.api.docs import ApiDocsView, ApiSchemaView
 from dashboard.signin import login as dashboard_login
-from payments.api.docs import ApiDocsView, ApiSchemaView
-from payments.views import healthz, readyz
 
 # Staff sign in through the accounts' sign-in, with their second factor (allauth's way to put the
 # admin behind it): /admin/login/ sends there (docs/operations/staff.md#signing-in).

@@ -6,7 +6,17 @@ them: the card form's `amount`, and the amounts people read."""
 import re
 from decimal import Decimal
 
+from django.db import models
 from django.utils.formats import number_format
+from django.utils.translation import gettext_lazy as _
+
+
+class Currency(models.TextChoices):
+    """The currencies amounts are counted in, each with MINOR_PER_UNIT minor units."""
+
+    CDF = "CDF", _("Congolese franc")
+    USD = "USD", _("US dollar")
+
 
 MINOR_PER_UNIT = 100
 SEPARATORS = {"fr": (" ", ","), "en": (",", ".")}

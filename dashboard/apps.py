@@ -1,4 +1,7 @@
+from allauth.account.signals import password_reset
 from django.apps import AppConfig
+from django.contrib.auth import get_user_model
+from django.db.models.signals import post_save
 from django.utils.translation import gettext_lazy as _
 
 from core import events
@@ -14,11 +17,7 @@ class DashboardConfig(AppConfig):
         createmerchant --owner-email its owner (core/events.py); the API asks the team's rules
         before a live key pays out alone; a staff user's address counts as verified
         (dashboard/staff.py); a password reset lifts the sign-in lock (dashboard/signin.py)."""
-        from allauth.account.signals import password_reset
-        from django.contrib.auth import get_user_model
-        from django.db.models.signals import post_save
-
-        from dashboard import demo, services, signals, signin, staff
+        from dashboard import demo, services, signals, signin, staff  # models need the registry
 
         signals.connect()
         events.demo_merchant_ready.connect(demo.demo_owner, dispatch_uid="dashboard.demo_owner")

@@ -10,16 +10,8 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from dashboard.roles import Role, roles_with
 from payments.models import AppendOnlyModel, Merchant
-
-
-class Role(models.TextChoices):
-    OWNER = "owner", _("Owner")
-    ADMIN = "admin", _("Admin")
-    DEVELOPER = "developer", _("Developer")
-    FINANCE = "finance", _("Finance")
-    SUPPORT = "support", _("Support")
-    VIEWER = "viewer", _("Viewer")
 
 
 class Membership(models.Model):
@@ -124,8 +116,6 @@ class MerchantSettings(models.Model):
         """An explicit choice, else on once two members hold the payout right."""
         if self.require_second_approver is not None:
             return self.require_second_approver
-        from dashboard.permissions import roles_with
-
         return (
             Membership.objects.filter(
                 merchant_id=self.merchant_id, role__in=roles_with("payouts")

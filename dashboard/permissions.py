@@ -1,7 +1,8 @@
 """Who may do what in the dashboard (the role table of docs/guides/dashboard.md), and the views'
 guard.
 
-`PERMISSIONS` is the one map of the role table; `can(membership, perm)` reads it, and so do the
+`PERMISSIONS` (dashboard/roles.py) is the one map of the role table; `can(membership, perm)`
+reads it, and so do the
 templates' `{% if membership|can:"refund" %}` (templatetags/dashboard.py). Every dashboard view
 is wrapped in `merchant_view(perm)`, which resolves the active merchant (the session's, else the
 first of the user's), the mode from the path (live only once the merchant is approved), and
@@ -24,39 +25,14 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
 from batches.models import PayoutBatch
-from dashboard.models import Membership, MerchantSettings, Role
+from dashboard.models import Membership, MerchantSettings
+from dashboard.roles import (
+    OWNER,
+    PERMISSIONS,
+)
 from links.models import PaymentLink
 from payments.models import ApiKey, Charge, Payout
 from webhooks.models import Event
-
-OWNER, ADMIN, DEVELOPER, FINANCE, SUPPORT, VIEWER = (
-    Role.OWNER,
-    Role.ADMIN,
-    Role.DEVELOPER,
-    Role.FINANCE,
-    Role.SUPPORT,
-    Role.VIEWER,
-)
-
-# The role table of docs/guides/dashboard.md: permission → the roles that hold it.
-PERMISSIONS: dict[str, frozenset[str]] = {
-    # see payments, refunds, payouts, balance, payment links
-    "view": frozenset({OWNER, ADMIN, DEVELOPER, FINANCE, SUPPORT, VIEWER}),
-    "refund": frozenset({OWNER, ADMIN, FINANCE, SUPPORT}),
-    # create and deactivate payment links
-    "payment_links": frozenset({OWNER, ADMIN, FINANCE, SUPPORT}),
-    # payouts, payout batches (create, approve), statements export
-    "payouts": frozenset({OWNER, ADMIN, FINANCE}),
-    # API keys, webhook endpoint, events and resend
-    "developers": frozenset({OWNER, ADMIN, DEVELOPER}),
-    # team, business settings, audit log (admins: not over owners, see may_manage)
-    "team": frozenset({OWNER, ADMIN}),
-    # security settings, transfer ownership
-    "security": frozenset({OWNER}),
-}
-# Live API keys (create, revoke): a live key can move money, so only the roles that hold both
-# the payout right and the key right (owner, admin); a developer manages the test keys.
-PERMISSIONS["live_keys"] = PERMISSIONS["payouts"] & PERMISSIONS["developers"]
 
 MODES = ("test", "live")
 SESSION_MERCHANT = "dashboard_merchant"
@@ -66,10 +42,6 @@ def can(membership: Membership | None, perm: str) -> bool:
     if perm not in PERMISSIONS:
         raise KeyError(f"unknown dashboard permission {perm!r}")
     return membership is not None and membership.role in PERMISSIONS[perm]
-
-
-def roles_with(perm: str) -> frozenset[str]:
-    return PERMISSIONS[perm]
 
 
 def may_manage(actor: Membership, target_role: str) -> bool:

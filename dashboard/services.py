@@ -15,7 +15,8 @@ from django.utils.translation import gettext as _
 
 from dashboard import audit
 from dashboard.models import Action, Invitation, Membership, MerchantSettings, Role
-from dashboard.permissions import may_manage, roles_with
+from dashboard.permissions import may_manage
+from dashboard.roles import roles_with
 from payments.services import accounts
 
 

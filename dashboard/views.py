@@ -35,8 +35,8 @@ from dashboard.permissions import (
     memberships_of,
     merchant_view,
     recently_authenticated,
-    roles_with,
 )
+from dashboard.roles import roles_with
 from payments import selectors
 from payments.statement import spreadsheet_safe
 

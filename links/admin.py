@@ -4,10 +4,10 @@ through the API, receipts through their worker)."""
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
+from core.admin.addresses import PublicIdAdmin
+from core.admin.columns import merchant_name
 from core.money import format_amount
 from links.models import PaymentLink, Receipt
-from payments.admin.addresses import PublicIdAdmin
-from payments.admin.columns import merchant_name
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

@@ -12,11 +12,13 @@ class LinksConfig(AppConfig):
         """A link counts its sessions' completions (and refuses those past max_payments), and a
         completed session whose customer gave an e-mail address gets a receipt
         (core/events.py)."""
-        from links.services import link_on_session_completing, receipt_on_session_changed
+        # Models need the app registry ready; the tasks are registered in every process, being
+        # enqueued by name (core/queues.py).
+        from links import services, tasks  # noqa: F401
 
         events.session_completing.connect(
-            link_on_session_completing, dispatch_uid="links.link_on_session_completing"
+            services.link_on_session_completing, dispatch_uid="links.link_on_session_completing"
         )
         events.session_changed.connect(
-            receipt_on_session_changed, dispatch_uid="links.receipt_on_session_changed"
+            services.receipt_on_session_changed, dispatch_uid="links.receipt_on_session_changed"
         )

@@ -9,7 +9,7 @@ from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
-from payments.api.fields import (
+from core.api.fields import (
     AmountField,
     CurrencyField,
     DescriptionField,

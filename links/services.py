@@ -16,6 +16,7 @@ from checkout.models import CheckoutSession, SessionStatus
 from core.errors import ApiError, InvalidRequest, LiveModeNotApproved
 from core.links import public_url
 from core.money import format_customer_amount
+from links import queues
 from links.models import PaymentLink, Receipt
 from payments.models import Merchant
 
@@ -206,7 +207,7 @@ def receipt_on_session_changed(sender, *, instance: CheckoutSession, type: str, 
         },
     )
     if created:
-        transaction.on_commit(lambda: _enqueue(receipt.pk), robust=True)
+        transaction.on_commit(lambda: queues.receipt_send_enqueue(receipt.pk), robust=True)
 
 
 def receipts_enqueue_unsent(*, older_than: int = 300, limit: int = 500) -> int:
@@ -220,14 +221,8 @@ def receipts_enqueue_unsent(*, older_than: int = 300, limit: int = 500) -> int:
     ).values_list("pk", flat=True)[:limit]
     due = list(due)
     for receipt_id in due:
-        _enqueue(receipt_id)
+        queues.receipt_send_enqueue(receipt_id)
     return len(due)
-
-
-def _enqueue(receipt_id: int) -> None:
-    from links import tasks  # the task module imports these services
-
-    tasks.receipt_send.delay(receipt_id)
 
 
 def receipt_message(receipt: Receipt) -> EmailMultiAlternatives:

@@ -13,8 +13,8 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
+from checkout.pages import hosted_page, language_links, too_many_message
 from checkout.services import card_offered
-from checkout.views import hosted_page, language_links, too_many_message
 from core import throttles
 from core.errors import ApiError
 from core.links import public_url

@@ -7,6 +7,9 @@ class PaymentsConfig(AppConfig):
     verbose_name = _("Payments")
 
     def ready(self) -> None:
-        from payments.api import principals  # its models need the app registry ready
+        # Models need the app registry ready; the tasks are registered in every process, being
+        # enqueued by name (core/queues.py).
+        from payments import tasks  # noqa: F401
+        from payments.api import principals
 
         principals.connect()

@@ -4,8 +4,8 @@ The embedded broker (kombu's SQLAlchemy transport on a SQLite file): its tables 
 created once, before the worker processes start. Started together on an empty broker file, the
 workers would otherwise race to create them (`table kombu_queue already exists`).
 
-On Redis, kombu's own transport. Tasks are sent by Celery's `apply_async` (payments/services/
-queues.py, webhooks/services.py).
+On Redis, kombu's own transport. Tasks are sent by name, through a Celery signature's
+`apply_async` (core/queues.py, called by each app's queues module).
 """
 
 from collections.abc import Iterable

@@ -16,6 +16,7 @@ from django.utils.translation import pgettext_lazy
 
 from core import ids
 from core.api import idempotency
+from core.money import Currency
 from payments.providers.airtel import AirtelMoney
 from payments.providers.mpesa import VodacomMpesa
 from payments.providers.orange import OrangeMoney
@@ -24,11 +25,6 @@ from payments.providers.orange import OrangeMoney
 class Mode(models.TextChoices):
     TEST = "test", "Test"
     LIVE = "live", "Live"
-
-
-class Currency(models.TextChoices):
-    CDF = "CDF", _("Congolese franc")
-    USD = "USD", _("US dollar")
 
 
 class Network(models.TextChoices):

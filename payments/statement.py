@@ -14,6 +14,9 @@ from core import money
 from payments.models import LedgerEntry
 from payments.representations import iso
 
+EXPORT_CHUNK = 2000  # rows read from the database at a time
+STATEMENTS_AT_ONCE = 2  # statements being sent at once per account and mode
+
 HEADER = (
     "id",
     "created_at",

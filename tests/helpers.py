@@ -82,7 +82,7 @@ def killed_by_the_server() -> None:
 
 def admin_url(obj, action: str = "change") -> str:
     """The admin page of `obj` as the admin itself links to it: reversed with the quoted id, as
-    Django's admin does, which the address shows as the id itself (payments.admin.addresses)."""
+    Django's admin does, which the address shows as the id itself (core.admin.addresses)."""
     meta = obj._meta
     return reverse(f"admin:{meta.app_label}_{meta.model_name}_{action}", args=[quote(obj.pk)])
 

@@ -10,10 +10,9 @@ class WebhooksConfig(AppConfig):
     def ready(self) -> None:
         """The outbox records every domain event (core/events.py) in the change's transaction,
         and a new merchant gets its two endpoints."""
-        from webhooks.services import (  # models need the app registry ready
-            endpoints_on_merchant_created,
-            event_on_change,
-        )
+        # Models need the app registry ready; the tasks are registered in every process, being
+        # enqueued by name (core/queues.py).
+        from webhooks import services, tasks  # noqa: F401
 
         for name in (
             "charge_changed",
@@ -22,7 +21,7 @@ class WebhooksConfig(AppConfig):
             "session_changed",
             "payout_batch_changed",
         ):
-            getattr(events, name).connect(event_on_change, dispatch_uid=f"webhooks.{name}")
+            getattr(events, name).connect(services.event_on_change, dispatch_uid=f"webhooks.{name}")
         events.merchant_created.connect(
-            endpoints_on_merchant_created, dispatch_uid="webhooks.merchant_created"
+            services.endpoints_on_merchant_created, dispatch_uid="webhooks.merchant_created"
         )

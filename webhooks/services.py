@@ -31,7 +31,7 @@ from kombu.exceptions import OperationalError
 from core import slots
 from core.errors import InvalidRequest
 from payments.models import Merchant, new_webhook_secret
-from webhooks import signing, transport
+from webhooks import queues, signing, transport
 from webhooks.errors import ResendsLimited
 from webhooks.models import (
     Delivery,
@@ -132,20 +132,10 @@ def endpoint_rotate_secret(*, merchant: Merchant, livemode: bool) -> WebhookEndp
 # --- Events and deliveries ----------------------------------------------------------------------
 
 
-def _enqueue(delivery_id: int, *, countdown: float | None = None, woken: bool = False) -> None:
-    """A task for the delivery's next attempt, on the deliveries' own queue (WEBHOOKS_QUEUE);
-    `woken`: the task is the one a slot given back wakes (_wake_next)."""
-    from webhooks import tasks  # the task module imports these services
-
-    eta = timezone.now() + timedelta(seconds=countdown) if countdown else None
-    kwargs = {"woken": True} if woken else {}
-    tasks.delivery_send.apply_async((delivery_id,), kwargs, queue=settings.WEBHOOKS_QUEUE, eta=eta)
-
-
 def _enqueue_on_commit(delivery_id: int) -> None:
     # robust: a broker that is down must not fail the change that was just committed; the sweep
     # sends the delivery later.
-    transaction.on_commit(lambda: _enqueue(delivery_id), robust=True)
+    transaction.on_commit(lambda: queues.delivery_send_enqueue(delivery_id), robust=True)
 
 
 def _delivery_create(*, event: Event, url: str, follows_endpoint: bool) -> Delivery:
@@ -453,7 +443,7 @@ def _wake_next(*, holder: str, merchant_id: str, livemode: bool) -> None:
             return
         _quietly(cache.set, mark, 1, WAITING_MARK_TTL)
     try:
-        _enqueue(waiting, woken=True)
+        queues.delivery_send_enqueue(waiting, woken=True)
     except OperationalError as exc:  # the broker is away: the sweep enqueues it later
         logger.warning("delivery %s not woken, broker unavailable: %s", waiting, exc)
 
@@ -514,7 +504,7 @@ def _send_batch(*, delivery_id: int, url: str, merchant_id: str, livemode: bool)
     for item, _answer, _at in done:
         if item.status == DeliveryStatus.PENDING and item.next_attempt_at:
             wait = (item.next_attempt_at - timezone.now()).total_seconds()
-            _enqueue(item.pk, countdown=max(0.0, wait))
+            queues.delivery_send_enqueue(item.pk, countdown=max(0.0, wait))
     return taken[0] if taken[0].pk == delivery_id else None
 
 
@@ -652,5 +642,5 @@ def deliveries_sweep() -> int:
     lost, only delayed. Returns how many were enqueued."""
     ids = deliveries_overdue()
     for delivery_id in ids:
-        _enqueue(delivery_id)
+        queues.delivery_send_enqueue(delivery_id)
     return len(ids)

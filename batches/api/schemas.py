@@ -6,8 +6,8 @@ from rest_framework import serializers
 
 from batches.checks import MAX_ROWS
 from batches.models import REFERENCE_MAX, BatchStatus, ItemStatus
+from core.api.fields import DESCRIPTION_MAX, AmountField, CurrencyField
 from payments.api import examples, schemas
-from payments.api.fields import DESCRIPTION_MAX, AmountField, CurrencyField
 
 
 @extend_schema_serializer(component_name="PayoutBatchItemRequest")

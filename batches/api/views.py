@@ -8,9 +8,9 @@ from batches import selectors, services
 from batches.api import schemas
 from batches.representations import payout_batch_item_repr, payout_batch_repr
 from core.api.base import ApiView
+from core.api.fields import PageQuery, StrictSerializer
+from core.api.openapi import errors
 from core.api.pagination import paginate_with
-from payments.api.fields import PageQuery, StrictSerializer
-from payments.api.openapi import errors
 
 
 class _Body(StrictSerializer):

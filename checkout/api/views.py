@@ -15,8 +15,8 @@ from checkout.api.schemas import (
 from checkout.representations import checkout_session_repr
 from checkout.serializers import SessionCreateIn, SessionListQuery
 from core.api.base import ApiView
+from core.api.openapi import errors
 from core.api.pagination import paginate
-from payments.api.openapi import errors
 
 
 def _sessions(rows) -> list[dict]:

@@ -15,7 +15,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {"api_key": env.str("API_RATE_LIMIT", default="100/s")},
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "core.api.renderers.JsonOnlyNegotiation",
     "EXCEPTION_HANDLER": "core.api.errors.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "payments.api.openapi.ApiSchema",
+    "DEFAULT_SCHEMA_CLASS": "core.api.openapi.ApiSchema",
     "UNAUTHENTICATED_USER": None,
 }
 # The model that stores the answers to POSTs made with an Idempotency-Key (core/api/idempotency.py).
@@ -70,7 +70,7 @@ SPECTACULAR_SETTINGS = {
         "BalanceTransactionType": "payments.models.LedgerType.values",
         "CheckoutSessionStatus": "checkout.models.SessionStatus.values",
         "EventType": "webhooks.models.EventType.values",
-        "ErrorType": "payments.api.openapi.ERROR_TYPES",
+        "ErrorType": "core.api.openapi.ERROR_TYPES",
         # The `object` of each kind of object: one value each, so that a client (and a schema
         # validator) tells a charge from a payout at once.
         "ChargeObject": ["charge"],

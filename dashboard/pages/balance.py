@@ -16,10 +16,14 @@ from dashboard.pages.common import livemode, page_of, query_without_cursor
 from dashboard.pages.search import DateBounds, date_range
 from dashboard.permissions import can, forbidden, merchant_view
 from payments import selectors
-from payments.api.views import EXPORT_CHUNK, STATEMENTS_AT_ONCE
 from payments.models import Currency, LedgerType
 from payments.services import ledger
-from payments.statement import rows_in_chunks, statement_lines
+from payments.statement import (
+    EXPORT_CHUNK,
+    STATEMENTS_AT_ONCE,
+    rows_in_chunks,
+    statement_lines,
+)
 
 
 class LedgerFilter(DateBounds, django_filters.FilterSet):

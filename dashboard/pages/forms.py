@@ -17,7 +17,7 @@ from links.serializers import LINK_DESCRIPTION_MAX, LinkCreateIn
 from payments import phones
 from payments.api.serializers import PayoutCreateIn, check_drc_phone
 from payments.models import MERCHANT_REFUND_REASONS, Currency, Network, RefundReason
-from webhooks.api.views import WebhookEndpointIn
+from webhooks.api.serializers import WebhookEndpointIn
 
 # Digits with spaces (also non-breaking) or apostrophes between thousands, and one decimal
 # separator, a dot or a comma, with at most two digits after it.

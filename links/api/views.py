@@ -5,6 +5,7 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from core.api.base import ApiView
+from core.api.openapi import errors
 from core.api.pagination import paginate
 from links import selectors, services
 from links.api.schemas import (
@@ -17,7 +18,6 @@ from links.api.schemas import (
 )
 from links.representations import payment_link_repr
 from links.serializers import LinkCreateIn, LinkListQuery, LinkUpdateIn
-from payments.api.openapi import errors
 
 
 def _links(rows) -> list[dict]:

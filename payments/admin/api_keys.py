@@ -5,8 +5,8 @@ from django.contrib import admin, messages
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from payments.admin.actions import ActionsByPermission
-from payments.admin.columns import merchant_name
+from core.admin.actions import ActionsByPermission
+from core.admin.columns import merchant_name
 from payments.models import ApiKey
 from payments.services import accounts
 

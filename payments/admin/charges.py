@@ -11,13 +11,13 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
+from core.admin.actions import ActionsByPermission, ask_again
+from core.admin.addresses import PublicIdAdmin
+from core.admin.columns import merchant_name
+from core.admin.display import fieldset_fields, json_block, status_word
 from core.errors import ApiError
 from core.money import format_amount
 from payments import state
-from payments.admin.actions import ActionsByPermission, ask_again
-from payments.admin.addresses import PublicIdAdmin
-from payments.admin.columns import merchant_name
-from payments.admin.display import fieldset_fields, json_block, status_word
 from payments.admin.refunds import RefundInline
 from payments.models import Charge, ChargeStatus, ExtraPayment, ExtraPaymentStatus
 from payments.services import charges, refunds

@@ -9,12 +9,12 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from core.admin.actions import ActionsByPermission
+from core.admin.addresses import PublicIdAdmin
+from core.admin.display import nowrap
+from core.admin.readonly import ReadOnlyMixin
 from core.money import format_amount
-from payments.admin.actions import ActionsByPermission
-from payments.admin.addresses import PublicIdAdmin
-from payments.admin.display import nowrap
 from payments.admin.merchants import MerchantFilter, MerchantRowsMixin
-from payments.admin.refunds import ReadOnlyMixin
 from payments.models import LedgerEntry, LedgerType
 
 # The row's link to what moved the money, and that object's admin page. A refund's row also

@@ -18,13 +18,13 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from core.admin.actions import ActionsByPermission
+from core.admin.addresses import PublicIdAdmin
+from core.admin.columns import merchant_name
+from core.admin.display import mode_name, nowrap
 from core.money import format_amount
 from payments import selectors
-from payments.admin.actions import ActionsByPermission
-from payments.admin.addresses import PublicIdAdmin
 from payments.admin.api_keys import ApiKeyInline
-from payments.admin.columns import merchant_name
-from payments.admin.display import mode_name, nowrap
 from payments.models import Merchant, Mode
 from payments.services import accounts
 

@@ -10,9 +10,9 @@ from django.contrib import admin, messages
 from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
+from core.admin.actions import ActionsByPermission
+from core.admin.display import mode_name
 from payments import selectors
-from payments.admin.actions import ActionsByPermission
-from payments.admin.display import mode_name
 from payments.models import NetworkState
 from payments.services import networks
 

@@ -15,13 +15,13 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from core.admin.actions import ActionsByPermission, ask_again, confirmation_page
+from core.admin.addresses import PublicIdAdmin
+from core.admin.display import fieldset_fields, json_block, nowrap, status_word
+from core.admin.readonly import ReadOnlyMixin
 from core.money import format_amount
 from payments import phones
-from payments.admin.actions import ActionsByPermission, ask_again, confirmation_page
-from payments.admin.addresses import PublicIdAdmin
-from payments.admin.display import fieldset_fields, json_block, nowrap, status_word
 from payments.admin.merchants import MerchantFilter, MerchantRowsMixin
-from payments.admin.refunds import ReadOnlyMixin
 from payments.models import LedgerEntry, Payout, PayoutStatus
 from payments.services import payouts as payout_services
 

@@ -14,11 +14,12 @@ from django.utils.html import format_html
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from core.admin.actions import ActionsByPermission, ask_again, confirmation_page
+from core.admin.addresses import PublicIdAdmin
+from core.admin.columns import merchant_name
+from core.admin.display import json_block, status_word
+from core.admin.readonly import ReadOnlyMixin
 from core.money import format_amount
-from payments.admin.actions import ActionsByPermission, ask_again, confirmation_page
-from payments.admin.addresses import PublicIdAdmin
-from payments.admin.columns import merchant_name
-from payments.admin.display import json_block, status_word
 from payments.models import Refund, RefundStatus
 from payments.providers.base import STAFF_REASON
 from payments.services import refunds
@@ -30,17 +31,6 @@ def charge_link(refund: Refund) -> str:
     except NoReverseMatch:  # charges not in the admin
         return refund.charge_id
     return format_html('<a href="{}">{}</a>', url, refund.charge_id)
-
-
-class ReadOnlyMixin:
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Refund)

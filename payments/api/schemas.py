@@ -7,8 +7,8 @@ conformance tests (tests/payments/api/test_openapi*.py) hold the two together.""
 from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
+from core.api.fields import AMOUNT_MAX, MetadataField
 from core.api.pagination import MAX_LIMIT
-from payments.api.fields import AMOUNT_MAX, MetadataField
 from payments.models import (
     ChargeStatus,
     Currency,

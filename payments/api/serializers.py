@@ -1,24 +1,23 @@
 """Request validation for /v1 charges, refunds, payouts, the ledger and the networks."""
 
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import extend_schema_serializer
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail, ValidationError
 
 from core import money
-from payments import phones
-from payments.api.fields import (
+from core.api.fields import (
     AmountField,
     CurrencyField,
     DateBoundParam,
     DescriptionField,
-    DrcPhoneField,
     HttpUrlField,
     MetadataField,
     OffsetPageQuery,
     PageQuery,
     StrictSerializer,
 )
+from payments import phones
 from payments.models import (
     MERCHANT_REFUND_REASONS,
     ChargeStatus,
@@ -28,6 +27,22 @@ from payments.models import (
     PaymentMethod,
     PayoutStatus,
 )
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "pattern": f"^{phones.E164_DRC_MOBILE.pattern}$",
+        "example": "+243812345678",
+    }
+)
+class DrcPhoneField(serializers.CharField):
+    """A DRC mobile number in E.164, which the OpenAPI document gives as a pattern (the very
+    expression phones checks it with); checked, with its operator, by the serializer."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(**kwargs)
 
 
 def _error(param: str, message: str, code: str) -> ValidationError:

@@ -10,11 +10,11 @@ from rest_framework.response import Response
 
 from core import slots
 from core.api.base import ApiView
+from core.api.openapi import errors
 from core.api.pagination import paginate, paginate_sequence
 from core.errors import StatementsBusy
 from payments import selectors
 from payments.api import examples, schemas
-from payments.api.openapi import errors
 from payments.api.serializers import (
     ChargeCreateIn,
     ChargeListQuery,
@@ -39,7 +39,7 @@ from payments.representations import (
     refund_repr,
 )
 from payments.services import charges, ledger, payouts, refunds
-from payments.statement import rows_in_chunks, statement_lines
+from payments.statement import EXPORT_CHUNK, STATEMENTS_AT_ONCE, rows_in_chunks, statement_lines
 
 
 def _charges(rows) -> list[dict]:
@@ -267,9 +267,6 @@ class PayoutDetailView(ApiView):
 
 
 # --- Balance and ledger ---
-
-EXPORT_CHUNK = 2000  # rows read from the database at a time
-STATEMENTS_AT_ONCE = 2  # statements being sent at once per account and mode
 
 
 def _entries(rows) -> list[dict]:

@@ -39,7 +39,6 @@ from core import throttles
 from core.api.errors import callback_refusal as _refuse
 from core.api.errors import not_found_view, rate_limited_response
 from core.api.parsers import InvalidJson, loads_object
-from payments import tasks
 from payments.models import (
     Charge,
     ChargeStatus,
@@ -57,7 +56,7 @@ from payments.providers.base import (
     CallingBack,
     ProviderCallback,
 )
-from payments.services import charges
+from payments.services import charges, queues
 
 logger = logging.getLogger("payments.callbacks")
 # Operators call from a few addresses, so the rate per address is generous (THROTTLE_CALLBACKS).
@@ -127,7 +126,7 @@ def _claim_interval(ident: str, network: str) -> bool:
 
 def _publish(charge_id: str, network: str, task) -> None:
     try:
-        task.apply_async((charge_id,))
+        task(charge_id)
     except Exception as exc:  # broker down: the operator must not retry for our fault
         logger.error(
             "%s callback for %s: status check not enqueued (%s); the poller will check it",
@@ -167,17 +166,19 @@ def _enqueue_check(charge_id: str, network: str) -> JsonResponse:
     if charge is not None and charge["status"] != ChargeStatus.PENDING:
         reconciling = charge["reconcile_next_at"] is not None
         return _enqueue(
-            "charge", charge_id, network, pending=reconciling, task=tasks.charge_reconcile
+            "charge", charge_id, network, pending=reconciling, task=queues.charge_reconcile_enqueue
         )
     pending = charge is not None
-    return _enqueue("charge", charge_id, network, pending=pending, task=tasks.charge_refresh)
+    return _enqueue(
+        "charge", charge_id, network, pending=pending, task=queues.charge_refresh_enqueue
+    )
 
 
 # Besides charges, a callback can be about the cashin of a refund or of a payout (Orange's):
 # what → (model, the lookup of its network, its pending status, its status check).
 CASHINS = {
-    "refund": (Refund, "charge__network", RefundStatus.PENDING, tasks.refund_refresh),
-    "payout": (Payout, "network", PayoutStatus.PENDING, tasks.payout_refresh),
+    "refund": (Refund, "charge__network", RefundStatus.PENDING, queues.refund_refresh_enqueue),
+    "payout": (Payout, "network", PayoutStatus.PENDING, queues.payout_refresh_enqueue),
 }
 
 
@@ -280,7 +281,7 @@ def _paid_again(notice: CallbackNotice, network: str) -> bool:
 
 def _publish_extra_check(charge_id: str, reference: str, network: str) -> None:
     try:
-        tasks.charge_extra_payment_check.apply_async((charge_id, reference))
+        queues.charge_extra_payment_check_enqueue(charge_id=charge_id, reference=reference)
     except Exception as exc:  # broker down: staff see the payment reported, and may ask
         logger.error(
             "%s callback for %s: check of payment %s not enqueued (%s)",

@@ -5,7 +5,7 @@ queue (PAYMENTS_LONG_QUEUE), so a few slow customers never hold the workers that
 webhooks; everything else goes to the default queue. The periodic sweeps claim what is due here
 before enqueueing it, so the next sweep does not enqueue it again.
 
-Each task is sent by Celery's apply_async, which raises kombu's OperationalError when the broker
+Each task is sent by its name (core.queues), which raises kombu's OperationalError when the broker
 cannot be reached. A caller inside a transaction enqueues from transaction.on_commit (robust: the
 sweeps send what a broker out of reach missed), so that no worker looks for a row that is not
 committed yet, and nothing is sent for a transaction rolled back.
@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 
+from core.queues import enqueue
 from payments.models import Charge
 from payments.providers import registry
 
@@ -37,54 +38,43 @@ def payment_request_queue(*, livemode: bool, network: str) -> str | None:
 
 
 def charge_request_payment_enqueue(*, charge: Charge) -> None:
-    from payments import tasks  # the task module imports the services that import this one
-
-    tasks.charge_request_payment.apply_async(
-        (charge.id,),
+    enqueue(
+        "payments.tasks.charge_request_payment",
+        charge.id,
         queue=payment_request_queue(livemode=charge.livemode, network=charge.network),
     )
 
 
-def charge_refresh_enqueue(*, charge_id: str, eta: datetime | None = None) -> None:
-    from payments import tasks  # the task module imports the services that import this one
-
-    tasks.charge_refresh.apply_async((charge_id,), eta=eta)
+def charge_refresh_enqueue(charge_id: str, *, eta: datetime | None = None) -> None:
+    enqueue("payments.tasks.charge_refresh", charge_id, eta=eta)
 
 
-def charge_reconcile_enqueue(*, charge_id: str) -> None:
-    from payments import tasks  # the task module imports the services that import this one
+def charge_reconcile_enqueue(charge_id: str) -> None:
+    enqueue("payments.tasks.charge_reconcile", charge_id)
 
-    tasks.charge_reconcile.apply_async((charge_id,))
+
+def charge_extra_payment_check_enqueue(*, charge_id: str, reference: str) -> None:
+    enqueue("payments.tasks.charge_extra_payment_check", charge_id, reference)
 
 
 def refund_send_enqueue(*, refund_id: str) -> None:
-    from payments import tasks  # the task module imports the services that import this one
-
-    tasks.refund_send.apply_async((refund_id,))
+    enqueue("payments.tasks.refund_send", refund_id)
 
 
-def refund_refresh_enqueue(*, refund_id: str) -> None:
-    from payments import tasks  # the task module imports the services that import this one
-
-    tasks.refund_refresh.apply_async((refund_id,))
+def refund_refresh_enqueue(refund_id: str) -> None:
+    enqueue("payments.tasks.refund_refresh", refund_id)
 
 
 def payout_send_enqueue(*, payout_id: str) -> None:
-    from payments import tasks  # the task module imports the services that import this one
-
-    tasks.payout_send.apply_async((payout_id,))
+    enqueue("payments.tasks.payout_send", payout_id)
 
 
-def payout_refresh_enqueue(*, payout_id: str) -> None:
-    from payments import tasks  # the task module imports the services that import this one
-
-    tasks.payout_refresh.apply_async((payout_id,))
+def payout_refresh_enqueue(payout_id: str) -> None:
+    enqueue("payments.tasks.payout_refresh", payout_id)
 
 
 def balance_checkpoint_enqueue(*, merchant_id: str, livemode: bool, currency: str) -> None:
-    from payments import tasks  # the task module imports the services that import this one
-
-    tasks.balance_checkpoint.apply_async((merchant_id, livemode, currency))
+    enqueue("payments.tasks.balance_checkpoint", merchant_id, livemode, currency)
 
 
 def due_claim(

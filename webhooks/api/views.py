@@ -1,28 +1,18 @@
 """The merchant's default webhook endpoint and the events API."""
 
-from drf_spectacular.utils import extend_schema, extend_schema_serializer
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
 from core.api.base import ApiView
+from core.api.fields import OffsetPageQuery, PageQuery, StrictSerializer
 from core.api.pagination import paginate
-from payments.api.fields import HttpUrlField, OffsetPageQuery, PageQuery, StrictSerializer
 from payments.representations import iso
 from webhooks import selectors, services
 from webhooks.api import schemas
+from webhooks.api.serializers import WebhookEndpointIn
 from webhooks.models import EventType
 from webhooks.representations import event_repr
-
-
-@extend_schema_serializer(component_name="WebhookEndpointUpdateRequest")
-class WebhookEndpointIn(StrictSerializer):
-    """The URL this mode's events are sent to."""
-
-    url = HttpUrlField(
-        allow_null=True,
-        destination=True,
-        help_text="https in live mode; null stops sending (events are still kept).",
-    )
 
 
 def webhook_endpoint_repr(endpoint) -> dict:

@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 from drf_spectacular.generators import SchemaGenerator
 
-from payments.api.docs import ApiSchemaView
+from core.api.docs import ApiSchemaView
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 import pytest
 
-from payments.carddata import contains_card_number
+from core.carddata import contains_card_number
 from payments.models import Charge, Merchant
 from tests.helpers import assert_error
 

@@ -11,9 +11,9 @@ from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext
 
+from core.admin.display import status_word
 from core.errors import ApiError
 from core.money import format_amount
-from payments.admin.display import status_word
 
 
 class ActionsByPermission:

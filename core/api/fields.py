@@ -7,10 +7,9 @@ from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail, ValidationError
 
 from core.api.pagination import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET
+from core.carddata import find_card_data
 from core.destinations import DestinationRefused, literal_address, split_url, url_refusal
-from payments import phones
-from payments.carddata import find_card_data
-from payments.models import Currency
+from core.money import Currency
 
 AMOUNT_MIN = 1
 AMOUNT_MAX = 999_999_999_999
@@ -77,22 +76,6 @@ class CurrencyField(ContractCodeField):
 
     def to_representation(self, value):
         return value
-
-
-@extend_schema_field(
-    {
-        "type": "string",
-        "pattern": f"^{phones.E164_DRC_MOBILE.pattern}$",
-        "example": "+243812345678",
-    }
-)
-class DrcPhoneField(serializers.CharField):
-    """A DRC mobile number in E.164, which the OpenAPI document gives as a pattern (the very
-    expression phones checks it with); checked, with its operator, by the serializer."""
-
-    def __init__(self, **kwargs):
-        kwargs.setdefault("trim_whitespace", False)
-        super().__init__(**kwargs)
 
 
 METADATA_SCHEMA = {
