@@ -1,15 +1,17 @@
 """Live operators reporting a succeeded charge paid again under another transaction id: Orange's
 and Airtel's callbacks are checked with the operator (not confirmed: kept for staff; confirmed:
-given back once), M-Pesa
+given back once, also when the first check heard nothing and the sweep asks again), M-Pesa
 confirms a second payment by its transaction id and reverses that one. Never a second prompt."""
 
 import json
 
 import pytest
 
+from payments import tasks
 from payments.models import Charge, ExtraPayment, Refund
-from payments.services import charges, refunds
+from payments.services import charges, ledger, refunds
 from tests.factories import answered_mpesa_charge, charge_via_api, paid_orange_charge
+from tests.fakes.base import Response
 from tests.fakes.orange import API
 
 pytestmark = pytest.mark.django_db
@@ -139,3 +141,45 @@ def test_an_airtel_callback_naming_another_transaction_is_checked_and_shown_to_s
     page = staff.get(f"/admin/payments/charge/{charge.id}/change/", HTTP_ACCEPT_LANGUAGE="en")
     assert "MPSECOND01" in page.content.decode()
     assert "Not confirmed by the operator" in page.content.decode()
+
+
+def test_a_second_airtel_payment_unanswered_at_first_is_asked_again_and_given_back_once(
+    airtel, live_api, client, settings, eager_tasks, django_capture_on_commit_callbacks
+):
+    settings.RECONCILIATION_BACKOFF = [0]  # the sweep asks again as soon as it runs
+    charge = paid_airtel_charge(airtel, live_api)
+    first = charge.provider_reference
+    attempts = 1 + settings.PROVIDER_HTTP_RETRIES  # every try of the enquiry
+    airtel.answer_next(
+        "GET", f"/standard/v1/payments/{charge.id}", Response(503, {}), times=attempts
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        airtel_callback(airtel, client, charge, "MPSECOND01")
+    extra = ExtraPayment.objects.get(charge=charge)
+    assert (extra.status, extra.check_count) == ("reported", 1)  # Airtel said nothing
+    assert extra.next_check_at is not None
+    with airtel.lock:  # Airtel's record of our transaction now names the second payment
+        airtel.transactions[charge.id]["airtel_money_id"] = "MPSECOND01"
+    with django_capture_on_commit_callbacks(execute=True):
+        assert tasks.charges_extra_payments_check_due() == 1
+    extra.refresh_from_db()
+    assert (extra.status, extra.next_check_at) == ("confirmed", None)
+    refund = extra.refund
+    assert (refund.reason, refund.payment_reference, refund.amount) == (
+        "late_payment",
+        "MPSECOND01",
+        250000,
+    )
+    assert airtel.refunds == [{"airtel_money_id": "MPSECOND01", "amount": 2500}]
+    # Nothing more is due, and another callback about it gives nothing back again.
+    assert tasks.charges_extra_payments_check_due() == 0
+    with django_capture_on_commit_callbacks(execute=True):
+        airtel_callback(airtel, client, charge, "MPSECOND01")
+    assert Refund.objects.filter(charge=charge).count() == 1
+    charge.refresh_from_db()
+    assert (charge.status, charge.provider_reference, charge.amount_refunded) == (
+        "succeeded",
+        first,
+        0,
+    )
+    assert ledger.ledger_check() == []
