@@ -35,6 +35,10 @@ app.conf.beat_schedule = {
     "charges-poll-due": {"task": "payments.tasks.charges_poll_due", "schedule": 5.0},
     "refunds-poll-due": {"task": "payments.tasks.refunds_poll_due", "schedule": 5.0},
     "charges-reconcile-due": {"task": "payments.tasks.charges_reconcile_due", "schedule": 5.0},
+    "charges-extra-payments-check-due": {
+        "task": "payments.tasks.charges_extra_payments_check_due",
+        "schedule": 30.0,
+    },
     "payouts-send-unsent": {"task": "payments.tasks.payouts_send_unsent", "schedule": 10.0},
     "payouts-poll-due": {"task": "payments.tasks.payouts_poll_due", "schedule": 5.0},
     "checkout-sessions-expire-due": {

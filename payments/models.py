@@ -440,7 +440,10 @@ class ExtraPayment(models.Model):
     that made the charge succeed, or the late payment of a charge that did not): another card
     attempt paid in a tab left open, a second mobile money transaction. Recorded once per
     provider reference; once the provider confirms it, it is given back in full (`refund`, the
-    first refund of it, which carries its ledger rows). Shown to staff with the answers."""
+    first refund of it, which carries its ledger rows). Shown to staff with the answers. One
+    reported by an operator's callback is asked about again while the operator's answers say
+    nothing, for RECONCILIATION_WINDOW from when it was reported (`next_check_at`, swept by
+    charges_extra_payments_check_due)."""
 
     charge = models.ForeignKey(
         Charge,
@@ -465,6 +468,10 @@ class ExtraPayment(models.Model):
         blank=True,
         related_name="extra_payment",
     )
+    # The operator's answers that did not confirm it (the step of its backoff), and when it is
+    # asked about next (None: not asked again by the sweep).
+    check_count = models.PositiveIntegerField(_("status checks"), default=0)
+    next_check_at = models.DateTimeField(_("next check at"), null=True, blank=True)
     created_at = models.DateTimeField(_("reported at"), default=timezone.now, editable=False)
     updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
 
@@ -472,6 +479,13 @@ class ExtraPayment(models.Model):
         verbose_name = _("extra payment")
         verbose_name_plural = _("extra payments")
         ordering = ["created_at", "id"]
+        indexes = [
+            models.Index(
+                fields=["next_check_at"],
+                name="extra_payment_check_due_idx",
+                condition=models.Q(next_check_at__isnull=False),
+            ),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["charge", "reference"], name="extra_payment_once"),
             models.CheckConstraint(condition=~models.Q(reference=""), name="extra_payment_named"),

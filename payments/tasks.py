@@ -33,6 +33,11 @@ def charge_extra_payment_check(charge_id: str, reference: str) -> None:
 
 
 @shared_task
+def charges_extra_payments_check_due() -> int:
+    return charges.charges_extra_payments_check_due()
+
+
+@shared_task
 def charges_reconcile_due() -> int:
     return charges.charges_reconcile_due()
 

@@ -48,12 +48,21 @@ class LatePaymentFilter(admin.SimpleListFilter):
 
 class ExtraPaymentInline(admin.TabularInline):
     """The other payments the provider reports for one charge, besides the one that stands,
-    with the provider's answers and the refund that gives each back."""
+    with the provider's answers, the refund that gives each back, and, for one the operator has
+    not answered for yet, when it is asked again."""
 
     model = ExtraPayment
     fk_name = "charge"
     extra = 0
-    fields = ("reference", "status", "refund_link", "answers_display", "created_at")
+    fields = (
+        "reference",
+        "status",
+        "refund_link",
+        "answers_display",
+        "created_at",
+        "check_count",
+        "next_check_at",
+    )
     readonly_fields = fields
     verbose_name = _("other payment")
     verbose_name_plural = _("Other payments the provider reports (given back once confirmed)")

@@ -11,8 +11,9 @@ second payment) is recorded for staff and queues the check of that transaction
 (services.charge_extra_payment_check), given back if the operator confirms it. Unknown, final,
 test-mode and other-network charges are otherwise acknowledged and ignored. A callback about one of our
 refunds (Orange calls back for the cashin of a refund) queues the refund's status check. The
-operator's own id a callback states (Orange's `reference`) is kept on the live charge or refund
-while it has none; that is all a callback body ever writes.
+operator's own id a callback states (Orange's `reference`, the airtel_money_id of a payment Airtel
+reports made) is kept on the live charge or refund while it has none; that is all a callback body
+ever writes.
 Callback-triggered status checks are bounded per charge (refund, payout): at most one per
 CHECK_INTERVAL seconds, claimed with the shared cache's atomic add (Redis SET NX with an expiry) by
 the first callback of the interval; every other callback in it, duplicate, replayed or forged,

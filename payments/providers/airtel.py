@@ -294,6 +294,9 @@ class AirtelMoney(PaysOut):
         return ProviderOutcome(status="pending", raw=raw)
 
     def check_status(self, query: PaymentQuery) -> ProviderOutcome:
+        # The enquiry takes our transaction id only (no enquiry by airtel_money_id is published):
+        # a second payment reported for the charge (query.payment_reference) is confirmed when
+        # the answer about our transaction names it.
         response = self._call(
             "GET",
             f"/standard/v1/payments/{query.charge_id}",
@@ -407,8 +410,12 @@ class AirtelMoney(PaysOut):
 
     # --- callbacks --------------------------------------------------------------------------
     def parse_callback(self, callback: ProviderCallback) -> CallbackNotice:
-        """`{"transaction": {"id": <our charge id>, …}, "hash": …}`: refused unless its hash is
-        made with AIRTEL_CALLBACK_HASH_KEY (or the client secret, see the module's docstring)."""
+        """`{"transaction": {"id": <our charge id>, "status_code": "TS|TF", "airtel_money_id":
+        …}, "hash": …}`: refused unless its hash is made with AIRTEL_CALLBACK_HASH_KEY (or the
+        client secret, see the module's docstring). The airtel_money_id of a payment Airtel
+        reports as made (TS) is the notice's operator reference, as the enquiry's answer gives
+        it: kept on a charge that has none, and, on a charge that succeeded under another one, a
+        second payment to check with Airtel. A failed transaction's id names no payment."""
         keys = [settings.AIRTEL_CALLBACK_HASH_KEY, settings.AIRTEL_CLIENT_SECRET]
         if not callback_hash_valid(
             callback.raw_body, callback.body, [key for key in keys if key], callback.headers
@@ -421,7 +428,9 @@ class AirtelMoney(PaysOut):
         charge_id = str(txn.get("id") or "")
         if not charge_id:
             raise CallbackIncomplete("transaction[id]")
-        return CallbackNotice(charge_id=charge_id)
+        paid = str(txn.get("status_code") or "").upper() == "TS"
+        reference = str(txn.get("airtel_money_id") or "") if paid else ""
+        return CallbackNotice(charge_id=charge_id, provider_reference=reference)
 
 
 def collection_reference(charge_id: str) -> str:

@@ -215,7 +215,8 @@ class CallbackNotice:
     refund_id: str = ""
     payout_id: str = ""
     # The operator's own id of that transaction, when the callback states one (Orange's
-    # `reference`): kept as its operator reference if none is known yet, never a status.
+    # `reference`, the airtel_money_id of a payment Airtel reports made): kept as its operator
+    # reference if none is known yet, never a status.
     provider_reference: str = ""
 
 

@@ -552,8 +552,8 @@ def _extra_payment_given_back(charge: Charge, payment: PaymentTaken) -> Refund |
     refund = refunds.refund_create_for_other_payment(
         charge_id=charge.id, payment_reference=payment.reference
     )
-    extra.status, extra.refund = ExtraPaymentStatus.CONFIRMED, refund
-    extra.save(update_fields=["status", "refund", "answers", "updated_at"])
+    extra.status, extra.refund, extra.next_check_at = ExtraPaymentStatus.CONFIRMED, refund, None
+    extra.save(update_fields=["status", "refund", "next_check_at", "answers", "updated_at"])
     logger.warning(
         "another payment %s of %s charge %s: giving it back in full",
         payment.reference,
@@ -593,14 +593,19 @@ def charge_extra_payment_reported(*, charge_id: str, reference: str, answer: dic
     ):
         return False
     now = timezone.now()
-    extra, _ = ExtraPayment.objects.get_or_create(
+    extra, created = ExtraPayment.objects.get_or_create(
         charge=charge, reference=reference, defaults={"created_at": now}
     )
     if extra.status == ExtraPaymentStatus.CONFIRMED:
         return False
     extra.answers = [*extra.answers, {"at": now.isoformat(), "reported": answer}][-RAW_HISTORY:]
     extra.updated_at = now
-    extra.save(update_fields=["answers", "updated_at"])
+    fields = ["answers", "updated_at"]
+    if created:
+        # The check this report queues may hear nothing: the sweep asks again after a while.
+        extra.next_check_at = _extra_next_check_at(extra, now)
+        fields.append("next_check_at")
+    extra.save(update_fields=fields)
     logger.warning("charge %s reported paid again as %s: asking the operator", charge.id, reference)
     return True
 
@@ -611,7 +616,9 @@ def charge_extra_payment_check(*, charge_id: str, reference: str) -> ExtraPaymen
     payment_reference), and apply the answer. Confirmed (a success naming that transaction):
     given back through charge_apply_outcome. A success naming another transaction, or a failure:
     not confirmed, recorded for staff. An answer that says nothing leaves it reported, asked
-    again when the operator reports it again or staff ask. Never a second prompt."""
+    again by the sweep (charges_extra_payments_check_due) with growing waits within
+    RECONCILIATION_WINDOW, when the operator reports it again, or when staff ask. Never a second
+    prompt."""
     extra = (
         ExtraPayment.objects.select_related("charge")
         .filter(charge_id=charge_id, reference=reference)
@@ -639,8 +646,9 @@ def charge_extra_payment_check(*, charge_id: str, reference: str) -> ExtraPaymen
 @transaction.atomic
 def _extra_payment_unconfirmed(*, extra_id: int, outcome: ProviderOutcome) -> None:
     """Keep the operator's answer on a reported payment it did not confirm: a definite answer
-    (a failure, or a success of another transaction) makes it unconfirmed; one that says
-    nothing (pending, unreachable) leaves it reported."""
+    (a failure, or a success of another transaction) makes it unconfirmed, asked no more; one
+    that says nothing (pending, unreachable) leaves it reported, asked again after the next
+    wait of RECONCILIATION_BACKOFF (counted under the row lock) while the window lasts."""
     extra = ExtraPayment.objects.select_for_update().get(pk=extra_id)
     if extra.status == ExtraPaymentStatus.CONFIRMED:
         return
@@ -649,10 +657,46 @@ def _extra_payment_unconfirmed(*, extra_id: int, outcome: ProviderOutcome) -> No
     if outcome.provider_reference:
         answer["transaction"] = outcome.provider_reference
     extra.answers = [*extra.answers, answer][-RAW_HISTORY:]
+    extra.check_count += 1
     if outcome.status != ChargeStatus.PENDING:
         extra.status = ExtraPaymentStatus.UNCONFIRMED
+    reported = extra.status == ExtraPaymentStatus.REPORTED
+    extra.next_check_at = _extra_next_check_at(extra, now) if reported else None
     extra.updated_at = now
-    extra.save(update_fields=["answers", "status", "updated_at"])
+    extra.save(update_fields=["answers", "status", "check_count", "next_check_at", "updated_at"])
+
+
+def _extra_next_check_at(extra: ExtraPayment, now: datetime) -> datetime | None:
+    """When to ask again about a reported payment: the next wait of RECONCILIATION_BACKOFF,
+    never after RECONCILIATION_WINDOW from when it was reported (then None: staff ask)."""
+    until = extra.created_at + timedelta(seconds=settings.RECONCILIATION_WINDOW)
+    if now >= until:
+        return None
+    schedule = settings.RECONCILIATION_BACKOFF or [3600]
+    wait = schedule[min(extra.check_count, len(schedule) - 1)]
+    return min(now + timedelta(seconds=wait), until)
+
+
+def charges_extra_payments_check_due() -> int:
+    """Enqueue the check of every payment reported for a succeeded charge whose next check is
+    due (one the operator's answers have neither confirmed nor denied: a timeout, a 5xx),
+    claimed under a row lock that skips those another sweep holds and pushed out, so that two
+    sweeps at once never enqueue the same one. Those reported longer than RECONCILIATION_WINDOW
+    ago are asked no more: they stay reported for staff. Returns how many checks were
+    enqueued."""
+    now = timezone.now()
+    since = now - timedelta(seconds=settings.RECONCILIATION_WINDOW)
+    reported = ExtraPayment.objects.filter(status=ExtraPaymentStatus.REPORTED)
+    over = reported.filter(next_check_at__isnull=False, created_at__lt=since)
+    if count := over.update(next_check_at=None):
+        logger.warning("%s other payments unconfirmed at the window's end: left to staff", count)
+    # The last check falls on the window's end (_extra_next_check_at): still taken.
+    due = queues.due_claim(reported.filter(created_at__gte=since), now=now)
+    for charge_id, reference in ExtraPayment.objects.filter(pk__in=due).values_list(
+        "charge_id", "reference"
+    ):
+        queues.charge_extra_payment_check_enqueue(charge_id=charge_id, reference=reference)
+    return len(due)
 
 
 def _answer_after_the_end(

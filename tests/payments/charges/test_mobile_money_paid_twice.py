@@ -1,19 +1,23 @@
 """A mobile money charge that succeeded and is then reported paid again under another operator
 transaction id: looked at, never dropped. Given back as a late payment once the operator
-confirms that transaction (not counted in amount_refunded), kept for staff otherwise; never a
-second prompt."""
+confirms that transaction (not counted in amount_refunded), kept for staff otherwise; asked
+again by the sweep, with growing waits within RECONCILIATION_WINDOW, while the operator's answers
+say nothing; never a second prompt."""
 
 from datetime import timedelta
 
 import pytest
+import time_machine
 from django.utils import timezone
 
-from payments.models import Charge, LedgerEntry, Refund
+from payments import tasks
+from payments.models import Charge, ExtraPayment, LedgerEntry, Refund
 from payments.providers.base import ProviderOutcome
 from payments.representations import refund_repr
 from payments.services import charges, ledger, refunds
 from sandbox.models import SandboxTransaction
 from tests.factories import succeeded_mobile_money_charge
+from tests.helpers import race
 
 pytestmark = pytest.mark.django_db
 
@@ -124,3 +128,82 @@ def test_staff_ask_again_about_a_second_payment_the_operator_had_not_answered_fo
     assert f"{charge.id}: other payment {second.id} is confirmed, given back." in said
     [refund] = Refund.objects.filter(charge=charge)
     assert refund.payment_reference == second.id
+
+
+def test_the_sweep_asks_again_with_growing_waits_until_the_window_ends(
+    merchant, settings, eager_tasks
+):
+    settings.RECONCILIATION_WINDOW = 7200
+    settings.SANDBOX_MOBILE_MONEY_DELAY = 10**6  # the operator never says anything
+    charge = succeeded_mobile_money_charge(merchant)
+    second = second_sandbox_payment(charge)
+    charges.charge_extra_payment_reported(charge_id=charge.id, reference=second.id, answer={})
+    extra = ExtraPayment.objects.get(charge=charge)
+    reported_at = extra.created_at
+    with time_machine.travel(extra.next_check_at - timedelta(seconds=1), tick=False):
+        assert tasks.charges_extra_payments_check_due() == 0  # not due yet
+    checks = []
+    while extra.next_check_at is not None:
+        due = extra.next_check_at
+        with time_machine.travel(due, tick=False):
+            assert tasks.charges_extra_payments_check_due() == 1
+            assert tasks.charges_extra_payments_check_due() == 0  # asked once
+        extra.refresh_from_db()
+        checks.append((due - reported_at).total_seconds())
+    # After 1 min, then the waits of RECONCILIATION_BACKOFF; the last on the window's end.
+    assert checks == [60, 360, 1260, 4860, 7200]
+    assert (extra.status, extra.check_count, extra.refund) == ("reported", 5, None)
+    with time_machine.travel(reported_at + timedelta(days=30), tick=False):
+        assert tasks.charges_extra_payments_check_due() == 0  # left to staff
+    assert not Refund.objects.exists()
+
+
+def test_a_second_payment_confirmed_on_a_later_check_is_given_back_once(
+    merchant, settings, eager_tasks, django_capture_on_commit_callbacks
+):
+    charge = succeeded_mobile_money_charge(merchant)
+    settings.SANDBOX_MOBILE_MONEY_DELAY = 3600  # no answer from the operator yet
+    second = second_sandbox_payment(charge)
+    charges.charge_extra_payment_reported(charge_id=charge.id, reference=second.id, answer={})
+    assert charges.charge_extra_payment_check(charge_id=charge.id, reference=second.id).status == (
+        "reported"
+    )
+    extra = ExtraPayment.objects.get(charge=charge)
+    settings.SANDBOX_MOBILE_MONEY_DELAY = 0  # the operator knows it now
+    with (
+        time_machine.travel(extra.next_check_at, tick=False),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        assert tasks.charges_extra_payments_check_due() == 1
+        assert tasks.charges_extra_payments_check_due() == 0
+    extra.refresh_from_db()
+    assert (extra.status, extra.next_check_at) == ("confirmed", None)
+    [refund] = Refund.objects.filter(charge=charge)
+    assert (refund, refund.reason, refund.payment_reference, refund.status) == (
+        extra.refund,
+        "late_payment",
+        second.id,
+        "succeeded",
+    )
+    with time_machine.travel(timezone.now() + timedelta(days=1), tick=False):
+        assert tasks.charges_extra_payments_check_due() == 0
+    charge.refresh_from_db()
+    assert charge.amount_refunded == 0
+    assert ledger.ledger_check() == []
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_sweeps_at_once_ask_about_each_reported_payment_once(merchant, settings, eager_tasks):
+    settings.SANDBOX_MOBILE_MONEY_DELAY = 10**6
+    charge = succeeded_mobile_money_charge(merchant)
+    for number in range(40):
+        charges.charge_extra_payment_reported(
+            charge_id=charge.id, reference=f"TX-{number}", answer={}
+        )
+    reported = ExtraPayment.objects.filter(charge=charge)
+    with time_machine.travel(timezone.now() + timedelta(minutes=2), tick=False):
+        first, second = race(tasks.charges_extra_payments_check_due, count=2)
+    assert first + second == 40
+    assert sorted(set(reported.values_list("check_count", flat=True))) == [1]
+    assert all(len(extra.answers) == 2 for extra in reported)  # reported, then one answer
