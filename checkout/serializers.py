@@ -15,7 +15,7 @@ from core.api.fields import (
     PageQuery,
     StrictSerializer,
 )
-from payments.api.serializers import DrcPhoneField, check_drc_phone
+from payments.serializers import DrcPhoneField, check_drc_phone
 
 EXPIRES_IN_MIN = 1800
 EXPIRES_IN_MAX = 86400

@@ -6,8 +6,9 @@ from rest_framework import serializers
 
 from batches.checks import MAX_ROWS
 from batches.models import REFERENCE_MAX, BatchStatus, ItemStatus
+from core.api import examples, schemas
 from core.api.fields import DESCRIPTION_MAX, AmountField, CurrencyField
-from payments.api import examples, schemas
+from payments.schemas import network_field
 
 
 @extend_schema_serializer(component_name="PayoutBatchItemRequest")
@@ -17,7 +18,7 @@ class PayoutBatchItemIn(serializers.Serializer):
     phone = serializers.CharField(help_text="E.164: +243 then 9 digits (+243812345678).")
     amount = AmountField(help_text="Minor units, a multiple of 100 (whole francs or dollars).")
     currency = CurrencyField()
-    network = schemas.network_field(help_text="The operator of that number.")
+    network = network_field(help_text="The operator of that number.")
     reference = serializers.CharField(
         max_length=REFERENCE_MAX,
         help_text="Yours, unique among all your batches' rows in this mode (an invoice or "
@@ -78,7 +79,7 @@ class PayoutBatchItem(serializers.Serializer):
     phone = schemas.phone_field()
     amount = schemas.amount_field()
     currency = schemas.currency_field()
-    network = schemas.network_field()
+    network = network_field()
     reference = serializers.CharField()
     description = serializers.CharField(allow_null=True)
     status = serializers.ChoiceField(choices=ItemStatus.values)

@@ -5,8 +5,8 @@ from drf_spectacular.utils import OpenApiExample
 from rest_framework import serializers
 
 from checkout.models import SessionStatus
+from core.api import schemas
 from core.api.fields import MetadataField
-from payments.api import schemas
 from payments.models import PaymentMethod
 
 

@@ -16,6 +16,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "core",
     "payments",
     "checkout",
     "links",

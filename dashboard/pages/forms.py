@@ -15,8 +15,8 @@ from core.money import MINOR_PER_UNIT
 from dashboard.pages.once import FIELD, new_key
 from links.serializers import LINK_DESCRIPTION_MAX, LinkCreateIn
 from payments import phones
-from payments.api.serializers import PayoutCreateIn, check_drc_phone
 from payments.models import MERCHANT_REFUND_REASONS, Currency, Network, RefundReason
+from payments.serializers import PayoutCreateIn, check_drc_phone
 from webhooks.api.serializers import WebhookEndpointIn
 
 # Digits with spaces (also non-breaking) or apostrophes between thousands, and one decimal

@@ -1,10 +1,13 @@
-"""A dashboard form's action done once, however often the form is sent: the page puts a fresh
-idempotency key in the form (a hidden field), and the action runs through the API's idempotency
-machinery (payments.api.idempotency) under that key, in the merchant's mode, as a POST of the
-page's path with the form's values as its body. A second submit of the same form (a double
-click, a reload, the back button) gets the first one's answer instead of a second refund or
-payout; one while the first is still running is refused (idempotency_key_in_use), and a form
-whose action was refused leaves nothing behind, so the same form corrected runs again."""
+"""A dashboard form's action done once, however often the form is sent: each new form carries a
+fresh idempotency key (a hidden field, made by OnceForm), and the action runs through the API's
+idempotency machinery (core.api.idempotency) under that key, in the merchant's mode, as a POST of
+the page's path whose body is what the action is about (a refund's charge, amount and reason, a
+payout's or a link's checked fields, a batch file's digest and name; nothing for a key issued, a
+secret rotated or an event sent again). A second submit of the same form (a double click, a reload, the back button)
+gets the first one's answer instead of a second refund, payout, link, batch or key; one while the
+first is still running is refused (idempotency_key_in_use), and so is the key sent again with other
+values (idempotency_key_reused). A refused action leaves nothing behind (its writes are rolled
+back and no answer is stored under the key), so the same form corrected runs again."""
 
 import json
 from collections.abc import Callable

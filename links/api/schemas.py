@@ -4,8 +4,8 @@ built by links/representations.py), with the examples the API reference shows.""
 from drf_spectacular.utils import OpenApiExample
 from rest_framework import serializers
 
+from core.api import schemas
 from core.api.fields import MetadataField
-from payments.api import schemas
 
 
 class PaymentLink(serializers.Serializer):

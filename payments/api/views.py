@@ -13,20 +13,7 @@ from core.api.base import ApiView
 from core.api.openapi import errors
 from core.api.pagination import paginate, paginate_sequence
 from core.errors import StatementsBusy
-from payments import selectors
-from payments.api import examples, schemas
-from payments.api.serializers import (
-    ChargeCreateIn,
-    ChargeListQuery,
-    LedgerExportQuery,
-    LedgerListQuery,
-    NetworkListQuery,
-    NetworkPredictQuery,
-    PageQuery,
-    PayoutCreateIn,
-    PayoutListQuery,
-    RefundCreateIn,
-)
+from payments import examples, schemas, selectors
 from payments.representations import (
     CHARGE_REPR_FIELDS,
     balance_repr,
@@ -37,6 +24,18 @@ from payments.representations import (
     network_repr,
     payout_repr,
     refund_repr,
+)
+from payments.serializers import (
+    ChargeCreateIn,
+    ChargeListQuery,
+    LedgerExportQuery,
+    LedgerListQuery,
+    NetworkListQuery,
+    NetworkPredictQuery,
+    PageQuery,
+    PayoutCreateIn,
+    PayoutListQuery,
+    RefundCreateIn,
 )
 from payments.services import charges, ledger, payouts, refunds
 from payments.statement import EXPORT_CHUNK, STATEMENTS_AT_ONCE, rows_in_chunks, statement_lines

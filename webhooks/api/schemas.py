@@ -7,7 +7,9 @@ from rest_framework import serializers
 
 from batches.api.schemas import PayoutBatch
 from checkout.api.schemas import SESSION, CheckoutSession
-from payments.api import examples, schemas
+from core.api import examples, schemas
+from payments.examples import CHARGE
+from payments.schemas import Charge, Payout, Refund
 from webhooks.models import DeliveryStatus, EventType
 
 
@@ -28,9 +30,9 @@ class EventData(serializers.Serializer):
     object = PolymorphicProxySerializer(
         component_name="EventDataObject",
         serializers={
-            "charge": schemas.Charge,
-            "refund": schemas.Refund,
-            "payout": schemas.Payout,
+            "charge": Charge,
+            "refund": Refund,
+            "payout": Payout,
             "checkout.session": CheckoutSession,
             "payout_batch": PayoutBatch,
         },
@@ -92,7 +94,7 @@ EVENT = {
     "type": "charge.succeeded",
     "livemode": False,
     "created_at": "2026-11-21T09:30:19.107254Z",
-    "data": {"object": examples.CHARGE},
+    "data": {"object": CHARGE},
 }
 DELIVERY = {
     "object": "delivery",
@@ -133,7 +135,7 @@ EVENT_RETRIEVE = [
             **EVENT,
             "id": "evt_1QwE9rTy4UiO7pAs2DfG5hJk",
             "type": "checkout.session.completed",
-            "data": {"object": {**SESSION, "status": "complete", "charge": examples.CHARGE["id"]}},
+            "data": {"object": {**SESSION, "status": "complete", "charge": CHARGE["id"]}},
         },
     ),
 ]

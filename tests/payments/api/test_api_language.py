@@ -361,7 +361,7 @@ def test_every_message_of_the_templates_has_its_french_translation():
 
 def test_the_compiled_catalogue_is_the_one_written():
     """The .mo files are committed: each says what its .po says (compilemessages was run)."""
-    for app in ("payments", "checkout", "links", "webhooks"):
+    for app in ("core", "payments", "checkout", "links", "webhooks"):
         entries = catalogue(settings.BASE_DIR / app / "locale/fr/LC_MESSAGES/django.po")
         assert entries
         with translation.override("fr"):

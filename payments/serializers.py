@@ -1,4 +1,6 @@
-"""Request validation for /v1 charges, refunds, payouts, the ledger and the networks."""
+"""Request validation for /v1 charges, refunds, payouts, the ledger and the networks. Shared:
+the DRC phone field and its check (checkout's sessions take a customer's number too), and the
+payout request, which the dashboard's payout form hands what people type to."""
 
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_field, extend_schema_serializer

@@ -1,5 +1,7 @@
 """The objects /v1 answers with, as its OpenAPI document describes them: charges, refunds,
-payouts, the balance and its transactions, and their lists.
+payouts, the balance and its transactions, the networks, and their lists. The events' schemas
+(webhooks/api/schemas.py) carry charges, refunds and payouts; the fields every object shares are
+core's (core/api/schemas.py).
 
 These serializers only describe; the bodies are built by payments/representations.py. The schema
 conformance tests (tests/payments/api/test_openapi*.py) hold the two together."""
@@ -7,11 +9,20 @@ conformance tests (tests/payments/api/test_openapi*.py) hold the two together.""
 from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
-from core.api.fields import AMOUNT_MAX, MetadataField
-from core.api.pagination import MAX_LIMIT
+from core.api.fields import MetadataField
+from core.api.schemas import (
+    amount_field,
+    currency_field,
+    failure_code_field,
+    failure_message_field,
+    list_envelope,
+    livemode_field,
+    object_field,
+    phone_field,
+    timestamp_field,
+)
 from payments.models import (
     ChargeStatus,
-    Currency,
     LedgerType,
     PaymentMethod,
     PayoutStatus,
@@ -21,51 +32,6 @@ from payments.models import (
 from payments.models import (
     Network as NetworkCode,
 )
-
-
-def object_field(name: str) -> serializers.ChoiceField:
-    """The `object` field that names what an object is (one value per kind of object)."""
-    return serializers.ChoiceField(choices=[name], help_text=f'Always "{name}".')
-
-
-def livemode_field() -> serializers.BooleanField:
-    return serializers.BooleanField(help_text="true for a live key's object, false in test mode.")
-
-
-def amount_field(
-    help_text: str = "In the smallest currency unit (250000 = 2 500.00 CDF).", **kwargs
-):
-    return serializers.IntegerField(
-        min_value=kwargs.pop("min_value", 1), max_value=AMOUNT_MAX, help_text=help_text, **kwargs
-    )
-
-
-def currency_field() -> serializers.ChoiceField:
-    return serializers.ChoiceField(choices=Currency.values)
-
-
-def timestamp_field(help_text: str = "", **kwargs) -> serializers.DateTimeField:
-    return serializers.DateTimeField(help_text=help_text or "ISO 8601, UTC.", **kwargs)
-
-
-def failure_code_field() -> serializers.CharField:
-    return serializers.CharField(
-        allow_null=True,
-        help_text="Why it failed, as a stable code (insufficient_funds, customer_rejected, "
-        "timeout, provider_error, card_declined, …); null unless failed or declined.",
-    )
-
-
-def failure_message_field() -> serializers.CharField:
-    return serializers.CharField(
-        allow_null=True, help_text="The failure in words, for people; null unless failed."
-    )
-
-
-def phone_field(**kwargs) -> serializers.CharField:
-    return serializers.CharField(
-        help_text="The customer's number in E.164 format (+243 then 9 digits).", **kwargs
-    )
 
 
 def network_field(**kwargs) -> serializers.ChoiceField:
@@ -267,20 +233,6 @@ class NetworkPrediction(serializers.Serializer):
     network = network_field(
         allow_null=True, help_text="null: a DRC mobile number of a prefix no operator is known for."
     )
-
-
-def list_envelope(item, name: str, *, order: str = "newest first") -> type[serializers.Serializer]:
-    """The list `{object: "list", url, data, has_more, limit, offset}` of `item` objects."""
-    fields = {
-        "__doc__": f"A page of {item.__name__} objects, {order}.",
-        "object": object_field("list"),
-        "url": serializers.CharField(help_text="The path that was asked."),
-        "data": item(many=True),
-        "has_more": serializers.BooleanField(help_text="Whether another page follows."),
-        "limit": serializers.IntegerField(min_value=1, max_value=MAX_LIMIT),
-        "offset": serializers.IntegerField(min_value=0),
-    }
-    return type(name, (serializers.Serializer,), fields)
 
 
 ChargeList = list_envelope(Charge, "ChargeList")

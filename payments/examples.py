@@ -1,7 +1,8 @@
 """Examples shown by the API reference (/v1/docs) for charges, refunds, payouts and the balance:
-real bodies, as the API sends them (a test checks each against its schema)."""
+real bodies, as the API sends them (a test checks each against its schema). The events'
+examples (webhooks/api/schemas.py) show the charge."""
 
-from drf_spectacular.utils import OpenApiExample
+from core.api.examples import answer, page, request
 
 CHARGE_ID = "ch_4fQm2Lr8TzVb6NcXw1JkHs0P"
 CARD_CHARGE_ID = "ch_9VbT3kWq7Yx1Lm5NpZc2Rd8F"
@@ -134,27 +135,6 @@ BALANCE_TRANSACTION = {
     "source": CHARGE_ID,
     "created_at": "2026-11-21T09:30:19.107254Z",
 }
-
-
-def page(path: str, *objects: dict) -> dict:
-    return {
-        "object": "list",
-        "url": path,
-        "data": list(objects),
-        "has_more": False,
-        "limit": 10,
-        "offset": 0,
-    }
-
-
-def answer(name: str, value: dict, status: int = 200, summary: str = "") -> OpenApiExample:
-    return OpenApiExample(
-        name, value=value, summary=summary, response_only=True, status_codes=[str(status)]
-    )
-
-
-def request(name: str, value: dict, summary: str = "") -> OpenApiExample:
-    return OpenApiExample(name, value=value, summary=summary, request_only=True)
 
 
 CHARGE_CREATE = [
