@@ -51,8 +51,8 @@ def balance(request, mode):
         "dashboard/balance.html",
         {
             "balances": [
-                (currency, amount, pending.get(currency, 0))
-                for currency, (amount, _rows) in sorted(sums.items())
+                (currency, of_currency.available, pending.get(currency, 0))
+                for currency, of_currency in sorted(sums.items())
             ],
             "filter": found,
             "page": page_of(request, found.qs, scope=scope),

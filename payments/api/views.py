@@ -287,8 +287,7 @@ class BalanceView(ApiView):
         ledger.ledger_checkpoints_ask(
             merchant_id=self.merchant.pk, livemode=self.livemode, sums=sums
         )
-        available = {currency: amount for currency, (amount, _rows) in sums.items()}
-        return Response(balance_repr(livemode=self.livemode, available=available))
+        return Response(balance_repr(livemode=self.livemode, sums=sums))
 
 
 class BalanceTransactionListView(ApiView):
