@@ -53,7 +53,7 @@ class Migration(migrations.Migration):
     atomic = False
 
     dependencies = [
-        ("payments", "0024_fees"),
+        ("payments", "0025_fees"),
     ]
 
     operations = [

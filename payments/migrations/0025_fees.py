@@ -2,7 +2,7 @@
 row's fee and available_on. On a ledger of millions of rows nothing here rewrites or scans a
 table: nullable columns and a constant db_default are changes of the catalogue only on
 PostgreSQL (11 and later). Older rows read as fee 0, available from their creation. The check on
-fees and the pending rows' index follow in 0025, outside a transaction."""
+fees and the pending rows' index follow in 0026, outside a transaction."""
 
 import django.db.models.deletion
 import django.utils.timezone
@@ -12,7 +12,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('payments', '0023_refund_check_count_and_finalized_at'),
+        ('payments', '0024_extra_payment_checks'),
     ]
 
     operations = [
