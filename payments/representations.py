@@ -203,3 +203,11 @@ def network_prediction_repr(prediction: Prediction) -> dict:
         "phone": prediction.phone,
         "network": str(prediction.network) if prediction.network else None,
     }
+
+
+def pricing_repr(*, livemode: bool, plan: "list[pricing.Rate]") -> dict:
+    return {
+        "object": "pricing",
+        "livemode": livemode,
+        "rates": [rate.as_json() for rate in plan],
+    }

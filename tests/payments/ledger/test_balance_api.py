@@ -145,6 +145,9 @@ def test_the_export_of_a_day_is_a_csv_with_the_operator_reference_and_phone(api,
         "network",
         "phone",
         "operator_reference",
+        "fee",
+        "net",
+        "available_on",
     ]
     entries = list(
         LedgerEntry.objects.filter(source__in=[charge.id, refund.id]).order_by("created_at")
@@ -161,6 +164,9 @@ def test_the_export_of_a_day_is_a_csv_with_the_operator_reference_and_phone(api,
             "VODACOM_MPESA",
             "+243812345678",
             charge.provider_reference,
+            "0",
+            "25000",
+            "2026-11-21T08:00:00.000000Z",
         ],
         [
             entries[1].id,
@@ -173,6 +179,9 @@ def test_the_export_of_a_day_is_a_csv_with_the_operator_reference_and_phone(api,
             "VODACOM_MPESA",
             "+243812345678",
             refund.provider_reference,
+            "0",
+            "-5000",
+            "2026-11-21T10:00:00.000000Z",
         ],
     ]
     assert charge.provider_reference  # the sandbox operator's reference is there to match

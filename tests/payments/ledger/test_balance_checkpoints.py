@@ -10,8 +10,8 @@ from django.db import DatabaseError, connection, transaction
 from django.db.models import Sum
 
 from payments import selectors, services
-from payments.selectors import BalanceSums
 from payments.models import BalanceCheckpoint, LedgerEntry
+from payments.selectors import BalanceSums
 from payments.services.ledger import ledger_check, ledger_checkpoint, ledger_checkpoints_ask
 from tests.factories import merchant_with_keys, succeeded_mobile_money_charge
 from tests.helpers import broker_down
@@ -52,7 +52,9 @@ def test_a_balance_is_its_last_checkpoint_and_the_rows_written_since(merchant):
 
     second = checkpoint(merchant)
     assert (second.epoch, second.total, second.entries) == (2, 9200, 4)
-    assert selectors.balance_sums(merchant=merchant, livemode=False)["CDF"] == BalanceSums(9200, 0, 0)
+    assert selectors.balance_sums(merchant=merchant, livemode=False)["CDF"] == BalanceSums(
+        9200, 0, 0
+    )
     assert checkpoint(merchant) is None  # nothing since
     assert ledger_check() == []
 
