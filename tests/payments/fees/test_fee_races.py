@@ -13,28 +13,17 @@ from payments import selectors
 from payments.models import LedgerEntry, Payout, Refund
 from payments.services.ledger import ledger_check
 from tests.factories import make_charge, settle, succeeded_mobile_money_charge
+from tests.pricing import rate
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
-def rate(kind, method, currency, bp, fixed=0):
-    return {
-        "kind": kind,
-        "payment_method": method,
-        "network": None,
-        "currency": currency,
-        "rate_bp": bp,
-        "fixed": fixed,
-        "available_after_days": 0,
-    }
-
-
 PLAN = [
-    rate("charge", "mobile_money", "CDF", 300),
-    rate("charge", "mobile_money", "USD", 300),
-    rate("charge", "card", "USD", 390, 30),
-    rate("payout", "mobile_money", "CDF", 150),
-    rate("payout", "mobile_money", "USD", 200, 10),
+    rate("charge", "mobile_money", currency="CDF", bp=300),
+    rate("charge", "mobile_money", currency="USD", bp=300),
+    rate("charge", "card", currency="USD", bp=390, fixed=30),
+    rate("payout", "mobile_money", currency="CDF", bp=150),
+    rate("payout", "mobile_money", currency="USD", bp=200, fixed=10),
 ]
 PHONE = {"phone": "+243812345678", "network": "VODACOM_MPESA"}
 

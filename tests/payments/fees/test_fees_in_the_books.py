@@ -21,37 +21,14 @@ from tests.factories import (
     timed_out_charge,
 )
 from tests.helpers import assert_error
+from tests.pricing import rate
 
 pytestmark = pytest.mark.django_db
 
 PLAN = [
-    {
-        "kind": "charge",
-        "payment_method": "mobile_money",
-        "network": None,
-        "currency": "CDF",
-        "rate_bp": 300,
-        "fixed": 0,
-        "available_after_days": 0,
-    },
-    {
-        "kind": "charge",
-        "payment_method": "card",
-        "network": None,
-        "currency": "USD",
-        "rate_bp": 390,
-        "fixed": 30,
-        "available_after_days": 0,
-    },
-    {
-        "kind": "payout",
-        "payment_method": "mobile_money",
-        "network": None,
-        "currency": "CDF",
-        "rate_bp": 150,
-        "fixed": 0,
-        "available_after_days": 0,
-    },
+    rate("charge", "mobile_money", bp=300),
+    rate("charge", "card", currency="USD", bp=390, fixed=30),
+    rate("payout", "mobile_money", bp=150),
 ]
 PAYOUT = {"amount": 10000, "currency": "CDF", "phone": "+243812345678", "network": "VODACOM_MPESA"}
 
@@ -187,7 +164,7 @@ def test_checkledger_finds_a_charge_row_whose_fee_its_rate_does_not_give(merchan
 
 
 def test_available_never_counts_the_future(merchant, settings):
-    settings.PRICING_DEFAULT = [{**PLAN[0], "available_after_days": 2}]
+    settings.PRICING_DEFAULT = [rate("charge", "mobile_money", bp=300, days=2)]
     start = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
     with time_machine.travel(start, tick=False):
         succeeded_mobile_money_charge(merchant, amount=10000)

@@ -13,29 +13,14 @@ from payments.models import LedgerEntry
 from payments.services import ledger
 from tests.factories import succeeded_card_charge, succeeded_mobile_money_charge
 from tests.helpers import assert_error
+from tests.pricing import rate
 
 pytestmark = pytest.mark.django_db
 
 START = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 PLAN = [
-    {
-        "kind": "charge",
-        "payment_method": "mobile_money",
-        "network": None,
-        "currency": "CDF",
-        "rate_bp": 300,
-        "fixed": 0,
-        "available_after_days": 2,
-    },
-    {
-        "kind": "charge",
-        "payment_method": "card",
-        "network": None,
-        "currency": "USD",
-        "rate_bp": 0,
-        "fixed": 0,
-        "available_after_days": 7,
-    },
+    rate("charge", "mobile_money", bp=300, days=2),
+    rate("charge", "card", currency="USD", days=7),
 ]
 PAYOUT = {"amount": 5000, "currency": "CDF", "phone": "+243812345678", "network": "VODACOM_MPESA"}
 

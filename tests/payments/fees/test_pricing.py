@@ -14,20 +14,9 @@ from config.settings.payments import PRICING_DEFAULT_PLAN
 from payments import pricing
 from payments.checks import pricing_default_check
 from payments.models import PriceRate
+from tests.pricing import rate
 
 ROOT = Path(__file__).resolve().parents[3]
-
-
-def rate(kind="charge", method=None, network=None, currency="CDF", bp=0, fixed=0, days=0):
-    return {
-        "kind": kind,
-        "payment_method": method,
-        "network": network,
-        "currency": currency,
-        "rate_bp": bp,
-        "fixed": fixed,
-        "available_after_days": days,
-    }
 
 
 @pytest.mark.parametrize(
