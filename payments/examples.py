@@ -125,8 +125,8 @@ PAYOUT = {
 BALANCE = {
     "object": "balance",
     "livemode": False,
-    "available": [{"currency": "CDF", "amount": 142500}, {"currency": "USD", "amount": 0}],
-    "pending": [{"currency": "CDF", "amount": 0}, {"currency": "USD", "amount": 1891}],
+    "available": [{"currency": "CDF", "amount": 142500}, {"currency": "USD", "amount": 1891}],
+    "pending": [{"currency": "CDF", "amount": 0}, {"currency": "USD", "amount": 0}],
 }
 BALANCE_TRANSACTION = {
     "id": "txn_5JmW8qZr1TvK3xNc7BpL0sYf",
@@ -153,7 +153,7 @@ PRICING = {
             "currency": "USD",
             "rate_bp": 390,
             "fixed": 30,
-            "available_after_days": 7,
+            "available_after_days": 0,
         },
         {
             "kind": "charge",
