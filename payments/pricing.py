@@ -9,13 +9,16 @@ A fee is round_half_up(amount × rate_bp / 10000) + fixed, never more than the a
 integers only."""
 
 from dataclasses import asdict, dataclass
+from decimal import Decimal
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db.models import BigIntegerField, Case, ExpressionWrapper, F, Value, When
 from django.db.models.functions import Least
+from django.utils.formats import number_format
+from django.utils.translation import gettext, ngettext
 
-from core.money import Currency
+from core.money import Currency, format_amount
 from payments.models import Merchant, Network, PaymentMethod, PriceRate, PricingKind
 
 BASIS_POINTS = 10_000
@@ -57,12 +60,22 @@ def fee_of(amount: int, *, rate_bp: int, fixed: int) -> int:
     return min(proportional + fixed, amount)
 
 
+class RateInvalid(ValueError):
+    """Why some data is no rate: `field` is the field at fault (None: the data as a whole) and
+    `code` the rule it breaks, so that a form can say it in its own words (payments/admin)."""
+
+    def __init__(self, message: str, *, field: str | None = None, code: str = "invalid"):
+        super().__init__(message)
+        self.field = field
+        self.code = code
+
+
 def rate_from(data: dict) -> Rate:
-    """A rate from its JSON shape (PRICING_DEFAULT, GET /v1/pricing); ValueError when it is not
+    """A rate from its JSON shape (PRICING_DEFAULT, GET /v1/pricing); RateInvalid when it is not
     one: an unknown kind, method, network or currency, a network without its method, a rate
     outside 0–10000 basis points, a negative fixed fee, or a delay on anything but a charge."""
     if not isinstance(data, dict):
-        raise ValueError("a rate is an object")
+        raise RateInvalid("a rate is an object")
     unknown = set(data) - {
         "kind",
         "payment_method",
@@ -73,7 +86,7 @@ def rate_from(data: dict) -> Rate:
         "available_after_days",
     }
     if unknown:
-        raise ValueError(f"unknown fields {sorted(unknown)}")
+        raise RateInvalid(f"unknown fields {sorted(unknown)}")
     kind = data.get("kind")
     method = data.get("payment_method") or ""
     network = data.get("network") or ""
@@ -81,22 +94,32 @@ def rate_from(data: dict) -> Rate:
     rate_bp, fixed = data.get("rate_bp", 0), data.get("fixed", 0)
     delay = data.get("available_after_days", 0)
     if kind not in PricingKind.values:
-        raise ValueError(f"kind {kind!r} is none of {PricingKind.values}")
+        raise RateInvalid(f"kind {kind!r} is none of {PricingKind.values}", field="kind")
     if method and method not in PaymentMethod.values:
-        raise ValueError(f"payment_method {method!r} is none of {PaymentMethod.values}")
+        raise RateInvalid(
+            f"payment_method {method!r} is none of {PaymentMethod.values}", field="payment_method"
+        )
     if network and network not in Network.values:
-        raise ValueError(f"network {network!r} is none of {Network.values}")
+        raise RateInvalid(f"network {network!r} is none of {Network.values}", field="network")
     if network and method != PaymentMethod.MOBILE_MONEY:
-        raise ValueError("a network's rate names its payment_method, mobile_money")
+        raise RateInvalid(
+            "a network's rate names its payment_method, mobile_money",
+            field="network",
+            code="network_without_mobile_money",
+        )
     if currency not in Currency.values:
-        raise ValueError(f"currency {currency!r} is none of {Currency.values}")
+        raise RateInvalid(f"currency {currency!r} is none of {Currency.values}", field="currency")
     for name, value in (("rate_bp", rate_bp), ("fixed", fixed), ("available_after_days", delay)):
         if type(value) is not int or value < 0:
-            raise ValueError(f"{name} is a whole number, 0 or more")
+            raise RateInvalid(f"{name} is a whole number, 0 or more", field=name, code="negative")
     if rate_bp > BASIS_POINTS:
-        raise ValueError("rate_bp is at most 10000 (100 %)")
+        raise RateInvalid("rate_bp is at most 10000 (100 %)", field="rate_bp", code="above_all")
     if delay and kind != PricingKind.CHARGE:
-        raise ValueError("available_after_days is for charges only")
+        raise RateInvalid(
+            "available_after_days is for charges only",
+            field="available_after_days",
+            code="delay_not_charge",
+        )
     return Rate(kind, method, network, currency, rate_bp, fixed, delay)
 
 
@@ -109,7 +132,7 @@ def plan_from_setting(rates: list) -> tuple[Rate, ...]:
     for number, data in enumerate(rates, start=1):
         try:
             rate = rate_from(data)
-        except ValueError as exc:
+        except RateInvalid as exc:
             raise ImproperlyConfigured(f"PRICING_DEFAULT, rate {number}: {exc}") from exc
         if rate.key in plan:
             raise ImproperlyConfigured(f"PRICING_DEFAULT, rate {number}: given twice")
@@ -121,7 +144,8 @@ def default_plan() -> tuple[Rate, ...]:
     return plan_from_setting(settings.PRICING_DEFAULT)
 
 
-def _own_rates(merchant: Merchant | str) -> list[Rate]:
+def own_rates(merchant: Merchant | str) -> list[Rate]:
+    """The merchant's own rates (set by staff), without the default plan's."""
     merchant_id = merchant if isinstance(merchant, str) else merchant.pk
     rows = PriceRate.objects.filter(merchant_id=merchant_id).values_list(
         "kind", "payment_method", "network", "currency", "rate_bp", "fixed", "available_after_days"
@@ -133,7 +157,7 @@ def plan_of(merchant: Merchant | str) -> list[Rate]:
     """The merchant's plan: the default's rates, each replaced by the merchant's own of the same
     key, and the merchant's others; ordered by kind, currency, then the wider rates first."""
     plan = {rate.key: rate for rate in default_plan()}
-    plan.update((rate.key, rate) for rate in _own_rates(merchant))
+    plan.update((rate.key, rate) for rate in own_rates(merchant))
     kinds = list(PricingKind.values)
     return sorted(
         plan.values(),
@@ -212,3 +236,123 @@ def charge_fee_sql():
         ),
         output_field=big,
     )
+
+
+# --- In words (the staff's pages, the merchant's audit log) -------------------------------------
+
+
+def rate_scope_words(*, kind: str, payment_method: str, network: str, currency: str) -> str:
+    """What a rate applies to, in the active language: "Collection, Mobile money, Airtel Money,
+    CDF"; a blank method is every method, a blank network every network of the method."""
+    parts = [str(PricingKind(kind).label)]
+    if payment_method:
+        parts.append(str(PaymentMethod(payment_method).label))
+        parts.append(str(Network(network).label) if network else gettext("every network"))
+    else:
+        parts.append(gettext("every method"))
+    parts.append(currency)
+    return ", ".join(parts)
+
+
+def percent_words(rate_bp: int) -> str:
+    """250 → "2.50 %" ("2,50 %" in French)."""
+    number = number_format(Decimal(rate_bp).scaleb(-2), 2, use_l10n=True)
+    return f"{number}\u00a0%"
+
+
+def rate_terms_words(*, rate_bp: int, fixed: int, available_after_days: int, currency: str) -> str:
+    """What a rate takes, in the active language: "2.50 % + 100.00 CDF, available after 2
+    days"; "no fee" when it takes nothing."""
+    parts = []
+    if rate_bp:
+        parts.append(percent_words(rate_bp))
+    if fixed:
+        parts.append(format_amount(fixed, currency))
+    text = " + ".join(parts) or gettext("no fee")
+    if available_after_days:
+        text += ngettext(
+            ", available after %(days)d day",
+            ", available after %(days)d days",
+            available_after_days,
+        ) % {"days": available_after_days}
+    return text
+
+
+def _terms(rate: Rate | None, *, default: bool) -> dict | None:
+    if rate is None:
+        return None
+    return {
+        "rate_bp": rate.rate_bp,
+        "fixed": rate.fixed,
+        "available_after_days": rate.available_after_days,
+        "default": default,
+    }
+
+
+def own_rate_changes(before: list[Rate], after: list[Rate]) -> list[dict]:
+    """What changed between two sets of a merchant's own rates, one change per rate key, in the
+    order of the plan: the key (kind, payment_method, network, currency) and the rate in force
+    for it `before` and `after` (its terms, and `default` true where the default plan's rate is
+    the one, the merchant having none of its own; null where neither has one). JSON, for the
+    audit log, which says it in words (change_words)."""
+    defaults = {rate.key: rate for rate in default_plan()}
+    old = {rate.key: rate for rate in before}
+    new = {rate.key: rate for rate in after}
+    kinds = list(PricingKind.values)
+    keys = sorted(
+        {key for key in old.keys() | new.keys() if old.get(key) != new.get(key)},
+        key=lambda key: (kinds.index(key[0]), key[3], key[1], key[2]),
+    )
+    changes = []
+    for key in keys:
+        kind, method, network, currency = key
+        changes.append(
+            {
+                "kind": kind,
+                "payment_method": method,
+                "network": network,
+                "currency": currency,
+                "before": _terms(old[key], default=False)
+                if key in old
+                else _terms(defaults.get(key), default=True),
+                "after": _terms(new[key], default=False)
+                if key in new
+                else _terms(defaults.get(key), default=True),
+            }
+        )
+    return changes
+
+
+def change_key(change: dict) -> str:
+    """A change's rate key as the API names it: "charge mobile_money AIRTEL_MONEY CDF" (blank
+    method and network left out)."""
+    parts = (change["kind"], change["payment_method"], change["network"], change["currency"])
+    return " ".join(part for part in parts if part)
+
+
+def change_words(change: dict) -> str:
+    """An own_rate_changes change in the active language: "Collection, Mobile money, every
+    network, CDF: 3.00 % (default plan) → 2.50 % + 100.00 CDF"."""
+
+    def terms(side: dict | None) -> str:
+        if side is None:
+            return gettext("none")
+        text = rate_terms_words(
+            rate_bp=side["rate_bp"],
+            fixed=side["fixed"],
+            available_after_days=side["available_after_days"],
+            currency=change["currency"],
+        )
+        return gettext("%(terms)s (default plan)") % {"terms": text} if side["default"] else text
+
+    scope = rate_scope_words(
+        kind=change["kind"],
+        payment_method=change["payment_method"],
+        network=change["network"],
+        currency=change["currency"],
+    )
+    return gettext("%(scope)s: %(before)s → %(after)s") % {
+        "scope": scope,
+        "before": terms(change["before"]),
+        "after": terms(change["after"]),
+    }

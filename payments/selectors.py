@@ -7,7 +7,7 @@ from datetime import UTC, datetime, time, timedelta
 from django.conf import settings
 from django.db import connection
 from django.db.models import Count, F, Prefetch, Q, QuerySet, Sum
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, TruncDate
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.translation import gettext as _
@@ -240,6 +240,49 @@ def ledger_export_rows(*, merchant: Merchant, livemode: bool, filters: dict) -> 
         ledger_list(merchant=merchant, livemode=livemode, filters=filters)
         .select_related("charge", "refund", "payout")
         .order_by("created_at", "id")
+    )
+
+
+# --- What the service earned (the staff's fees report) ---------------------------------------------
+
+
+def fees_earned(*, livemode: bool, start: datetime, end: datetime, by_day: bool = True) -> QuerySet:
+    """The fees of the ledger rows written in [start, end) of one mode, added up in the database
+    per UTC day (without `by_day`: over the whole period), merchant and currency: `charged` (the
+    fees taken), `given_back` (the fees a failure gave back, as a positive amount) and `earned`
+    (the one less the other). Rows of dicts with `day` (when by_day), `merchant_id`,
+    `merchant_name`, `currency`, `charged`, `given_back`, `earned`; by day, then merchant."""
+    rows = LedgerEntry.objects.filter(
+        livemode=livemode, created_at__gte=start, created_at__lt=end
+    ).exclude(fee=0)
+    group = ["merchant_name", "merchant_id", "currency"]
+    if by_day:
+        rows = rows.annotate(day=TruncDate("created_at", tzinfo=UTC))
+        group.insert(0, "day")
+    return (
+        rows.annotate(merchant_name=F("merchant__name"))
+        .values(*group)
+        .annotate(
+            charged=Coalesce(Sum("fee", filter=Q(fee__gt=0)), 0),
+            given_back=Coalesce(-Sum("fee", filter=Q(fee__lt=0)), 0),
+            earned=Sum("fee"),
+        )
+        .order_by(*group)
+    )
+
+
+def fees_earned_totals(*, livemode: bool, start: datetime, end: datetime) -> QuerySet:
+    """fees_earned over the whole period and every merchant: one row per currency."""
+    return (
+        LedgerEntry.objects.filter(livemode=livemode, created_at__gte=start, created_at__lt=end)
+        .exclude(fee=0)
+        .values("currency")
+        .annotate(
+            charged=Coalesce(Sum("fee", filter=Q(fee__gt=0)), 0),
+            given_back=Coalesce(-Sum("fee", filter=Q(fee__lt=0)), 0),
+            earned=Sum("fee"),
+        )
+        .order_by("currency")
     )
 
 
