@@ -36,8 +36,9 @@ from dashboard.permissions import (
     merchant_view,
     recently_authenticated,
 )
+from dashboard.plan import plan_words
 from dashboard.roles import roles_with
-from payments import selectors
+from payments import pricing, selectors
 from payments.statement import spreadsheet_safe
 
 
@@ -65,13 +66,16 @@ def home(request, mode):
         )
         .order_by("currency")
     )
-    balance = selectors.balance_get(merchant=request.merchant, livemode=livemode)
+    balance = selectors.balance_sums(merchant=request.merchant, livemode=livemode)
     return render(
         request,
         "dashboard/home.html",
         {
             "totals": list(totals),
-            "balance": sorted(balance.items()),
+            "balance": [
+                (currency, sums.available, sums.pending)
+                for currency, sums in sorted(balance.items())
+            ],
             "recent": charges.order_by("-created_at", "-id")[:10],
         },
     )
@@ -413,7 +417,17 @@ def invitation(request, key):
 
 
 @merchant_view("view", mode_in_path=False)
+def settings_pricing(request):
+    """The merchant's price plan in words, for every member: the same in both modes."""
+    return render(
+        request,
+        "dashboard/settings_pricing.html",
+        {"parts": plan_words(pricing.plan_of(request.merchant))},
+    )
+
+
+@merchant_view("view", mode_in_path=False)
 def index_settings(request):
     if can(request.membership, "team"):
         return redirect("dashboard:settings-business")
-    return forbidden(request)
+    return redirect("dashboard:settings-pricing")

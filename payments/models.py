@@ -784,6 +784,11 @@ class LedgerEntry(AppendOnlyModel):
     def __str__(self) -> str:
         return self.id
 
+    @property
+    def net(self) -> int:
+        """What the row moves the balance by."""
+        return self.amount - self.fee
+
 
 class BalanceCheckpoint(AppendOnlyModel):
     """What every ledger row of one merchant, mode and currency written before `epoch` adds up

@@ -53,13 +53,21 @@ PAYOUT_SEND_GRACE = 30  # a payout not handed to its operator after this is sent
 PAYOUT_BACKOFF = (30, 60, 120, 300, 600, 1800, 3600)
 
 
-def payout_fee(*, merchant: Merchant, amount: int, currency: str, network: str) -> int:
-    """What a payout of this amount to this network costs by the merchant's plan now."""
-    rate = pricing.rate_for(
-        merchant,
+def payout_fee(
+    *,
+    merchant: Merchant,
+    amount: int,
+    currency: str,
+    network: str,
+    plan: list[pricing.Rate] | None = None,
+) -> int:
+    """What a payout of this amount to this network costs by the merchant's plan now (`plan`,
+    pricing.plan_of(merchant), when the caller prices many payouts at once)."""
+    rate = pricing.rate_in(
+        plan if plan is not None else pricing.plan_of(merchant),
         kind=PricingKind.PAYOUT,
         payment_method=PaymentMethod.MOBILE_MONEY,
-        network=network,
+        network=network or "",
         currency=currency,
     )
     return rate.fee(amount)
