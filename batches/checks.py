@@ -18,9 +18,9 @@ from batches.problems import Problem, column_order, problem
 from core import money
 from core.api.fields import AMOUNT_MAX, AMOUNT_MIN, DESCRIPTION_MAX
 from core.carddata import contains_card_number
-from payments import phones
+from payments import phones, pricing
 from payments.models import Currency, Merchant, Network
-from payments.services import networks
+from payments.services import networks, payouts
 
 MAX_ROWS = 1000
 # The text cells of a row, each looked at for card data before anything else (the amount's cell
@@ -408,4 +408,23 @@ def totals(rows) -> dict[str, int]:
     for row in rows:
         if row.amount is not None and row.currency in Currency.values:
             sums[row.currency] = sums.get(row.currency, 0) + row.amount
+    return dict(sorted(sums.items()))
+
+
+def fees(rows, *, merchant: Merchant) -> dict[str, int]:
+    """What the rows' payouts cost in fees by the merchant's plan now, per currency (rows left
+    out as totals leaves them out). Each payout takes its amount and its fee from the available
+    balance (payments.services.payouts.payout_fee)."""
+    plan = pricing.plan_of(merchant)
+    sums: dict[str, int] = {}
+    for row in rows:
+        if row.amount is not None and row.currency in Currency.values:
+            fee = payouts.payout_fee(
+                merchant=merchant,
+                amount=row.amount,
+                currency=row.currency,
+                network=row.network,
+                plan=plan,
+            )
+            sums[row.currency] = sums.get(row.currency, 0) + fee
     return dict(sorted(sums.items()))

@@ -7,7 +7,8 @@
      batch_reject, or batch_approve: under the batch's row lock, so that two
      approvals (twice, or two members at once) approve once; the second approver's rule (the
      approver is neither the member who created the batch, or whose key did, nor the one who
-     submitted it) and the balance of each currency against the whole batch are checked there.
+     submitted it) and the balance of each currency against the whole batch (its payouts and
+     their fees) are checked there.
      Approved → processing. A batch of the API is submitted at once, and approved at once by the
      key holder, unless a live key's merchant requires a second approver: it then awaits a
      member's approval in the dashboard (core.events.api_payout_batch_creating).
@@ -182,19 +183,31 @@ def batch_problems(*, batch: PayoutBatch) -> list[tuple[int, Problem]]:
     return [(row.number, item) for row in _rows_of(batch) for item in row.problems]
 
 
+def batch_taken(*, batch: PayoutBatch) -> dict[str, tuple[int, int]]:
+    """Per currency, what the batch pays and what its payouts cost in fees by the merchant's
+    plan now (checks.fees): each payout takes both from the available balance."""
+    fees = checks.fees(batch.items.only("amount", "currency", "network"), merchant=batch.merchant)
+    return {
+        currency: (amount, fees.get(currency, 0))
+        for currency, amount in sorted(batch.totals.items())
+    }
+
+
 def batch_preview(*, batch: PayoutBatch) -> dict:
-    """What the preview shows besides the rows: each currency's total against the available
-    balance, whether the batch may be submitted, and the warnings that do not keep it from
-    being submitted (a phone that several rows pay)."""
+    """What the preview shows besides the rows: each currency's total, its fees and what the
+    batch takes (both) against the available balance, whether the batch may be submitted, and
+    the warnings that do not keep it from being submitted (a phone that several rows pay)."""
     available = selectors.balance_get(merchant=batch.merchant, livemode=batch.livemode)
     currencies = [
         {
             "currency": currency,
             "amount": amount,
+            "fee": fee,
+            "taken": amount + fee,
             "available": available.get(currency, 0),
-            "covered": amount <= available.get(currency, 0),
+            "covered": amount + fee <= available.get(currency, 0),
         }
-        for currency, amount in sorted(batch.totals.items())
+        for currency, (amount, fee) in batch_taken(batch=batch).items()
     ]
     problems = batch_problems(batch=batch)
     warnings = checks.phones_paid_twice(
@@ -269,9 +282,9 @@ def batch_approve(
     With `require_second_approver` (the merchant's security setting, which the dashboard
     passes), four eyes are two people: the approver is a member, neither the one who created
     the batch (uploaded it, or made the API key that created it) nor the one who submitted it
-    (whether that member may pay out is the dashboard's to check). The whole batch is checked
-    against the available balance of each currency; rows that meet an insufficient balance
-    later fail alone."""
+    (whether that member may pay out is the dashboard's to check). The whole batch, its
+    payouts and their fees, is checked against the available balance of each currency; rows
+    that meet an insufficient balance later fail alone."""
     batch = _locked(merchant=merchant, livemode=livemode, batch_id=batch_id)
     if batch.status != BatchStatus.AWAITING_APPROVAL:
         raise BatchStatusInvalid(
@@ -285,21 +298,10 @@ def batch_approve(
     if livemode and not merchant.live_approved:
         raise LiveModeNotApproved()
     available = selectors.balance_get(merchant=merchant, livemode=livemode)
-    language = translation.get_language()
-    for currency, amount in sorted(batch.totals.items()):
-        if amount > available.get(currency, 0):
+    for currency, (amount, fee) in batch_taken(batch=batch).items():
+        if amount + fee > available.get(currency, 0):
             raise BalanceInsufficient(
-                _(
-                    "The available %(currency)s balance is %(available)s, less than the "
-                    "%(amount)s this payout batch pays."
-                )
-                % {
-                    "currency": currency,
-                    "available": money.format_amount(
-                        available.get(currency, 0), currency, language
-                    ),
-                    "amount": money.format_amount(amount, currency, language),
-                },
+                _balance_short(currency, available.get(currency, 0), amount, fee),
                 param="items",
             )
     now = timezone.now()
@@ -312,6 +314,33 @@ def batch_approve(
     batch.save(update_fields=["status", "approved_by", "approved_at", "next_run_at", "updated_at"])
     transaction.on_commit(lambda: queues.batch_pay_enqueue(batch_id=batch.id), robust=True)
     return batch
+
+
+def _balance_short(currency: str, available: int, amount: int, fee: int) -> str:
+    """Why the available balance cannot pay the batch, amounts in the reader's format."""
+    language = translation.get_language()
+    values = {
+        "currency": currency,
+        "available": money.format_amount(available, currency, language),
+        "amount": money.format_amount(amount, currency, language),
+        "fee": money.format_amount(fee, currency, language),
+        "taken": money.format_amount(amount + fee, currency, language),
+    }
+    if not fee:
+        return (
+            _(
+                "The available %(currency)s balance is %(available)s, less than the "
+                "%(amount)s this payout batch pays."
+            )
+            % values
+        )
+    return (
+        _(
+            "The available %(currency)s balance is %(available)s, less than the %(taken)s "
+            "this payout batch takes: %(amount)s paid out and %(fee)s in fees."
+        )
+        % values
+    )
 
 
 @transaction.atomic

@@ -44,3 +44,8 @@ api_payout_batch_creating = Signal()
 # The dashboard's receiver makes that user the owner (a new user with a confirmed address) and
 # answers the owner's address; it raises ValueError, in words, for one it cannot take.
 merchant_owner_named = Signal()
+# Staff changed a merchant's own rates (payments.services.pricing), sent in that transaction with
+# `instance` (the merchant), `changes` (payments.pricing.own_rate_changes: each rate key with the
+# rate in force before and after), `user` (the staff member) and `request` (or None): the
+# dashboard writes them to the merchant's audit log.
+pricing_updated = Signal()

@@ -12,14 +12,16 @@ class DashboardConfig(AppConfig):
     verbose_name = _("Merchant dashboard")
 
     def ready(self) -> None:
-        """Sign-ins (succeeded and failed) and two-factor changes write the audit log; the demo
-        merchant of `make run` gets a demo owner and a demo staff member, and a merchant made by
-        createmerchant --owner-email its owner (core/events.py); the API asks the team's rules
-        before a live key pays out alone; a staff user's address counts as verified
-        (dashboard/staff.py); a password reset lifts the sign-in lock (dashboard/signin.py)."""
-        from dashboard import demo, services, signals, signin, staff  # models need the registry
+        """Sign-ins (succeeded and failed), two-factor changes and staff's changes of a price plan
+        write the audit log; the demo merchant of `make run` gets a demo owner and a demo staff
+        member, and a merchant made by createmerchant --owner-email its owner (core/events.py);
+        the API asks the team's rules before a live key pays out alone; a staff user's address
+        counts as verified (dashboard/staff.py); a password reset lifts the sign-in lock
+        (dashboard/signin.py)."""
+        from dashboard import audit, demo, services, signals, signin, staff  # need the registry
 
         signals.connect()
+        events.pricing_updated.connect(audit.pricing_updated, dispatch_uid="dashboard.pricing")
         events.demo_merchant_ready.connect(demo.demo_owner, dispatch_uid="dashboard.demo_owner")
         events.demo_merchant_ready.connect(demo.demo_staff, dispatch_uid="dashboard.demo_staff")
         events.api_payout_creating.connect(

@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_ipv46_address
 
 from dashboard.models import Action, AuditEntry, Membership
+from payments import pricing
 
 
 def client_ip(request) -> str | None:
@@ -31,6 +32,7 @@ def record(
     object_id: str = "",
     user=None,
     email: str = "",
+    details: dict | None = None,
 ) -> AuditEntry:
     """Write one row. The user is the request's unless given (a failed sign-in has none, only
     the e-mail address typed); the merchant is the request's active one unless given."""
@@ -52,6 +54,7 @@ def record(
         object_id=str(object_id)[:100],
         ip=client_ip(request),
         user_agent=user_agent[:500],
+        details=details,
     )
 
 
@@ -69,3 +72,18 @@ def record_for_person(request, action: str, *, user=None, email: str = "") -> li
         record(request, action, merchant=merchant, user=user, email=email)
         for merchant in merchants or [None]
     ]
+
+
+def pricing_updated(sender, instance, changes, user=None, request=None, **kwargs) -> None:
+    """core.events.pricing_updated: staff changed the merchant's price plan, one row per rate
+    (the object: its key; the details: the rate before and after, said in words when read).
+    The plan is the same in both modes: no mode."""
+    for change in changes:
+        record(
+            request,
+            Action.PRICING_UPDATED,
+            merchant=instance,
+            user=user,
+            object_id=pricing.change_key(change),
+            details=change,
+        )

@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from dashboard.roles import Role, roles_with
+from payments import pricing
 from payments.models import AppendOnlyModel, Merchant
 
 
@@ -150,6 +151,8 @@ class Action(models.TextChoices):
     SETTINGS_UPDATED = "settings.updated", _("settings updated")
     API_PAYOUTS_ENABLED = "api_payouts.enabled", _("payouts by API turned on")
     API_PAYOUTS_DISABLED = "api_payouts.disabled", _("payouts by API turned off")
+    # Written by staff, not the merchant's members: a change of the merchant's price plan.
+    PRICING_UPDATED = "pricing.updated", _("price plan changed")
 
 
 class AuditEntry(AppendOnlyModel):
@@ -183,6 +186,9 @@ class AuditEntry(AppendOnlyModel):
     object_id = models.CharField(_("object"), max_length=100, blank=True, default="")
     ip = models.GenericIPAddressField(_("client address"), null=True, blank=True)
     user_agent = models.CharField(_("user agent"), max_length=500, blank=True, default="")
+    # What changed, where the object's id does not say it (a price plan's rate, before and
+    # after): kept as data and said in the reader's language (details_text).
+    details = models.JSONField(_("details"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("audit entry")
@@ -194,3 +200,9 @@ class AuditEntry(AppendOnlyModel):
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.action} {self.email}"
+
+    def details_text(self) -> str:
+        """The details in words, in the active language ("" without any)."""
+        if self.details and self.action == Action.PRICING_UPDATED:
+            return pricing.change_words(self.details)
+        return ""

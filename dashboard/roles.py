@@ -25,7 +25,7 @@ OWNER, ADMIN, DEVELOPER, FINANCE, SUPPORT, VIEWER = (
 
 # The role table of docs/guides/dashboard.md: permission → the roles that hold it.
 PERMISSIONS: dict[str, frozenset[str]] = {
-    # see payments, refunds, payouts, balance, payment links
+    # see payments, refunds, payouts, balance, payment links, the price plan
     "view": frozenset({OWNER, ADMIN, DEVELOPER, FINANCE, SUPPORT, VIEWER}),
     "refund": frozenset({OWNER, ADMIN, FINANCE, SUPPORT}),
     # create and deactivate payment links

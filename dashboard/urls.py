@@ -27,6 +27,7 @@ urlpatterns = [
     path("settings/team/<int:member_id>/role/", views.member_role, name="member-role"),
     path("settings/team/<int:member_id>/remove/", views.member_remove, name="member-remove"),
     path("settings/security/", views.settings_security, name="settings-security"),
+    path("settings/pricing/", views.settings_pricing, name="settings-pricing"),
     path("settings/security/transfer/", views.ownership_transfer, name="ownership-transfer"),
     path("audit/", views.audit_log, name="audit"),
     path("invitations/<str:key>/", views.invitation, name="invitation"),

@@ -13,7 +13,7 @@ from django.core.paginator import Paginator
 from django.db.models import Count, Q, Sum
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -36,8 +36,9 @@ from dashboard.permissions import (
     merchant_view,
     recently_authenticated,
 )
+from dashboard.plan import plan_words
 from dashboard.roles import roles_with
-from payments import selectors
+from payments import pricing, selectors
 from payments.statement import spreadsheet_safe
 
 
@@ -65,13 +66,16 @@ def home(request, mode):
         )
         .order_by("currency")
     )
-    balance = selectors.balance_get(merchant=request.merchant, livemode=livemode)
+    balance = selectors.balance_sums(merchant=request.merchant, livemode=livemode)
     return render(
         request,
         "dashboard/home.html",
         {
             "totals": list(totals),
-            "balance": sorted(balance.items()),
+            "balance": [
+                (currency, sums.available, sums.pending)
+                for currency, sums in sorted(balance.items())
+            ],
             "recent": charges.order_by("-created_at", "-id")[:10],
         },
     )
@@ -345,29 +349,36 @@ class _Echo:
         return value
 
 
+def _audit_row(entry: AuditEntry) -> list[str]:
+    # A failed sign-in writes what anyone typed (the e-mail, the user agent): no cell may reach
+    # a spreadsheet as a formula.
+    return [entry.created_at.isoformat()] + [
+        spreadsheet_safe(value)
+        for value in (
+            entry.email,
+            entry.mode,
+            entry.action,
+            entry.object_id,
+            entry.ip or "",
+            entry.user_agent,
+            entry.details_text(),
+        )
+    ]
+
+
 def _audit_csv(rows):
     writer = csv.writer(_Echo())
-    header = ["created_at", "email", "mode", "action", "object_id", "ip", "user_agent"]
+    # "details" last: a spreadsheet reading the columns before it by position still reads them.
+    header = ["created_at", "email", "mode", "action", "object_id", "ip", "user_agent", "details"]
+    # The details are said in the request's language, though the lines are written after the
+    # view has returned.
+    language = translation.get_language()
 
     def lines():
         yield writer.writerow(header)
-        for entry in rows.iterator(chunk_size=1000):
-            # A failed sign-in writes what anyone typed (the e-mail, the user agent): no cell
-            # may reach a spreadsheet as a formula.
-            yield writer.writerow(
-                [entry.created_at.isoformat()]
-                + [
-                    spreadsheet_safe(value)
-                    for value in (
-                        entry.email,
-                        entry.mode,
-                        entry.action,
-                        entry.object_id,
-                        entry.ip or "",
-                        entry.user_agent,
-                    )
-                ]
-            )
+        with translation.override(language):
+            for entry in rows.iterator(chunk_size=1000):
+                yield writer.writerow(_audit_row(entry))
 
     response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="audit.csv"'
@@ -406,7 +417,17 @@ def invitation(request, key):
 
 
 @merchant_view("view", mode_in_path=False)
+def settings_pricing(request):
+    """The merchant's price plan in words, for every member: the same in both modes."""
+    return render(
+        request,
+        "dashboard/settings_pricing.html",
+        {"parts": plan_words(pricing.plan_of(request.merchant))},
+    )
+
+
+@merchant_view("view", mode_in_path=False)
 def index_settings(request):
     if can(request.membership, "team"):
         return redirect("dashboard:settings-business")
-    return forbidden(request)
+    return redirect("dashboard:settings-pricing")

@@ -9,7 +9,7 @@ class PaymentsConfig(AppConfig):
     def ready(self) -> None:
         # Models need the app registry ready; the tasks are registered in every process, being
         # enqueued by name (core/queues.py).
-        from payments import tasks  # noqa: F401
+        from payments import checks, tasks  # noqa: F401
         from payments.api import principals
 
         principals.connect()

@@ -82,6 +82,8 @@ CHARGE = {
     "description": "Commande 42",
     "metadata": {"order": "42"},
     "amount_refunded": 0,
+    "fee": 7500,
+    "net": 242500,
     "failure_code": None,
     "failure_message": None,
     "checkout_session": None,
@@ -123,7 +125,8 @@ PAYOUT = {
 BALANCE = {
     "object": "balance",
     "livemode": False,
-    "available": [{"currency": "CDF", "amount": 147500}, {"currency": "USD", "amount": 1999}],
+    "available": [{"currency": "CDF", "amount": 142500}, {"currency": "USD", "amount": 1891}],
+    "pending": [{"currency": "CDF", "amount": 0}, {"currency": "USD", "amount": 0}],
 }
 BALANCE_TRANSACTION = {
     "id": "txn_5JmW8qZr1TvK3xNc7BpL0sYf",
@@ -131,9 +134,46 @@ BALANCE_TRANSACTION = {
     "livemode": False,
     "type": "charge",
     "amount": 250000,
+    "fee": 7500,
+    "net": 242500,
+    "fee_details": [{"type": "processing_fee", "amount": 7500, "currency": "CDF"}],
     "currency": "CDF",
     "source": CHARGE_ID,
+    "available_on": "2026-11-21T09:30:19.107254Z",
     "created_at": "2026-11-21T09:30:19.107254Z",
+}
+PRICING = {
+    "object": "pricing",
+    "livemode": False,
+    "rates": [
+        {
+            "kind": "charge",
+            "payment_method": "card",
+            "network": None,
+            "currency": "USD",
+            "rate_bp": 390,
+            "fixed": 30,
+            "available_after_days": 0,
+        },
+        {
+            "kind": "charge",
+            "payment_method": "mobile_money",
+            "network": None,
+            "currency": "CDF",
+            "rate_bp": 300,
+            "fixed": 0,
+            "available_after_days": 0,
+        },
+        {
+            "kind": "payout",
+            "payment_method": "mobile_money",
+            "network": None,
+            "currency": "CDF",
+            "rate_bp": 150,
+            "fixed": 0,
+            "available_after_days": 0,
+        },
+    ],
 }
 
 
@@ -185,6 +225,7 @@ PAYOUT_CREATE = [
 PAYOUT_RETRIEVE = [answer("Payout", PAYOUT)]
 PAYOUT_LIST = [answer("Payouts", page("/v1/payouts", PAYOUT))]
 BALANCE_RETRIEVE = [answer("Balance", BALANCE)]
+PRICING_RETRIEVE = [answer("Price plan", PRICING)]
 BALANCE_TRANSACTION_LIST = [
     answer("Balance transactions", page("/v1/balance_transactions", BALANCE_TRANSACTION))
 ]

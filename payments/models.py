@@ -10,6 +10,7 @@ import secrets
 from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
+from django.db.models.functions import Abs
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
@@ -123,6 +124,87 @@ class Merchant(models.Model):
         return f"{self.name} ({self.id})"
 
 
+class PricingKind(models.TextChoices):
+    CHARGE = "charge", _("Collection")
+    PAYOUT = "payout", _("Payout")
+    SETTLEMENT = "settlement", _("Settlement")
+
+
+class PriceRate(models.Model):
+    """One rate of a merchant's price plan, over the default plan of the settings
+    (PRICING_DEFAULT): a rate of the same kind, method, network and currency replaces the
+    default's. Blank method and network are the wider rates (payments.pricing picks the most
+    specific). Changed by staff with payments.change_pricing only, audited."""
+
+    merchant = models.ForeignKey(
+        Merchant,
+        verbose_name=_("merchant"),
+        on_delete=models.CASCADE,
+        related_name="price_rates",
+        db_index=False,  # price_rate_once begins with it
+    )
+    kind = models.CharField(_("kind"), max_length=20, choices=PricingKind.choices)
+    payment_method = models.CharField(
+        _("payment method"),
+        max_length=20,
+        choices=PaymentMethod.choices,
+        blank=True,
+        default="",
+        help_text=_("Blank: every method."),
+    )
+    network = models.CharField(
+        _("network"),
+        max_length=20,
+        choices=Network.choices,
+        blank=True,
+        default="",
+        help_text=_("Blank: every network of the method."),
+    )
+    currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
+    rate_bp = models.PositiveIntegerField(
+        _("rate (basis points)"), help_text=_("250 is 2.50 % of the amount.")
+    )
+    fixed = models.BigIntegerField(
+        _("fixed fee (minor units)"),
+        default=0,
+        help_text=_("Cents or centimes, added to the rate."),
+    )
+    available_after_days = models.PositiveSmallIntegerField(
+        _("available after (days)"),
+        default=0,
+        help_text=_("Collections only: days before a payment's net is available."),
+    )
+    updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
+    updated_by = models.CharField(_("updated by"), max_length=150, blank=True, default="")
+
+    class Meta:
+        verbose_name = _("price rate")
+        verbose_name_plural = _("price rates")
+        ordering = ["merchant", "kind", "currency", "payment_method", "network"]
+        permissions = [("change_pricing", _("Can change a merchant's price plan"))]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["merchant", "kind", "payment_method", "network", "currency"],
+                name="price_rate_once",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(rate_bp__lte=10000), name="price_rate_bp_at_most_all"
+            ),
+            models.CheckConstraint(condition=models.Q(fixed__gte=0), name="price_rate_fixed"),
+            models.CheckConstraint(
+                condition=models.Q(kind="charge") | models.Q(available_after_days=0),
+                name="price_rate_delay_charges_only",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(network="") | ~models.Q(payment_method=""),
+                name="price_rate_network_has_method",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.merchant_id} {self.kind} {self.currency}"
+
+
 class ApiKey(models.Model):
     merchant = models.ForeignKey(
         Merchant, verbose_name=_("merchant"), on_delete=models.CASCADE, related_name="api_keys"
@@ -201,6 +283,13 @@ class Charge(models.Model):
     failure_code = models.CharField(_("failure code"), max_length=40, blank=True, default="")
     failure_message = models.CharField(_("failure message"), max_length=500, blank=True, default="")
     amount_refunded = models.BigIntegerField(_("amount refunded (minor units)"), default=0)
+    # The rate of the merchant's plan in force when the charge was created (payments.pricing):
+    # its fee once it succeeds. Null on charges created before fees: no fee.
+    fee_rate_bp = models.PositiveIntegerField(_("fee rate (basis points)"), null=True, blank=True)
+    fee_fixed = models.BigIntegerField(_("fixed fee (minor units)"), null=True, blank=True)
+    fee_available_after_days = models.PositiveSmallIntegerField(
+        _("available after (days)"), null=True, blank=True
+    )
     checkout_session = models.ForeignKey(
         "checkout.CheckoutSession",
         verbose_name=_("checkout session"),
@@ -510,6 +599,9 @@ class Payout(models.Model):
     currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
     phone = models.CharField(_("phone"), max_length=20)
     network = models.CharField(_("network"), max_length=20, choices=Network.choices)
+    # What the payout costs by the merchant's plan when it was created, reserved with its amount
+    # and given back with it when it fails.
+    fee = models.BigIntegerField(_("fee (minor units)"), default=0, db_default=0)
     status = models.CharField(
         _("status"), max_length=10, choices=PayoutStatus.choices, default=PayoutStatus.PENDING
     )
@@ -608,6 +700,13 @@ class LedgerEntry(AppendOnlyModel):
     amount = models.BigIntegerField(
         _("amount (minor units)"), help_text=_("Signed, in minor units.")
     )
+    # What the row charges (signed: negative where a failure gives a fee back); the balance moves
+    # by amount - fee, its net. 0 on rows written before fees (db_default: added without
+    # rewriting the table).
+    fee = models.BigIntegerField(_("fee (minor units)"), default=0, db_default=0)
+    # When its net is available: later than created_at only for a charge whose plan delays it.
+    # Null on rows written before fees, which are available from their creation.
+    available_on = models.DateTimeField(_("available on"), null=True, blank=True)
     source = models.CharField(
         "source", max_length=40, help_text=_("The charge, refund or payout id.")
     )
@@ -663,14 +762,32 @@ class LedgerEntry(AppendOnlyModel):
                 include=["amount"],
                 name="ledger_epoch_idx",
             ),
+            # The rows not yet available (available_on after now), whatever their epoch: the
+            # pending balance reads them alone, never the history.
+            models.Index(
+                fields=["merchant", "livemode", "currency", "available_on"],
+                include=["amount", "fee"],
+                name="ledger_pending_idx",
+                condition=models.Q(available_on__isnull=False),
+            ),
         ]
         constraints = [
             models.UniqueConstraint(fields=["type", "source"], name="ledger_once_per_source"),
             models.CheckConstraint(condition=~models.Q(amount=0), name="ledger_amount_nonzero"),
+            # A fee never exceeds what it is taken on.
+            models.CheckConstraint(
+                condition=models.Q(fee__lte=Abs("amount")) & models.Q(fee__gte=-Abs("amount")),
+                name="ledger_fee_within_amount",
+            ),
         ]
 
     def __str__(self) -> str:
         return self.id
+
+    @property
+    def net(self) -> int:
+        """What the row moves the balance by."""
+        return self.amount - self.fee
 
 
 class BalanceCheckpoint(AppendOnlyModel):

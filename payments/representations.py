@@ -3,11 +3,12 @@
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from payments import pricing
 from payments.models import Charge, ChargeStatus, LedgerEntry, PaymentMethod, Payout, Refund
 from payments.phones import Prediction
 
 if TYPE_CHECKING:
-    from payments.selectors import NetworkOverview
+    from payments.selectors import BalanceSums, NetworkOverview
 
 
 def iso(value: datetime | None) -> str | None:
@@ -28,8 +29,18 @@ def _next_action(charge: Charge) -> dict | None:
 CHARGE_REPR_FIELDS = (
     "id", "livemode", "amount", "currency", "payment_method", "phone", "network", "status",
     "description", "metadata", "amount_refunded", "failure_code", "failure_message",
+    "fee_rate_bp", "fee_fixed",
     "checkout_session_id", "created_at", "updated_at", "next_action",
 )  # fmt: skip
+
+
+def charge_fee_and_net(charge: Charge) -> dict:
+    """A charge's fee by the rate kept on it, and its net: integers once it succeeded, null
+    before (and on a charge that did not)."""
+    if charge.status != ChargeStatus.SUCCEEDED:
+        return {"fee": None, "net": None}
+    fee = pricing.charge_fee(charge)
+    return {"fee": fee, "net": charge.amount - fee}
 
 
 def charge_repr(charge: Charge) -> dict:
@@ -51,6 +62,7 @@ def charge_repr(charge: Charge) -> dict:
             "description": charge.description or None,
             "metadata": charge.metadata,
             "amount_refunded": charge.amount_refunded,
+            **charge_fee_and_net(charge),
             "failure_code": charge.failure_code or None,
             "failure_message": charge.failure_message or None,
             "checkout_session": charge.checkout_session_id,
@@ -122,6 +134,22 @@ def payout_repr(payout: Payout) -> dict:
     }
 
 
+# What each row's fee is (fee_details' `type`), by the row's type.
+FEE_DETAIL_TYPE = {
+    "charge": "processing_fee",
+    "payout": "payout_fee",
+    "payout_failure": "payout_fee",
+}
+
+
+def fee_details(entry: LedgerEntry) -> list[dict]:
+    """The parts of a row's fee, adding up to it: one part (negative on a failure that gives a
+    fee back), or none when the fee is 0."""
+    if not entry.fee:
+        return []
+    return [{"type": FEE_DETAIL_TYPE[entry.type], "amount": entry.fee, "currency": entry.currency}]
+
+
 def balance_transaction_repr(entry: LedgerEntry) -> dict:
     return {
         "id": entry.id,
@@ -129,18 +157,28 @@ def balance_transaction_repr(entry: LedgerEntry) -> dict:
         "livemode": entry.livemode,
         "type": entry.type,
         "amount": entry.amount,
+        "fee": entry.fee,
+        "net": entry.amount - entry.fee,
+        "fee_details": fee_details(entry),
         "currency": entry.currency,
         "source": entry.source,
+        # Rows written before fees were available from their creation.
+        "available_on": iso(entry.available_on or entry.created_at),
         "created_at": iso(entry.created_at),
     }
 
 
-def balance_repr(*, livemode: bool, available: dict[str, int]) -> dict:
+def balance_repr(*, livemode: bool, sums: "dict[str, BalanceSums]") -> dict:
     return {
         "object": "balance",
         "livemode": livemode,
         "available": [
-            {"currency": currency, "amount": amount} for currency, amount in available.items()
+            {"currency": currency, "amount": of_currency.available}
+            for currency, of_currency in sums.items()
+        ],
+        "pending": [
+            {"currency": currency, "amount": of_currency.pending}
+            for currency, of_currency in sums.items()
         ],
     }
 
@@ -164,4 +202,12 @@ def network_prediction_repr(prediction: Prediction) -> dict:
         "object": "network_prediction",
         "phone": prediction.phone,
         "network": str(prediction.network) if prediction.network else None,
+    }
+
+
+def pricing_repr(*, livemode: bool, plan: "list[pricing.Rate]") -> dict:
+    return {
+        "object": "pricing",
+        "livemode": livemode,
+        "rates": [rate.as_json() for rate in plan],
     }

@@ -26,6 +26,7 @@ from payments.models import (
     LedgerType,
     PaymentMethod,
     PayoutStatus,
+    PricingKind,
     RefundReason,
     RefundStatus,
 )
@@ -72,6 +73,19 @@ class Charge(serializers.Serializer):
         min_value=0,
         help_text="Refunded so far (pending refunds included), of the payment the charge "
         "kept: the service's refund of a second payment of the charge is not counted.",
+    )
+    fee = serializers.IntegerField(
+        allow_null=True,
+        min_value=0,
+        help_text="What the charge cost, in the smallest currency unit, by the rate of the "
+        "merchant's plan when it was created: round half up of amount × rate_bp / 10000, plus "
+        "the fixed fee, never more than the amount. Null until it succeeded; kept when it is "
+        "refunded.",
+    )
+    net = serializers.IntegerField(
+        allow_null=True,
+        min_value=0,
+        help_text="amount − fee: what the charge added to the balance. Null until it succeeded.",
     )
     failure_code = failure_code_field()
     failure_message = failure_message_field()
@@ -172,18 +186,62 @@ class Payout(serializers.Serializer):
 
 class BalanceAmount(serializers.Serializer):
     currency = currency_field()
-    amount = serializers.IntegerField(
-        help_text="Available, in the smallest currency unit (negative after refunds that "
-        "exceed what came in)."
-    )
+    amount = serializers.IntegerField(help_text="In the smallest currency unit.")
 
 
 class Balance(serializers.Serializer):
-    """What is available, per currency: the sum of the balance transactions."""
+    """The balance per currency: the net of the balance transactions, split by their
+    available_on."""
 
     object = object_field("balance")
     livemode = livemode_field()
-    available = BalanceAmount(many=True)
+    available = BalanceAmount(
+        many=True,
+        help_text="The net of the transactions whose available_on has passed: what refunds, "
+        "payouts and settlements may draw on (never below zero).",
+    )
+    pending = BalanceAmount(
+        many=True,
+        help_text="The net of the transactions not yet available (charges within their "
+        "plan's delay).",
+    )
+
+
+class FeeDetail(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["processing_fee", "payout_fee", "settlement_fee"])
+    amount = serializers.IntegerField(help_text="Negative where a failure gives the fee back.")
+    currency = currency_field()
+
+
+class PricingRate(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=PricingKind.values)
+    payment_method = serializers.ChoiceField(
+        choices=PaymentMethod.values,
+        allow_null=True,
+        help_text="Null: the kind's rate for every method.",
+    )
+    network = network_field(allow_null=True, help_text="Null: every network of the method.")
+    currency = currency_field()
+    rate_bp = serializers.IntegerField(
+        min_value=0, max_value=10000, help_text="Basis points of the amount: 250 is 2.50 %."
+    )
+    fixed = serializers.IntegerField(
+        min_value=0, help_text="Added to each fee, in the smallest currency unit."
+    )
+    available_after_days = serializers.IntegerField(
+        min_value=0,
+        help_text="Charges: days after it succeeded before a charge's net is available. "
+        "0 for the other kinds.",
+    )
+
+
+class Pricing(serializers.Serializer):
+    """The merchant's price plan. Of its rates the most specific applies: the network's, else
+    the payment method's, else the kind's. Test mode applies the same plan."""
+
+    object = object_field("pricing")
+    livemode = livemode_field()
+    rates = PricingRate(many=True)
 
 
 class BalanceTransaction(serializers.Serializer):
@@ -196,9 +254,20 @@ class BalanceTransaction(serializers.Serializer):
     amount = serializers.IntegerField(
         help_text="Signed, in the smallest currency unit: positive in, negative out."
     )
+    fee = serializers.IntegerField(
+        help_text="What this transaction charges, in the smallest currency unit: a charge's "
+        "or a payout's fee; negative on a payout_failure, which gives the fee back; 0 for "
+        "refunds and late payments."
+    )
+    net = serializers.IntegerField(help_text="amount − fee: what moves the balance.")
+    fee_details = FeeDetail(many=True, help_text="The parts of fee, adding up to it; [] when 0.")
     currency = currency_field()
     source = serializers.CharField(
         help_text="The id of the charge, refund or payout that moved it."
+    )
+    available_on = timestamp_field(
+        help_text="When its net becomes available: a charge's once its plan's delay has "
+        "passed, every other transaction at its creation."
     )
     created_at = timestamp_field()
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, time, timedelta
 from django.conf import settings
 from django.db import connection
 from django.db.models import Count, F, Prefetch, Q, QuerySet, Sum
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, TruncDate
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.translation import gettext as _
@@ -163,8 +163,10 @@ _BALANCE_SQL = """
 SELECT CAST(%s AS VARCHAR(3)),
     COALESCE((SELECT total FROM payments_balancecheckpoint
               WHERE merchant_id = %s AND livemode = %s AND currency = %s
-              ORDER BY epoch DESC LIMIT 1), 0) + COALESCE(SUM(amount), 0),
-    COUNT(*)
+              ORDER BY epoch DESC LIMIT 1), 0) + COALESCE(SUM(amount - fee), 0),
+    COUNT(*),
+    (SELECT COALESCE(SUM(amount - fee), 0) FROM payments_ledgerentry
+     WHERE merchant_id = %s AND livemode = %s AND currency = %s AND available_on > %s)
 FROM payments_ledgerentry
 WHERE merchant_id = %s AND livemode = %s AND currency = %s
     AND epoch = COALESCE((SELECT epoch FROM payments_balancecheckpoint
@@ -173,28 +175,50 @@ WHERE merchant_id = %s AND livemode = %s AND currency = %s
 """
 
 
+@dataclass(frozen=True)
+class BalanceSums:
+    """One currency's balance: `available` to draw on now, `pending` until its rows'
+    available_on, and how many rows it added up one by one (those since the last checkpoint)."""
+
+    available: int
+    pending: int
+    rows: int
+
+
 def balance_sums(
-    *, merchant: Merchant | str, livemode: bool, currencies: tuple[str, ...] | None = None
-) -> dict[str, tuple[int, int]]:
-    """currency → (available, ledger rows since its last balance checkpoint), for each of
-    `currencies` (every currency when None), in one statement. Available is the sum of every
-    ledger row of that mode and currency: the last checkpoint's total (services.ledger) and the
-    rows written since, which are all this reads one by one."""
+    *,
+    merchant: Merchant | str,
+    livemode: bool,
+    currencies: tuple[str, ...] | None = None,
+    now: datetime | None = None,
+) -> dict[str, BalanceSums]:
+    """currency → BalanceSums, for each of `currencies` (every currency when None), in one
+    statement. The net of every ledger row of that mode and currency (amount − fee) is the last
+    checkpoint's total (services.ledger) and the rows written since, which are all it reads one
+    by one; pending is the net of the rows whose available_on is after `now`, read from their
+    own index whatever their epoch, and available the rest."""
     merchant_id = merchant if isinstance(merchant, str) else merchant.pk
     currencies = currencies or tuple(Currency.values)
+    at = connection.ops.adapt_datetimefield_value(now or timezone.now())
     key = [merchant_id, livemode]
     params: list = []
     for currency in currencies:
-        params += [currency, *key, currency, *key, currency, *key, currency]
+        params += [currency, *key, currency, *key, currency, at]
+        params += [*key, currency, *key, currency]
     with connection.cursor() as cursor:
         cursor.execute(" UNION ALL ".join([_BALANCE_SQL] * len(currencies)), params)
-        return {currency: (int(total), rows) for currency, total, rows in cursor.fetchall()}
+        return {
+            currency: BalanceSums(
+                available=int(total) - int(pending), pending=int(pending), rows=rows
+            )
+            for currency, total, rows, pending in cursor.fetchall()
+        }
 
 
 def balance_get(*, merchant: Merchant, livemode: bool) -> dict[str, int]:
-    """Every currency's available amount, each one the sum of its ledger (0 when nothing moved)."""
+    """Every currency's available amount (0 when nothing moved); balance_sums has the pending."""
     sums = balance_sums(merchant=merchant, livemode=livemode)
-    return {currency: available for currency, (available, _rows) in sums.items()}
+    return {currency: of_currency.available for currency, of_currency in sums.items()}
 
 
 def ledger_of(*, merchant: Merchant, livemode: bool) -> QuerySet:
@@ -216,6 +240,49 @@ def ledger_export_rows(*, merchant: Merchant, livemode: bool, filters: dict) -> 
         ledger_list(merchant=merchant, livemode=livemode, filters=filters)
         .select_related("charge", "refund", "payout")
         .order_by("created_at", "id")
+    )
+
+
+# --- What the service earned (the staff's fees report) ---------------------------------------------
+
+
+def fees_earned(*, livemode: bool, start: datetime, end: datetime, by_day: bool = True) -> QuerySet:
+    """The fees of the ledger rows written in [start, end) of one mode, added up in the database
+    per UTC day (without `by_day`: over the whole period), merchant and currency: `charged` (the
+    fees taken), `given_back` (the fees a failure gave back, as a positive amount) and `earned`
+    (the one less the other). Rows of dicts with `day` (when by_day), `merchant_id`,
+    `merchant_name`, `currency`, `charged`, `given_back`, `earned`; by day, then merchant."""
+    rows = LedgerEntry.objects.filter(
+        livemode=livemode, created_at__gte=start, created_at__lt=end
+    ).exclude(fee=0)
+    group = ["merchant_name", "merchant_id", "currency"]
+    if by_day:
+        rows = rows.annotate(day=TruncDate("created_at", tzinfo=UTC))
+        group.insert(0, "day")
+    return (
+        rows.annotate(merchant_name=F("merchant__name"))
+        .values(*group)
+        .annotate(
+            charged=Coalesce(Sum("fee", filter=Q(fee__gt=0)), 0),
+            given_back=Coalesce(-Sum("fee", filter=Q(fee__lt=0)), 0),
+            earned=Sum("fee"),
+        )
+        .order_by(*group)
+    )
+
+
+def fees_earned_totals(*, livemode: bool, start: datetime, end: datetime) -> QuerySet:
+    """fees_earned over the whole period and every merchant: one row per currency."""
+    return (
+        LedgerEntry.objects.filter(livemode=livemode, created_at__gte=start, created_at__lt=end)
+        .exclude(fee=0)
+        .values("currency")
+        .annotate(
+            charged=Coalesce(Sum("fee", filter=Q(fee__gt=0)), 0),
+            given_back=Coalesce(-Sum("fee", filter=Q(fee__lt=0)), 0),
+            earned=Sum("fee"),
+        )
+        .order_by("currency")
     )
 
 

@@ -28,6 +28,10 @@ HEADER = (
     "network",
     "phone",
     "operator_reference",
+    # Appended, so that a spreadsheet reading the columns above by position still reads them.
+    "fee",
+    "net",
+    "available_on",
 )
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 BOM = "\ufeff"
@@ -68,6 +72,9 @@ def _row(entry: LedgerEntry) -> list[str]:
         network,
         phone,
         spreadsheet_safe(reference),
+        str(entry.fee),
+        str(entry.amount - entry.fee),
+        iso(entry.available_on or entry.created_at),
     ]
 
 

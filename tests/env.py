@@ -19,6 +19,10 @@ os.environ.setdefault("SECRET_KEY", "test-only-secret-key-never-used-outside-the
 os.environ.setdefault("SANDBOX_CARD_SECRET_KEY", "test-only-sandbox-card-secret-key-0123456789")
 # The merchants' receivers of the tests listen on 127.0.0.1, as a developer's would.
 os.environ.setdefault("WEBHOOK_ALLOW_PRIVATE_NETWORKS", "true")
+# The suite's money is fee-free unless a test states a plan (tests.pricing): the amounts of the
+# tests of refunds, payouts and the books stay the ones they read; the fee tests set their rates,
+# and tests/payments/fees checks the documented default plan itself.
+os.environ.setdefault("PRICING_DEFAULT", "[]")
 # Static files are served as found, without `collectstatic`'s hashed names.
 os.environ.setdefault("STATIC_MANIFEST", "false")
 # Without DATABASE_URL and REDIS_URL the tests run on SQLite and the embedded broker, on purpose.

@@ -52,3 +52,39 @@ if not DEBUG and SANDBOX_CARD_ENABLED and SANDBOX_CARD_SECRET_KEY == _SANDBOX_CA
         "SANDBOX_CARD_SECRET_KEY is the public development default. With DEBUG off, set "
         "SANDBOX_CARD_SECRET_KEY to a secret of your own (or SANDBOX_CARD_ENABLED=false)."
     )
+
+
+def _rate(kind, method, network, currency, rate_bp, fixed=0, days=0) -> dict:
+    return {
+        "kind": kind,
+        "payment_method": method,
+        "network": network,
+        "currency": currency,
+        "rate_bp": rate_bp,
+        "fixed": fixed,
+        "available_after_days": days,
+    }
+
+
+# The price plan of every merchant whose staff-set rates do not replace it (payments.pricing),
+# in the shape of GET /v1/pricing; where each figure comes from is in
+# docs/guides/fees-and-balance.md. Checked at start-up (payments' system checks).
+PRICING_DEFAULT_PLAN = [
+    # Collections: about what the operators keep on a merchant payment plus our share, as
+    # aggregators of Congolese mobile money publish it; cards as international acquirers price
+    # them, with a fixed part in dollars.
+    _rate("charge", "mobile_money", None, "CDF", 300),
+    _rate("charge", "mobile_money", None, "USD", 300),
+    _rate("charge", "card", None, "USD", 390, 30),
+    _rate("charge", "card", None, "CDF", 390),
+    # Payouts to a wallet: the operators' disbursement tariffs.
+    _rate("payout", "mobile_money", None, "CDF", 150),
+    _rate("payout", "mobile_money", None, "USD", 150),
+    # Settlements to the merchant's own wallet, and to a bank account: a bank transfer's flat
+    # fee (about 10 dollars, and its franc equivalent).
+    _rate("settlement", "mobile_money", None, "CDF", 100),
+    _rate("settlement", "mobile_money", None, "USD", 100),
+    _rate("settlement", None, None, "CDF", 0, 2_500_000),
+    _rate("settlement", None, None, "USD", 0, 1_000),
+]
+PRICING_DEFAULT = env.json("PRICING_DEFAULT", default=PRICING_DEFAULT_PLAN)

@@ -1,9 +1,12 @@
-"""/dashboard/{mode}/balance/: what is available per currency (the ledger's sums, as GET
-/v1/balance), the ledger's rows in keyset pages, and the statement as CSV (payments.statement,
-the API's export: the same file)."""
+"""/dashboard/{mode}/balance/: what is available and pending per currency (the ledger's sums, as
+GET /v1/balance) and what pending payouts and refunds are taking out, the ledger's rows (amount,
+fee, net, available on) in keyset pages, and the statement as CSV (payments.statement, the API's
+export: the same file)."""
+
+from dataclasses import dataclass
 
 import django_filters
-from django.db.models import Sum
+from django.db.models import F, Sum
 from django.http import StreamingHttpResponse
 from django.shortcuts import render
 from django.utils import timezone
@@ -45,31 +48,49 @@ def balance(request, mode):
         return _statement(request, found)
     sums = selectors.balance_sums(merchant=request.merchant, livemode=live)
     ledger.ledger_checkpoints_ask(merchant_id=request.merchant.pk, livemode=live, sums=sums)
-    pending = _pending(request.merchant, live)
+    outgoing = _on_its_way_out(request.merchant, live)
     return render(
         request,
         "dashboard/balance.html",
         {
             "balances": [
-                (currency, amount, pending.get(currency, 0))
-                for currency, (amount, _rows) in sorted(sums.items())
+                Balance(
+                    currency=currency,
+                    available=of_currency.available,
+                    pending=of_currency.pending,
+                    outgoing=outgoing.get(currency, 0),
+                )
+                for currency, of_currency in sorted(sums.items())
             ],
             "filter": found,
             "page": page_of(request, found.qs, scope=scope),
             "query": query_without_cursor(request),
+            "now": timezone.now(),
         },
     )
 
 
-def _pending(merchant, live: bool) -> dict[str, int]:
-    """Per currency, what is taken from the available balance but not yet final: payouts and
-    refunds still pending (given back if they fail)."""
+@dataclass(frozen=True)
+class Balance:
+    """One currency's balance as the page shows it: `available` to pay out or refund now,
+    `pending` until its payments become available, and `outgoing`, what payouts and refunds not
+    yet final took from the available part (given back if they fail)."""
+
+    currency: str
+    available: int
+    pending: int
+    outgoing: int
+
+
+def _on_its_way_out(merchant, live: bool) -> dict[str, int]:
+    """Per currency, what payouts (amount and fee) and refunds still pending took from the
+    available balance."""
     totals: dict[str, int] = {}
-    for rows in (
-        selectors.payouts_of(merchant=merchant, livemode=live),
-        selectors.refunds_of(merchant=merchant, livemode=live),
+    for rows, taken in (
+        (selectors.payouts_of(merchant=merchant, livemode=live), F("amount") + F("fee")),
+        (selectors.refunds_of(merchant=merchant, livemode=live), F("amount")),
     ):
-        sums = rows.filter(status="pending").values("currency").annotate(total=Sum("amount"))
+        sums = rows.filter(status="pending").values("currency").annotate(total=Sum(taken))
         for row in sums.order_by():
             totals[row["currency"]] = totals.get(row["currency"], 0) + row["total"]
     return totals

@@ -1,5 +1,6 @@
 """/dashboard/{mode}/payments/: the merchant's charges (search, filters, keyset pages), one
-charge's timeline, and its refund through the API's refund service."""
+charge's amount, fee and net and its timeline, and its refund through the API's refund
+service."""
 
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -15,9 +16,11 @@ from dashboard.pages.forms import RefundForm
 from dashboard.pages.once import FIELD, once, tell
 from dashboard.pages.search import ChargeFilter
 from dashboard.permissions import can, live_sensitive, merchant_view
+from dashboard.plan import price
 from payments import selectors
 from payments.failures import failure_words
 from payments.models import ChargeStatus, PaymentMethod
+from payments.representations import charge_fee_and_net
 from payments.services.refunds import refund_create
 from webhooks.models import Event
 
@@ -134,17 +137,28 @@ def _detail(request, charge, *, form=None, status=200):
     refundable = charge.status == ChargeStatus.SUCCEEDED and charge.amount_refundable > 0
     if form is None and refundable and can(request.membership, "refund"):
         form = RefundForm()
+    fee_and_net = charge_fee_and_net(charge)
     return render(
         request,
         "dashboard/payments/detail.html",
         {
             "charge": charge,
+            "fee": fee_and_net["fee"],
+            "net": fee_and_net["net"],
+            "fee_rate": _fee_rate(charge) if fee_and_net["fee"] is not None else "",
             "refunds": refunds,
             "timeline": timeline(charge, refunds, charge_events(charge)),
             "refund_form": form if refundable else None,
         },
         status=status,
     )
+
+
+def _fee_rate(charge) -> str:
+    """The rate kept on the charge when it was created, in words ("" before fees)."""
+    if charge.fee_rate_bp is None:
+        return ""
+    return price(rate_bp=charge.fee_rate_bp, fixed=charge.fee_fixed or 0, currency=charge.currency)
 
 
 def _charge(request, charge_id: str):

@@ -1,5 +1,6 @@
-"""/dashboard/{mode}/payouts/: the merchant's payouts in keyset pages, one payout, and a new
-payout through the API's service (payout_create, its rules and its errors), once per form."""
+"""/dashboard/{mode}/payouts/: the merchant's payouts in keyset pages, one payout with its fee,
+and a new payout through the API's service (payout_create, its rules and its errors), once per
+form, its fee said before it is sent."""
 
 import django_filters
 from django.shortcuts import redirect, render
@@ -13,8 +14,9 @@ from dashboard.pages.forms import PayoutForm
 from dashboard.pages.once import FIELD, once, tell
 from dashboard.pages.search import DateBounds, date_range
 from dashboard.permissions import live_sensitive, merchant_view
-from payments import selectors
-from payments.models import Network, PayoutStatus
+from dashboard.plan import plan_words
+from payments import pricing, selectors
+from payments.models import Network, PayoutStatus, PricingKind
 from payments.services.payouts import payout_create
 
 
@@ -55,19 +57,31 @@ def payout_detail(request, mode, payout_id):
         livemode=livemode(request),
         payout_id=payout_id,
     )
-    return render(request, "dashboard/payouts/detail.html", {"payout": payout})
+    return render(
+        request,
+        "dashboard/payouts/detail.html",
+        {"payout": payout, "taken": payout.amount + payout.fee},
+    )
+
+
+def _new(request, form: PayoutForm, *, status: int = 200):
+    """The payout form, with what payouts cost by the merchant's plan said before sending."""
+    (fees,) = plan_words(pricing.plan_of(request.merchant), kinds=(PricingKind.PAYOUT,))
+    return render(
+        request, "dashboard/payouts/new.html", {"form": form, "fees": fees}, status=status
+    )
 
 
 @merchant_view("payouts")
 @live_sensitive
 def payout_new(request, mode):
     if request.method != "POST":
-        return render(request, "dashboard/payouts/new.html", {"form": PayoutForm()})
+        return _new(request, PayoutForm())
     form = PayoutForm(request.POST)
     live = livemode(request)
     fields = form.payout_fields(livemode=live, merchant=request.merchant)
     if fields is None:
-        return render(request, "dashboard/payouts/new.html", {"form": form}, status=400)
+        return _new(request, form, status=400)
 
     def pay_out() -> str:
         payout = payout_create(merchant=request.merchant, livemode=live, **fields)
@@ -78,7 +92,7 @@ def payout_new(request, mode):
         done = once(request, key=form.cleaned_data[FIELD], data=fields, operation=pay_out)
     except ApiError as error:
         form.add_api_error(error)
-        return render(request, "dashboard/payouts/new.html", {"form": form}, status=error.status)
+        return _new(request, form, status=error.status)
     tell(
         request,
         done,

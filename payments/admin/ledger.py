@@ -1,11 +1,12 @@
 """Staff view of the ledger: every row, by merchant, mode, currency and type, each linked to the
-charge, refund or payout that moved the money. Rows are append-only: never added, changed or
-deleted here (on PostgreSQL a trigger refuses it whoever asks)."""
+charge, refund or payout that moved the money, and the fees the service earned on them
+(payments/admin/earnings.py). Rows are append-only: never added, changed or deleted here (on
+PostgreSQL a trigger refuses it whoever asks)."""
 
 from django.contrib import admin
 from django.contrib.admin.utils import quote
 from django.db.models import Q
-from django.urls import NoReverseMatch, reverse
+from django.urls import NoReverseMatch, path, reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
@@ -14,6 +15,7 @@ from core.admin.addresses import PublicIdAdmin
 from core.admin.display import nowrap
 from core.admin.readonly import ReadOnlyMixin
 from core.money import format_amount
+from payments.admin.earnings import fees_earned_view
 from payments.admin.merchants import MerchantFilter, MerchantRowsMixin
 from payments.models import LedgerEntry, LedgerType
 
@@ -56,6 +58,17 @@ class LedgerEntryAdmin(
         "source_link",
     )
     readonly_fields = fields
+
+    def get_urls(self):
+        earned = path(
+            "fees-earned/",
+            self.admin_site.admin_view(self.fees_earned),
+            name="payments_fees_earned",
+        )
+        return [earned, *super().get_urls()]  # before the admin's own "<id>/" addresses
+
+    def fees_earned(self, request):
+        return fees_earned_view(self, request)
 
     def exactly(self, name, term):
         """A source is found through the index of the one-row-per-source rule, which begins with

@@ -1,7 +1,7 @@
 """Staff views of merchants: approval for live mode and the card rail, the support contact their
 customers see on the payment pages, their API keys (issued here, shown once), their webhook
-endpoints (URL per mode, secret rotation) and each mode's balance, with links to that mode's
-ledger rows and payouts.
+endpoints (URL per mode, secret rotation), each mode's balance, with links to that mode's
+ledger rows and payouts, and their price plan (payments/admin/pricing.py).
 
 Issuing a key needs payments.issue_apikey, which neither seeing nor changing merchants gives: a
 live key moves the merchant's money. Rotating a webhook secret needs the right to change webhook
@@ -12,10 +12,10 @@ from urllib.parse import urlencode
 
 from django.contrib import admin
 from django.template.response import TemplateResponse
-from django.urls import reverse
+from django.urls import path, reverse
 from django.utils.cache import add_never_cache_headers
 from django.utils.html import format_html, format_html_join
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from core.admin.actions import ActionsByPermission
@@ -25,6 +25,7 @@ from core.admin.display import mode_name, nowrap
 from core.money import format_amount
 from payments import selectors
 from payments.admin.api_keys import ApiKeyInline
+from payments.admin.pricing import price_plan_url, price_plan_view
 from payments.models import Merchant, Mode
 from payments.services import accounts
 
@@ -82,7 +83,7 @@ class MerchantAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
     list_filter = ("live_approved", "card_rail_enabled")
     list_editable = ("live_approved", "card_rail_enabled")
     search_fields = ("id", "name")
-    readonly_fields = ("id", "created_at", "balance")
+    readonly_fields = ("id", "created_at", "balance", "price_plan")
     fieldsets = (
         (
             None,
@@ -94,6 +95,7 @@ class MerchantAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
                     "card_rail_enabled",
                     "created_at",
                     "balance",
+                    "price_plan",
                 ),
                 "description": _(
                     "Payouts and the merchant's refunds draw on the balance of their mode and "
@@ -119,6 +121,37 @@ class MerchantAdmin(PublicIdAdmin, ActionsByPermission, admin.ModelAdmin):
 
     def has_issue_key_permission(self, request):
         return request.user.has_perm("payments.issue_apikey")
+
+    def get_urls(self):
+        pricing = path(
+            "<str:merchant_id>/pricing/",
+            self.admin_site.admin_view(self.price_plan_page),
+            name="payments_merchant_pricing",
+        )
+        return [pricing, *super().get_urls()]  # before the admin's own "<id>/" addresses
+
+    def price_plan_page(self, request, merchant_id):
+        return price_plan_view(self, request, merchant_id)
+
+    @admin.display(description=_("Price plan"))
+    def price_plan(self, obj):
+        """How many rates of the merchant's own the plan has, and the page that shows it."""
+        if obj is None or obj._state.adding:
+            return "-"
+        count = obj.price_rates.count()
+        summary = (
+            ngettext(
+                "The default plan with %(count)d rate of its own.",
+                "The default plan with %(count)d rates of its own.",
+                count,
+            )
+            % {"count": count}
+            if count
+            else gettext("The default plan.")
+        )
+        return format_html(
+            '{} <a href="{}">{}</a>', summary, price_plan_url(obj), gettext("See the plan")
+        )
 
     @admin.display(description=_("Balance"))
     def balance(self, obj):

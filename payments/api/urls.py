@@ -18,6 +18,7 @@ urlpatterns = [
     path("payouts", views.PayoutListCreateView.as_view(), name="payouts"),
     path("payouts/<str:payout_id>", views.PayoutDetailView.as_view(), name="payout"),
     path("balance", views.BalanceView.as_view(), name="balance"),
+    path("pricing", views.PricingView.as_view(), name="pricing"),
     path("networks", views.NetworkListView.as_view(), name="networks"),
     path("networks/predict", views.NetworkPredictView.as_view(), name="networks-predict"),
     path(

@@ -13,7 +13,7 @@ from core.api.base import ApiView
 from core.api.openapi import errors
 from core.api.pagination import paginate, paginate_sequence
 from core.errors import StatementsBusy
-from payments import examples, schemas, selectors
+from payments import examples, pricing, schemas, selectors
 from payments.representations import (
     CHARGE_REPR_FIELDS,
     balance_repr,
@@ -23,6 +23,7 @@ from payments.representations import (
     network_prediction_repr,
     network_repr,
     payout_repr,
+    pricing_repr,
     refund_repr,
 )
 from payments.serializers import (
@@ -277,8 +278,9 @@ class BalanceView(ApiView):
         operation_id="balance_retrieve",
         tags=["Balance"],
         summary="Retrieve the balance",
-        description="What is available per currency in this key's mode: succeeded charges, less "
-        "refunds and payouts.",
+        description="The balance per currency in this key's mode, the net of its "
+        "transactions (succeeded charges less their fees, less refunds, payouts and their "
+        "fees): available now, and pending until each charge's available_on.",
         responses={200: schemas.Balance},
         examples=examples.BALANCE_RETRIEVE,
     )
@@ -287,8 +289,23 @@ class BalanceView(ApiView):
         ledger.ledger_checkpoints_ask(
             merchant_id=self.merchant.pk, livemode=self.livemode, sums=sums
         )
-        available = {currency: amount for currency, (amount, _rows) in sums.items()}
-        return Response(balance_repr(livemode=self.livemode, available=available))
+        return Response(balance_repr(livemode=self.livemode, sums=sums))
+
+
+class PricingView(ApiView):
+    @extend_schema(
+        operation_id="pricing_retrieve",
+        tags=["Balance"],
+        summary="Retrieve the price plan",
+        description="The rates of the merchant's plan, the same in test and live mode: a fee "
+        "is round half up of amount × rate_bp / 10000, plus fixed, never more than the amount; "
+        "the most specific rate applies (the network's, else the payment method's, else the "
+        "kind's).",
+        responses={200: schemas.Pricing},
+        examples=examples.PRICING_RETRIEVE,
+    )
+    def get(self, request):
+        return Response(pricing_repr(livemode=self.livemode, plan=pricing.plan_of(self.merchant)))
 
 
 class BalanceTransactionListView(ApiView):

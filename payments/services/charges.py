@@ -23,7 +23,7 @@ from core.errors import (
     ProviderUnavailable,
 )
 from core.links import public_url
-from payments import state
+from payments import pricing, state
 from payments.models import (
     Charge,
     ChargeStatus,
@@ -114,6 +114,7 @@ def charge_create(
         charge.provider = provider.name
         charge.provider_requested_at = now
         charge.next_check_at = now + timedelta(seconds=CARD_FIRST_CHECK)
+        pricing.charge_rate_keep(charge)
         charge.save(force_insert=True)
     else:
         # The limits first, then a closed network, then one without credentials, as for a payout.
@@ -126,6 +127,7 @@ def charge_create(
         charge.phone = phone
         charge.network = network
         charge.provider = provider.name
+        pricing.charge_rate_keep(charge)
         charge.save(force_insert=True)
         # robust: with the broker down the charge still stands (201); the unsent-charge sweep
         # of charges_poll_due sends its prompt once the broker is back.

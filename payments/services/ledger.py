@@ -10,29 +10,38 @@ checkpoint is written: every writer holds a shared lock on its merchant, mode an
 before it reads the epoch until its transaction ends, and the checkpoint takes the same lock
 exclusively, so it waits for every transaction still writing rows and none starts meanwhile.
 
-    charge succeeded         + amount   (charge)
-    late payment             + amount   (late_payment: paid after the charge failed; or
-                                          another payment of a charge, with its refund as
-                                          source, given back at once)
-    refund reserved          − amount   (refund)
-    refund failed            + amount   (refund_failure)
-    payout reserved          − amount   (payout)
-    payout failed            + amount   (payout_failure)
+                              amount     fee
+    charge succeeded         + amount   + its fee   (charge; available after its plan's delay)
+    late payment             + amount   0           (late_payment: paid after the charge
+                                                     failed; or another payment of a charge,
+                                                     with its refund as source, given back)
+    refund reserved          − amount   0           (refund: the charge's fee is kept)
+    refund failed            + amount   0           (refund_failure)
+    payout reserved          − amount   + its fee   (payout)
+    payout failed            + amount   − its fee   (payout_failure: both given back)
 
-A payout and a merchant's refund draw on the balance: balance_lock_check locks the merchant's
-balance and checks that it covers the amount, in the transaction that then writes the row.
+A row moves the balance by its net, amount − fee. It is available from available_on: a charge's
+once its plan's delay has passed, every other row at once. The balance is `available` (the net
+of rows available now) and `pending` (the others); pending rows are found by their own index
+(ledger_pending_idx), so neither needs the history (selectors.balance_sums).
+
+A payout and a merchant's refund draw on the available balance: balance_lock_check locks the
+merchant's balance and checks that it covers what the movement takes (a payout's amount and
+fee), in the transaction that then writes the row.
 """
 
 import hashlib
 import logging
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Exists, F, OuterRef, Q, Sum
+from django.utils import timezone
 
 from core.errors import Amount, BalanceInsufficient
-from payments import selectors
+from payments import pricing, selectors
 from payments.models import (
     BalanceCheckpoint,
     Charge,
@@ -59,6 +68,28 @@ SIGN = {
 }
 
 
+# What a row's fee is, by its type (fee_details' `type`).
+FEE_TYPE = {
+    LedgerType.CHARGE: "processing_fee",
+    LedgerType.PAYOUT: "payout_fee",
+    LedgerType.PAYOUT_FAILURE: "payout_fee",
+}
+
+
+def _fee_and_available_on(
+    type: str, source: Charge | Refund | Payout, now: datetime
+) -> tuple[int, datetime]:
+    """The fee a row of this type charges (the module's table) and when its net is available."""
+    if type == LedgerType.CHARGE:
+        delay = timedelta(days=source.fee_available_after_days or 0)
+        return pricing.charge_fee(source), now + delay
+    if type == LedgerType.PAYOUT:
+        return source.fee, now
+    if type == LedgerType.PAYOUT_FAILURE:
+        return -source.fee, now
+    return 0, now
+
+
 def ledger_record(*, type: str, source: Charge | Refund | Payout) -> LedgerEntry:
     """Write the row of one movement. Only inside the transaction of the state change that
     causes it (it fails otherwise); a second row of the same type for the same source is refused
@@ -68,12 +99,17 @@ def ledger_record(*, type: str, source: Charge | Refund | Payout) -> LedgerEntry
     charge = source if isinstance(source, Charge) else getattr(source, "charge", None)
     key = (source.merchant_id, source.livemode, source.currency)
     _lock(*key, exclusive=False)  # held until the transaction ends: see the module's docstring
+    now = timezone.now()
+    fee, available_on = _fee_and_available_on(type, source, now)
     return LedgerEntry.objects.create(
         merchant_id=source.merchant_id,
         livemode=source.livemode,
         currency=source.currency,
         type=type,
         amount=SIGN[type] * source.amount,
+        fee=fee,
+        available_on=available_on,
+        created_at=now,
         source=source.id,
         charge=charge,
         refund=source if isinstance(source, Refund) else None,
@@ -89,8 +125,9 @@ def balance_lock_check(
     payout, a merchant's refund), before its ledger row is written in the same transaction: the
     merchant's row is locked until the transaction ends, so that such movements of one merchant
     are checked one at a time, each seeing the rows of those before it, and never take the
-    balance below zero. BalanceInsufficient when the available balance of that mode and currency
-    is less than `amount`, said by `refused` (a sentence of the catalogue, gettext_noop, taking
+    available balance below zero (pending money is not drawn on). BalanceInsufficient when the
+    available balance of that mode and currency is less than `amount` (what the movement takes:
+    a payout's amount and fee), said by `refused` (a sentence of the catalogue, gettext_noop, taking
     %(currency)s, %(available)s and %(amount)s).
 
     Lock order, the same on every path, so that none waits for another in a circle: the charge's
@@ -106,7 +143,7 @@ def balance_lock_check(
     transaction.on_commit(
         lambda: ledger_checkpoints_ask(merchant_id=merchant_id, livemode=livemode, sums=sums)
     )
-    available = sums[currency][0]
+    available = sums[currency].available
     if amount > available:
         raise BalanceInsufficient(
             refused,
@@ -162,7 +199,7 @@ def ledger_checkpoint(
         epoch, total, entries = _last_checkpoint(merchant_id, livemode, currency)
         since = LedgerEntry.objects.filter(
             merchant_id=merchant_id, livemode=livemode, currency=currency, epoch=epoch
-        ).aggregate(n=Count("id"), total=Sum("amount"))
+        ).aggregate(n=Count("id"), total=Sum(F("amount") - F("fee")))
         if since["n"] == 0 or since["n"] < every:
             return None
         return BalanceCheckpoint.objects.create(
@@ -189,13 +226,13 @@ def ledger_checkpoint_due(
 
 
 def ledger_checkpoints_ask(
-    *, merchant_id: str, livemode: bool, sums: dict[str, tuple[int, int]]
+    *, merchant_id: str, livemode: bool, sums: dict[str, "selectors.BalanceSums"]
 ) -> None:
     """A checkpoint task for each currency of `sums` (selectors.balance_sums) whose balance
     added up at least LEDGER_CHECKPOINT_ROWS rows one by one. Best effort: the balance was right
     anyway, so a broker out of reach is logged and the next balance asks again."""
-    for currency, (_available, rows) in sums.items():
-        if rows < settings.LEDGER_CHECKPOINT_ROWS:
+    for currency, of_currency in sums.items():
+        if of_currency.rows < settings.LEDGER_CHECKPOINT_ROWS:
             continue
         try:
             queues.balance_checkpoint_enqueue(
@@ -213,46 +250,62 @@ class Discrepancy:
     problem: str
 
 
-def _expected_rows() -> dict[tuple, dict[str, int]]:
-    """(merchant, livemode, currency) → {type: (count, sum)} as the charges, refunds and payouts
-    say the ledger must hold."""
-    expected: dict[tuple, dict[str, tuple[int, int]]] = {}
+Counted = tuple[int, int, int]  # (rows, sum of amounts, sum of fees)
+NONE: Counted = (0, 0, 0)
 
-    def add(rows, kind: str, sign: int) -> None:
+
+def _expected_rows() -> dict[tuple, dict[str, Counted]]:
+    """(merchant, livemode, currency) → {type: (rows, amounts, fees)} as the charges, refunds
+    and payouts say the ledger must hold."""
+    expected: dict[tuple, dict[str, Counted]] = {}
+
+    def add(rows, kind: str, sign: int, fee_sign: int = 0) -> None:
         for row in rows:
             key = (row["merchant_id"], row["livemode"], row["currency"])
-            expected.setdefault(key, {})[kind] = (row["n"], sign * (row["total"] or 0))
+            n, total, fees = expected.setdefault(key, {}).get(kind, NONE)
+            expected[key][kind] = (
+                n + row["n"],
+                total + sign * (row["total"] or 0),
+                fees + fee_sign * (row.get("fees") or 0),
+            )
 
-    def grouped(qs):
+    def grouped(qs, fees=None):
+        extra = {"fees": Sum(fees)} if fees is not None else {}
         return qs.values("merchant_id", "livemode", "currency").annotate(
-            n=Count("id"), total=Sum("amount")
+            n=Count("id"), total=Sum("amount"), **extra
         )
 
-    add(grouped(Charge.objects.filter(status=ChargeStatus.SUCCEEDED)), LedgerType.CHARGE, 1)
+    add(
+        grouped(
+            Charge.objects.filter(status=ChargeStatus.SUCCEEDED), fees=pricing.charge_fee_sql()
+        ),
+        LedgerType.CHARGE,
+        1,
+        1,
+    )
     late = Charge.objects.filter(late_payment_at__isnull=False).exclude(
         status=ChargeStatus.SUCCEEDED
     )
     add(grouped(late), LedgerType.LATE_PAYMENT, 1)
     # Another payment of a charge given back: its first refund carries its late_payment row.
-    other = grouped(Refund.objects.filter(extra_payment__isnull=False))
-    for row in other:
-        key = (row["merchant_id"], row["livemode"], row["currency"])
-        n, total = expected.get(key, {}).get(LedgerType.LATE_PAYMENT, (0, 0))
-        expected.setdefault(key, {})[LedgerType.LATE_PAYMENT] = (
-            n + row["n"],
-            total + (row["total"] or 0),
-        )
+    add(grouped(Refund.objects.filter(extra_payment__isnull=False)), LedgerType.LATE_PAYMENT, 1)
     add(grouped(Refund.objects.all()), LedgerType.REFUND, -1)
     add(grouped(Refund.objects.filter(status=RefundStatus.FAILED)), LedgerType.REFUND_FAILURE, 1)
-    add(grouped(Payout.objects.all()), LedgerType.PAYOUT, -1)
-    add(grouped(Payout.objects.filter(status=PayoutStatus.FAILED)), LedgerType.PAYOUT_FAILURE, 1)
+    add(grouped(Payout.objects.all(), fees="fee"), LedgerType.PAYOUT, -1, 1)
+    add(
+        grouped(Payout.objects.filter(status=PayoutStatus.FAILED), fees="fee"),
+        LedgerType.PAYOUT_FAILURE,
+        1,
+        -1,
+    )
     return expected
 
 
 def ledger_check() -> list[Discrepancy]:
     """Every way the ledger disagrees with the charges, refunds and payouts it comes from, per
-    merchant, mode and currency: the count and sum of each type of row, and the balance. Empty
-    when the books are right.
+    merchant, mode and currency: the count, sum and fees of each type of row, every succeeded
+    charge's one row with the fee its kept rate gives, the balance, and available + pending
+    against the sum of the rows' net. Empty when the books are right.
 
     Its reads see one snapshot of the books, so that it can run while payments are taken: one
     transaction, at REPEATABLE READ on PostgreSQL (whose default gives each statement a snapshot
@@ -266,35 +319,72 @@ def ledger_check() -> list[Discrepancy]:
         return _disagreements()
 
 
+def _charges_without_their_row() -> list[Discrepancy]:
+    """Succeeded charges with no charge row carrying the fee their kept rate gives (the unique
+    constraint allows at most one row per charge)."""
+    right_row = LedgerEntry.objects.filter(
+        type=LedgerType.CHARGE, charge=OuterRef("pk"), fee=OuterRef("expected_fee")
+    )
+    wrong = (
+        Charge.objects.filter(status=ChargeStatus.SUCCEEDED)
+        .annotate(expected_fee=pricing.charge_fee_sql())
+        .filter(~Exists(right_row))
+        .values_list("merchant_id", "livemode", "currency", "id", "expected_fee")
+    )
+    return [
+        Discrepancy(
+            merchant_id, livemode, currency, f"{charge_id}: no charge row with its fee {fee}"
+        )
+        for merchant_id, livemode, currency, charge_id, fee in wrong
+    ]
+
+
 def _disagreements() -> list[Discrepancy]:
     expected = _expected_rows()
-    # One pass over the ledger: (count, sum) per type for the sources, per epoch for the
-    # checkpoints.
-    actual: dict[tuple, dict[str, tuple[int, int]]] = {}
+    # One pass over the ledger: (rows, amounts, fees) per type for the sources, (rows, net) per
+    # epoch for the checkpoints.
+    actual: dict[tuple, dict[str, Counted]] = {}
     epochs: dict[tuple, dict[int, tuple[int, int]]] = {}
     rows = LedgerEntry.objects.values(
         "merchant_id", "livemode", "currency", "type", "epoch"
-    ).annotate(n=Count("id"), total=Sum("amount"))
+    ).annotate(n=Count("id"), total=Sum("amount"), fees=Sum("fee"))
     for row in rows:
         key = (row["merchant_id"], row["livemode"], row["currency"])
-        for groups, group in ((actual, row["type"]), (epochs, row["epoch"])):
-            n, total = groups.setdefault(key, {}).get(group, (0, 0))
-            groups[key][group] = (n + row["n"], total + (row["total"] or 0))
+        n, total, fees = actual.setdefault(key, {}).get(row["type"], NONE)
+        actual[key][row["type"]] = (
+            n + row["n"],
+            total + (row["total"] or 0),
+            fees + (row["fees"] or 0),
+        )
+        n, net = epochs.setdefault(key, {}).get(row["epoch"], (0, 0))
+        epochs[key][row["epoch"]] = (n + row["n"], net + (row["total"] or 0) - (row["fees"] or 0))
     problems = []
     for key in sorted(set(expected) | set(actual), key=str):
         want, have = expected.get(key, {}), actual.get(key, {})
         for kind in LedgerType.values:
-            if want.get(kind, (0, 0)) != have.get(kind, (0, 0)):
+            if want.get(kind, NONE) != have.get(kind, NONE):
                 problems.append(
                     Discrepancy(
                         *key,
-                        f"{kind}: expected {want.get(kind, (0, 0))} (rows, sum), "
-                        f"the ledger has {have.get(kind, (0, 0))}",
+                        f"{kind}: expected {want.get(kind, NONE)} (rows, sum, fees), "
+                        f"the ledger has {have.get(kind, NONE)}",
                     )
                 )
-        balance = sum(total for _, total in have.values())
-        if balance != sum(total for _, total in want.values()):
-            problems.append(Discrepancy(*key, f"balance {balance} differs from its sources"))
+        net = sum(total - fees for _, total, fees in have.values())
+        if net != sum(total - fees for _, total, fees in want.values()):
+            problems.append(Discrepancy(*key, f"balance {net} differs from its sources"))
+        merchant_id, livemode, currency = key
+        sums = selectors.balance_sums(
+            merchant=merchant_id, livemode=livemode, currencies=(currency,)
+        )[currency]
+        if sums.available + sums.pending != net:
+            problems.append(
+                Discrepancy(
+                    *key,
+                    f"available {sums.available} + pending {sums.pending} is not "
+                    f"the rows' net {net}",
+                )
+            )
     unlinked = LedgerEntry.objects.filter(
         Q(type__in=[LedgerType.CHARGE, LedgerType.LATE_PAYMENT], charge__isnull=True)
         | Q(type__in=[LedgerType.REFUND, LedgerType.REFUND_FAILURE], refund__isnull=True)
@@ -302,7 +392,7 @@ def _disagreements() -> list[Discrepancy]:
     ).values_list("merchant_id", "livemode", "currency", "id")
     for merchant_id, livemode, currency, entry_id in unlinked:
         problems.append(Discrepancy(merchant_id, livemode, currency, f"{entry_id} has no source"))
-    return problems + _checkpoint_problems(epochs)
+    return problems + _charges_without_their_row() + _checkpoint_problems(epochs)
 
 
 def _checkpoint_problems(epochs: dict[tuple, dict[int, tuple[int, int]]]) -> list[Discrepancy]:

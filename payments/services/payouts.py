@@ -24,8 +24,15 @@ from django.utils.translation import gettext_noop
 
 from core import events
 from core.errors import ApiPayoutsDisabled, LiveModeNotApproved, ProviderUnavailable
-from payments import state
-from payments.models import LedgerType, Merchant, Payout, PayoutStatus
+from payments import pricing, state
+from payments.models import (
+    LedgerType,
+    Merchant,
+    PaymentMethod,
+    Payout,
+    PayoutStatus,
+    PricingKind,
+)
 from payments.providers import registry
 from payments.providers.base import (
     PayoutNotSent,
@@ -44,6 +51,26 @@ logger = logging.getLogger("payments.services")
 PAYOUT_SEND_GRACE = 30  # a payout not handed to its operator after this is sent by the sweep
 # The waits after the payout is sent, then after each status check (check_count).
 PAYOUT_BACKOFF = (30, 60, 120, 300, 600, 1800, 3600)
+
+
+def payout_fee(
+    *,
+    merchant: Merchant,
+    amount: int,
+    currency: str,
+    network: str,
+    plan: list[pricing.Rate] | None = None,
+) -> int:
+    """What a payout of this amount to this network costs by the merchant's plan now (`plan`,
+    pricing.plan_of(merchant), when the caller prices many payouts at once)."""
+    rate = pricing.rate_in(
+        plan if plan is not None else pricing.plan_of(merchant),
+        kind=PricingKind.PAYOUT,
+        payment_method=PaymentMethod.MOBILE_MONEY,
+        network=network or "",
+        currency=currency,
+    )
+    return rate.fee(amount)
 
 
 @transaction.atomic
@@ -65,13 +92,20 @@ def payout_create(
         network=network, livemode=livemode, amount=amount, currency=currency
     )
     adapter = registry.payouts(livemode=livemode, network=network)  # 503 when not configured
-    # The balance lock and check (lock order: services.ledger.balance_lock_check).
+    fee = payout_fee(merchant=merchant, amount=amount, currency=currency, network=network)
+    # The balance lock and check of the amount and its fee (lock order:
+    # services.ledger.balance_lock_check).
     balance_lock_check(
         merchant_id=merchant.pk,
         livemode=livemode,
         currency=currency,
-        amount=amount,
+        amount=amount + fee,
         refused=gettext_noop(
+            "The available %(currency)s balance is %(available)s, less than the %(amount)s "
+            "this payout takes with its fee."
+        )
+        if fee
+        else gettext_noop(
             "The available %(currency)s balance is %(available)s, less than the payout of %(amount)s."
         ),
     )
@@ -83,6 +117,7 @@ def payout_create(
         currency=currency,
         phone=phone,
         network=network,
+        fee=fee,
         description=description,
         metadata=metadata or {},
         callback_url=callback_url,

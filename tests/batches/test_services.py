@@ -118,9 +118,60 @@ def test_the_preview_sets_each_currencys_total_against_the_balance(funded):
     batch = upload(funded, ["0812345678;2000;CDF;;T-1;", "0812345678;9000;CDF;;T-2;",
                             "0812345678;5;USD;;T-3;"])  # fmt: skip
     assert services.batch_preview(batch=batch)["totals"] == [
-        {"currency": "CDF", "amount": 1100000, "available": 1000000, "covered": False},
-        {"currency": "USD", "amount": 500, "available": 0, "covered": False},
-    ]
+        {"currency": "CDF", "amount": 1100000, "fee": 0, "taken": 1100000, "available": 1000000,
+         "covered": False},
+        {"currency": "USD", "amount": 500, "fee": 0, "taken": 500, "available": 0,
+         "covered": False},
+    ]  # fmt: skip
+
+
+PAYOUT_FEES = [
+    {"kind": "payout", "payment_method": "mobile_money", "currency": "CDF", "rate_bp": 150},
+    {"kind": "payout", "payment_method": "mobile_money", "network": "AIRTEL_MONEY",
+     "currency": "CDF", "rate_bp": 200, "fixed": 100},
+]  # fmt: skip
+
+
+def test_the_preview_adds_each_rows_payout_fee_to_what_the_batch_takes(funded, settings):
+    settings.PRICING_DEFAULT = PAYOUT_FEES
+    batch = upload(funded, ["0812345678;2000;CDF;;T-1;", "0971234567;3000;CDF;;T-2;",
+                            "0812;douze;CDF;;T-3;"])  # fmt: skip
+    # M-Pesa: 1.5 % of 200 000 = 3 000; Airtel Money, its own rate: 2 % of 300 000 + 100.
+    assert services.batch_preview(batch=batch)["totals"] == [
+        {"currency": "CDF", "amount": 500000, "fee": 9100, "taken": 509100,
+         "available": 1000000, "covered": True},
+    ]  # fmt: skip
+    big = upload(funded, ["0812345678;9900;CDF;;B-1;"])  # 990 000 + 14 850 > 1 000 000
+    ((total),) = services.batch_preview(batch=big)["totals"]
+    assert (total["taken"], total["covered"]) == (1004850, False)
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("en", "The available CDF balance is 300.00 CDF, less than the 304.50 CDF this payout "
+               "batch takes: 300.00 CDF paid out and 4.50 CDF in fees."),
+        ("fr", "Le solde disponible en CDF est de 300,00 CDF, moins que les 304,50 CDF que prend "
+               "ce lot : 300,00 CDF versés et 4,50 CDF de frais."),
+    ],
+)  # fmt: skip
+def test_approval_checks_the_payouts_and_their_fees_against_the_balance(
+    merchant, users, settings, lang, words
+):
+    succeeded_mobile_money_charge(merchant, amount=30000)  # collected before fees: all of it
+    settings.PRICING_DEFAULT = PAYOUT_FEES
+    batch = submit(upload(merchant, good_rows(3)))  # 3 × 100 CDF, 1.50 CDF of fee each
+    with translation.override(lang), pytest.raises(BalanceInsufficient) as refused:
+        approve(batch, users[0])
+    assert str(refused.value) == words
+    assert PayoutBatch.objects.get().status == BatchStatus.AWAITING_APPROVAL
+    assert not Payout.objects.exists()
+    settings.PRICING_DEFAULT = []
+    succeeded_mobile_money_charge(merchant, amount=1000)  # 310 CDF now
+    settings.PRICING_DEFAULT = PAYOUT_FEES
+    assert approve(batch, users[0]).status == BatchStatus.PROCESSING
+    services.batch_pay(batch_id=batch.id)
+    assert sorted(Payout.objects.values_list("amount", "fee")) == [(10000, 150)] * 3
 
 
 def test_the_second_approver_must_be_another_member(funded, users):

@@ -42,6 +42,8 @@ def test_every_contract_action_is_a_choice():
         "settings.updated",
         # Added: the owner's "payouts by API" turned on and off (docs/guides/dashboard.md).
         "api_payouts.enabled", "api_payouts.disabled",
+        # Written by staff: a change of the merchant's price plan (docs/operations/staff.md).
+        "pricing.updated",
     ]  # fmt: skip
     with pytest.raises(ValueError):
         audit.record(None, "charge.deleted")
@@ -103,7 +105,9 @@ def test_owners_and_admins_filter_and_export(shop, owner):
     response = client.get("/dashboard/audit/", {"action": "member.invited", "format": "csv"})
     assert response["Content-Type"].startswith("text/csv")
     rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
-    assert rows[0] == ["created_at", "email", "mode", "action", "object_id", "ip", "user_agent"]
+    assert rows[0] == [
+        "created_at", "email", "mode", "action", "object_id", "ip", "user_agent", "details"
+    ]  # fmt: skip
     assert [(r[1], r[3], r[4]) for r in rows[1:]] == [
         (owner.user.email, "member.invited", "a@x.cd")
     ]

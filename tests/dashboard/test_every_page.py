@@ -56,6 +56,7 @@ def every_page(shop, user) -> list[str]:
         "/dashboard/settings/business/",
         "/dashboard/settings/team/",
         "/dashboard/settings/security/",
+        "/dashboard/settings/pricing/",
         "/dashboard/audit/",
     ]
 

@@ -163,6 +163,48 @@ def test_an_upload_sent_twice_makes_one_batch(clients):
     assert PayoutBatch.objects.count() == 1
 
 
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("fr", ["Pris sur le solde · CDF", "data-taken>355,25 CDF</p>",
+                "Versé : 350,00 CDF ; frais : 5,25 CDF", "Disponible : 10 000,00 CDF"]),
+        ("en", ["Taken from the balance · CDF", "data-taken>355.25 CDF</p>",
+                "Paid out: 350.00 CDF; fees: 5.25 CDF", "Available: 10,000.00 CDF"]),
+    ],
+)  # fmt: skip
+def test_the_preview_shows_the_fees_and_what_the_batch_takes(clients, settings, lang, words):
+    settings.PRICING_DEFAULT = [
+        {"kind": "payout", "payment_method": "mobile_money", "currency": "CDF", "rate_bp": 150}
+    ]
+    finance = clients["finance"]
+    batch = draft(finance)  # 100 CDF and 250 CDF: 1.50 + 3.75 CDF of fees
+    page = finance.get(f"{BATCHES}{batch.id}/", HTTP_ACCEPT_LANGUAGE=lang)
+    ((total),) = page.context["preview"]["totals"]
+    assert (total["amount"], total["fee"], total["taken"]) == (35000, 525, 35525)
+    shown = page.content.decode().replace("\xa0", " ").replace("\u202f", " ")
+    for expected in words:
+        assert expected in shown
+    assert 'href="/dashboard/settings/pricing/"' in shown
+
+
+def test_an_approval_the_fees_would_overdraw_is_refused_in_words(shop, settings):
+    succeeded_mobile_money_charge(shop, amount=35000)  # exactly the batch, before fees
+    settings.PRICING_DEFAULT = [
+        {"kind": "payout", "payment_method": "mobile_money", "currency": "CDF", "rate_bp": 150}
+    ]
+    owner = Members(shop)["owner"]  # the one member who may pay out approves alone
+    batch = draft(owner)
+    action(owner, batch, "submit")
+    refused = action(owner, batch, "approve", "en")
+    assert refused.status_code == 400
+    assert (
+        "The available CDF balance is 350.00 CDF, less than the 355.25 CDF this payout batch "
+        "takes: 350.00 CDF paid out and 5.25 CDF in fees."
+    ) in refused.content.decode()
+    batch.refresh_from_db()
+    assert batch.status == BatchStatus.AWAITING_APPROVAL and not Payout.objects.exists()
+
+
 def test_the_second_approver_must_be_another_member_with_the_payout_right(clients):
     submitter = clients["finance"]
     clients["owner"]  # two members with the payout right: a second approver is required

@@ -1,8 +1,10 @@
-"""The balance page: what is available and on its way per currency, the ledger's rows in keyset
-pages, and the statement as the API exports it, for the roles that may export statements."""
+"""The balance page: what is available, pending and on its way out per currency, the ledger's
+rows in keyset pages, and the statement as the API exports it, for the roles that may export
+statements."""
 
 import pytest
 
+from dashboard.pages.balance import Balance
 from dashboard.pages.keyset import PAGE_SIZE
 from tests.dashboard.pages.conftest import ROLES
 from tests.factories import sent_payout, succeeded_mobile_money_charge
@@ -20,7 +22,7 @@ def test_every_role_sees_the_balance_and_only_some_export_it(shop, clients, role
     sent_payout(shop, amount=3000)
     shown = clients[role].get(BALANCE)
     assert shown.status_code == 200
-    assert ("CDF", 7000, 3000) in shown.context["balances"]
+    assert Balance("CDF", available=7000, pending=0, outgoing=3000) in shown.context["balances"]
     exported = clients[role].get(BALANCE, {"format": "csv"})
     if role in EXPORTERS:
         assert exported.status_code == 200
@@ -58,5 +60,5 @@ def test_ledger_pages_lose_and_repeat_nothing(shop, owner):
 def test_the_other_mode_and_merchant_are_not_counted(shop, other_shop, owner):
     succeeded_mobile_money_charge(other_shop, amount=10000)
     shown = owner.get(BALANCE)
-    assert ("CDF", 0, 0) in shown.context["balances"]
+    assert Balance("CDF", available=0, pending=0, outgoing=0) in shown.context["balances"]
     assert shown.context["page"].rows == []

@@ -12,11 +12,13 @@ from tests.helpers import axe_violations, screenshot
 pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
-def signed_in_page(browser, base_url: str, user, *, language: str, javascript: bool = True):
+def signed_in_page(
+    browser, base_url: str, user, *, language: str, javascript: bool = True, width: int = 360
+):
     session = client_of(user).cookies[settings.SESSION_COOKIE_NAME].value
     context = browser.new_context(
         locale="fr-FR" if language == "fr" else "en-GB",
-        viewport={"width": 360, "height": 760},
+        viewport={"width": width, "height": 760},
         bypass_csp=True,
         java_script_enabled=javascript,
     )

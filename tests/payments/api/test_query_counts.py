@@ -141,15 +141,17 @@ def test_a_list_is_one_query_plus_one_for_its_cursor(
 
 
 def test_post_charge_is_a_check_and_an_insert(warm, django_assert_num_queries):
-    with django_assert_num_queries(2):  # is the network closed, the INSERT
+    # is the network closed, the merchant's own rates (the fee kept on the charge), the INSERT
+    with django_assert_num_queries(3):
         assert warm.post("/v1/charges", MOBILE_MONEY, format="json").status_code == 201
 
 
 def test_post_charge_with_a_key_and_its_replay(warm, django_assert_num_queries, is_postgres):
     key = str(uuid.uuid4())
     # Look for an answer; in one transaction: claim the key (PostgreSQL's advisory lock), look
-    # again, whether the network is closed, the charge's INSERT, the answer.
-    with django_assert_num_queries(8 if is_postgres else 7):
+    # again, whether the network is closed, the merchant's own rates, the charge's INSERT, the
+    # answer.
+    with django_assert_num_queries(9 if is_postgres else 8):
         first = warm.post("/v1/charges", MOBILE_MONEY, format="json", HTTP_IDEMPOTENCY_KEY=key)
     assert first.status_code == 201
     with django_assert_num_queries(1):  # the stored answer, replayed
@@ -170,8 +172,9 @@ def test_post_payout_reads_the_balance_under_the_merchant_lock(
     from django.db import connection
 
     succeeded_mobile_money_charge(merchant, amount=20000)
-    # SAVEPOINT, is the network open, the merchant's row lock, the balance, the payout, (on
+    # SAVEPOINT, is the network open, the merchant's rates (the payout's fee), the merchant's
+    # row lock, the balance, the payout, (on
     # PostgreSQL, the shared lock of its balance's checkpoints,) the epoch its ledger row is
     # written in, the row, RELEASE.
-    with django_assert_num_queries(9 if connection.vendor == "postgresql" else 8):
+    with django_assert_num_queries(10 if connection.vendor == "postgresql" else 9):
         assert warm.post("/v1/payouts", PAYOUT, format="json").status_code == 201

@@ -21,6 +21,7 @@ def test_the_balance_is_the_sum_of_the_ledger_per_currency_and_mode(api, live_ap
         "object": "balance",
         "livemode": False,
         "available": [{"currency": "CDF", "amount": 0}, {"currency": "USD", "amount": 0}],
+        "pending": [{"currency": "CDF", "amount": 0}, {"currency": "USD", "amount": 0}],
     }
     charge = succeeded_mobile_money_charge(merchant, amount=25000)
     succeeded_card_charge(merchant, amount=1999)
@@ -56,8 +57,12 @@ def test_balance_transactions_list_filters_and_pages(api, live_api, merchant):
         "livemode": False,
         "type": "refund",
         "amount": -5000,
+        "fee": 0,
+        "net": -5000,
+        "fee_details": [],
         "currency": "CDF",
         "source": refund.id,
+        "available_on": "2026-11-22T09:00:00.000000Z",
         "created_at": "2026-11-22T09:00:00.000000Z",
     }
     assert [
@@ -140,6 +145,9 @@ def test_the_export_of_a_day_is_a_csv_with_the_operator_reference_and_phone(api,
         "network",
         "phone",
         "operator_reference",
+        "fee",
+        "net",
+        "available_on",
     ]
     entries = list(
         LedgerEntry.objects.filter(source__in=[charge.id, refund.id]).order_by("created_at")
@@ -156,6 +164,9 @@ def test_the_export_of_a_day_is_a_csv_with_the_operator_reference_and_phone(api,
             "VODACOM_MPESA",
             "+243812345678",
             charge.provider_reference,
+            "0",
+            "25000",
+            "2026-11-21T08:00:00.000000Z",
         ],
         [
             entries[1].id,
@@ -168,6 +179,9 @@ def test_the_export_of_a_day_is_a_csv_with_the_operator_reference_and_phone(api,
             "VODACOM_MPESA",
             "+243812345678",
             refund.provider_reference,
+            "0",
+            "-5000",
+            "2026-11-21T10:00:00.000000Z",
         ],
     ]
     assert charge.provider_reference  # the sandbox operator's reference is there to match

@@ -177,7 +177,7 @@ def test_the_check_finds_a_ledger_that_disagrees_with_its_sources(merchant, caps
         ledger_record(type="charge", source=failed)
     problems = ledger_check()
     assert [(p.merchant_id, p.currency) for p in problems] == [(merchant.id, "CDF")] * 2
-    assert "charge: expected (0, 0)" in problems[0].problem
+    assert "charge: expected (0, 0, 0)" in problems[0].problem
     with pytest.raises(CommandError, match="2 disagreement"):
         call_command("checkledger")
     assert charge.id  # the USD books stayed right
@@ -195,6 +195,7 @@ def test_ledger_rows_keep_only_the_indexes_a_query_uses():
         "payments_ledgerentry_pkey",
         "ledger_list_idx",  # a merchant's rows, newest first
         "ledger_epoch_idx",  # a balance: the rows since its last checkpoint
+        "ledger_pending_idx",  # a balance: the rows not yet available, whatever their epoch
         "ledger_once_per_source",
         "payments_ledgerentry_charge_id_98586b34",  # a charge's rows
         "payments_ledgerentry_refund_id_7617e5a8",  # a refund's rows

@@ -7,15 +7,17 @@ Every ```sh (or bash, shell) block runs. A block is left out only when the line 
 ```console blocks, which are not run. Each page's blocks run in order in one shell of their own,
 so that a page's examples stand on their own; one service serves every page.
 
-What the test changes, and only that: the service's address (a free port, not 8000), this
-machine's virtualenv for `.venv/bin/`, the demo merchant file of the service's own VAR_DIR, a
-local receiver for the example webhook URLs (so that nothing is sent out), a temporary directory
-for the generated client and the statement. The shells are the reader's other shell, beside
+The service has the documented default price plan, as `make run` has it (the rest of the suite
+runs fee-free). What the test changes, and only that: the service's address (a free port, not
+8000), this machine's virtualenv for `.venv/bin/`, the demo merchant file of the service's own
+VAR_DIR, a local receiver for the example webhook URLs (so that nothing is sent out), a temporary
+directory for the generated client and the statement. The shells are the reader's other shell, beside
 `make run`: they have the service's database but neither the DEBUG that `make run` sets for itself
 nor the test suite's secrets, so a page's `manage.py` commands say what environment they need. Every list an example shows has
 something in it."""
 
 import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -96,7 +98,9 @@ def test_the_examples_run_as_written_against_make_run(tmp_path):
     var_dir.mkdir()
     outputs = {}
     with (
-        embedded_service(var_dir) as service,
+        embedded_service(
+            var_dir, PRICING_DEFAULT=json.dumps(settings.PRICING_DEFAULT_PLAN)
+        ) as service,
         merchant_site.serving(service.demo["webhook_secret"]) as receiver,
     ):
         substitutions = {
@@ -129,7 +133,8 @@ def test_the_examples_run_as_written_against_make_run(tmp_path):
     # What the examples say they show.
     first = re.search(r'"id":"(ch_\w+)","object":"charge"', outputs["README.md"])
     assert first  # the first payment, as it was made
-    assert '"type":"charge","amount":250000' in outputs["README.md"]  # its ledger row, once paid
+    # its ledger row, once paid, with the default plan's fee
+    assert '"type":"charge","amount":250000,"fee":7500,"net":242500' in outputs["README.md"]
     assert f'"source":"{first[1]}"' in outputs["README.md"]
     assert '"status":"succeeded"' in outputs["docs/guides/charges.md"]
     assert '"object":"refund"' in outputs["docs/guides/refunds.md"]
@@ -153,6 +158,15 @@ def test_the_examples_run_as_written_against_make_run(tmp_path):
     assert "Superuser created successfully." in staff
     assert '"name": "Pharmacie Lumumba"' in staff and "Revoked sk_test_" in staff
     assert re.search(r"client: ch_\w+ \w+ 250000 CDF", outputs["docs/reference/api.md"])
+    # The worked example of the fees guide shows the figures it states.
+    fees = outputs["docs/guides/fees-and-balance.md"]
+    assert '"rate_bp":300' in fees and '"amount":2500000' in fees
+    assert '"fee":75000,"net":2425000' in fees  # the charge
+    assert '"type": "refund", "amount": -500000, "fee": 0, "net": -500000' in fees
+    assert '"type": "payout", "amount": -1000000, "fee": 15000, "net": -1015000' in fees
+    assert '"type": "payout_failure", "amount": 500000, "fee": -7500, "net": 507500' in fees
+    assert ", 910000 more" in fees
+    assert "\npayout_failure 500000 -7500 507500 " in fees
 
 
 def test_the_configuration_page_lists_every_variable_the_settings_read():
