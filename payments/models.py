@@ -835,6 +835,61 @@ class Settlement(models.Model):
         return self.id
 
 
+class SettlementInterval(models.TextChoices):
+    MANUAL = "manual", _("On demand")
+    DAILY = "daily", _("Every day")
+    WEEKLY = "weekly", _("Every week")
+
+
+class SettlementSchedule(models.Model):
+    """How a merchant's available balance of one mode and currency is settled: on demand only
+    (no row, or manual), or automatically at the cutoff of each day or of a weekday (00:00 in
+    the merchant's time zone) when it is at least `minimum`."""
+
+    merchant = models.ForeignKey(
+        Merchant,
+        verbose_name=_("merchant"),
+        on_delete=models.CASCADE,
+        related_name="settlement_schedules",
+        db_index=False,  # settlement_schedule_once begins with it
+    )
+    livemode = models.BooleanField(_("live mode"), default=False)
+    currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
+    interval = models.CharField(
+        _("interval"),
+        max_length=10,
+        choices=SettlementInterval.choices,
+        default=SettlementInterval.MANUAL,
+    )
+    weekday = models.PositiveSmallIntegerField(
+        _("weekday"), default=0, help_text=_("Weekly: 0 is Monday, 6 Sunday.")
+    )
+    minimum = models.BigIntegerField(
+        _("minimum (minor units)"),
+        default=0,
+        help_text=_("No automatic settlement of less than this."),
+    )
+    updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("settlement schedule")
+        verbose_name_plural = _("settlement schedules")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["merchant", "livemode", "currency"], name="settlement_schedule_once"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(weekday__lte=6), name="settlement_schedule_weekday"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(minimum__gte=0), name="settlement_schedule_minimum"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.merchant_id} {self.currency} {self.interval}"
+
+
 class SettledEntry(models.Model):
     """A balance transaction an automatic settlement paid out: each one in one settlement at
     most (the ledger's own rows are never changed)."""
