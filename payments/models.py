@@ -105,6 +105,14 @@ def new_webhook_secret() -> str:
     return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
 
 
+# The Democratic Republic of the Congo's two time zones (IANA names): Kinshasa's in the west,
+# Lubumbashi's in the east.
+TIME_ZONES = [
+    ("Africa/Kinshasa", _("Kinshasa (UTC+1)")),
+    ("Africa/Lubumbashi", _("Lubumbashi (UTC+2)")),
+]
+
+
 class Merchant(models.Model):
     id = models.CharField(
         "ID", primary_key=True, max_length=40, default=ids.merchant_id, editable=False
@@ -131,6 +139,11 @@ class Merchant(models.Model):
                 _("Digits and spaces, optionally after a +, e.g. +243 81 234 5678."),
             )
         ],
+    )
+    # Where the merchant's day begins and ends: its schedules' cutoffs, its notices, the times
+    # its pages and downloads for people show (docs/guides/dashboard.md).
+    time_zone = models.CharField(
+        _("time zone"), max_length=40, choices=TIME_ZONES, default="Africa/Kinshasa"
     )
     created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
 
