@@ -46,6 +46,10 @@ app.conf.beat_schedule = {
         "schedule": 10.0,
     },
     "settlements-poll-due": {"task": "payments.tasks.settlements_poll_due", "schedule": 5.0},
+    "settlements-schedule-due": {
+        "task": "payments.tasks.settlements_schedule_due",
+        "schedule": 60.0,
+    },
     "checkout-sessions-expire-due": {
         "task": "checkout.tasks.sessions_expire_due",
         "schedule": 60.0,

@@ -215,6 +215,11 @@ def settlement_repr(settlement: Settlement) -> dict:
     }
 
 
+def _settled_by(entry: LedgerEntry) -> str | None:
+    settled = getattr(entry, "settled", None)  # none: the reverse one-to-one is missing
+    return settled.settlement_id if settled is not None else None
+
+
 def balance_transaction_repr(entry: LedgerEntry) -> dict:
     return {
         "id": entry.id,
@@ -227,6 +232,8 @@ def balance_transaction_repr(entry: LedgerEntry) -> dict:
         "fee_details": fee_details(entry),
         "currency": entry.currency,
         "source": entry.source,
+        # The automatic settlement that paid it out, if any.
+        "settlement": _settled_by(entry),
         # Rows written before fees were available from their creation.
         "available_on": iso(entry.available_on or entry.created_at),
         "created_at": iso(entry.created_at),

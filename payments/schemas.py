@@ -268,6 +268,10 @@ class BalanceTransaction(serializers.Serializer):
     source = serializers.CharField(
         help_text="The id of the charge, refund or payout that moved it."
     )
+    settlement = serializers.CharField(
+        allow_null=True,
+        help_text="The automatic settlement that paid this transaction out (stl_…), if any.",
+    )
     available_on = timestamp_field(
         help_text="When its net becomes available: a charge's once its plan's delay has "
         "passed, every other transaction at its creation."

@@ -254,10 +254,12 @@ def ledger_of(*, merchant: Merchant, livemode: bool) -> QuerySet:
 
 
 def ledger_list(*, merchant: Merchant, livemode: bool, filters: dict) -> QuerySet:
-    qs = ledger_of(merchant=merchant, livemode=livemode)
+    qs = ledger_of(merchant=merchant, livemode=livemode).select_related("settled")
     for name in ("currency", "type"):
         if filters.get(name):
             qs = qs.filter(**{name: filters[name]})
+    if filters.get("settlement"):
+        qs = qs.filter(settled__settlement_id=filters["settlement"])
     return _date_filtered(qs, filters.get("date_from"), filters.get("date_to"))
 
 

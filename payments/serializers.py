@@ -259,7 +259,11 @@ class LedgerExportQuery(StrictSerializer):
 
 
 class LedgerListQuery(PageQuery, LedgerExportQuery):
-    pass
+    settlement = serializers.CharField(
+        required=False,
+        max_length=40,
+        help_text="The transactions an automatic settlement paid out (stl_…).",
+    )
 
 
 class NetworkListQuery(OffsetPageQuery):

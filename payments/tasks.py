@@ -98,6 +98,11 @@ def settlements_poll_due() -> int:
 
 
 @shared_task
+def settlements_schedule_due() -> int:
+    return settlements.settlements_schedule_due()
+
+
+@shared_task
 def balance_checkpoint(merchant_id: str, livemode: bool, currency: str) -> None:
     ledger.ledger_checkpoint_due(merchant_id=merchant_id, livemode=livemode, currency=currency)
 

@@ -20,10 +20,11 @@ against a stolen password or key that adds an account of its own.
 
 import logging
 import re
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
+from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_noop
@@ -31,6 +32,7 @@ from django.utils.translation import gettext_noop
 from core import events, ids
 from core.errors import (
     Amount,
+    ApiError,
     BalanceInsufficient,
     InvalidRequest,
     LiveModeNotApproved,
@@ -39,14 +41,18 @@ from core.errors import (
 )
 from payments import pricing, state
 from payments.models import (
+    LedgerEntry,
     LedgerType,
     Merchant,
     PaymentMethod,
     PricingKind,
+    SettledEntry,
     Settlement,
     SettlementAccount,
     SettlementAccountType,
+    SettlementInterval,
     SettlementMethod,
+    SettlementSchedule,
     SettlementStatus,
 )
 from payments.providers import registry
@@ -245,10 +251,12 @@ def settlement_create(
     account_id: str | None = None,
     method: str = SettlementMethod.MANUAL,
     period: str = "",
+    minimum: int = 0,
 ) -> Settlement:
     """A settlement of `amount` (by default the most the available balance covers with its fee,
     in whole units for a wallet) to the account (by default the currency's). The checks come in
-    this order: live approval, the account (missing, then on hold), then the balance."""
+    this order: live approval, the account (missing, then on hold), then the balance. An
+    automatic one (a schedule's, `period` set) is refused below the schedule's `minimum`."""
     if livemode and not merchant.live_approved:
         raise LiveModeNotApproved()
     account = _account_for(merchant, livemode, currency, account_id)
@@ -280,6 +288,12 @@ def settlement_create(
 
     if amount is None:
         amount = largest_amount(available, fee_of=fee_of, step=step)
+    if amount < minimum:
+        raise BalanceInsufficient(
+            gettext_noop("%(amount)s is less than the schedule's minimum of %(minimum)s."),
+            params={"amount": Amount(amount, currency), "minimum": Amount(minimum, currency)},
+            param="amount",
+        )
     if amount == 0:
         raise BalanceInsufficient(
             gettext_noop("There is nothing available to settle in %(currency)s."),
@@ -590,3 +604,89 @@ def settlements_poll_due(*, now=None) -> int:
         provider_requested_at__isnull=False,
     ).exclude(livemode=True, account__type=SettlementAccountType.BANK_ACCOUNT)
     return _enqueue_due(handed_on, queues.settlement_refresh_enqueue, now or timezone.now())
+
+
+# --- Schedules -----------------------------------------------------------------------------------
+
+
+def schedule_period(schedule: SettlementSchedule, now: datetime) -> tuple[str, datetime] | None:
+    """The period a schedule is in at `now` and its cutoff (00:00 in the merchant's time zone
+    of the day, or of the last chosen weekday), or None for a manual schedule."""
+    zone = ZoneInfo(schedule.merchant.time_zone)
+    local = now.astimezone(zone)
+    if schedule.interval == SettlementInterval.DAILY:
+        day = local.date()
+        return day.isoformat(), datetime.combine(day, time(0), tzinfo=zone)
+    if schedule.interval == SettlementInterval.WEEKLY:
+        day = local.date() - timedelta(days=(local.weekday() - schedule.weekday) % 7)
+        year, week, _ = day.isocalendar()
+        return f"{year}-W{week:02d}", datetime.combine(day, time(0), tzinfo=zone)
+    return None
+
+
+def _settle_entries(settlement: Settlement, cutoff: datetime) -> int:
+    """Link to an automatic settlement the balance transactions it pays out: those of its mode
+    and currency available at the cutoff and in no earlier settlement."""
+    entries = (
+        LedgerEntry.objects.filter(
+            merchant_id=settlement.merchant_id,
+            livemode=settlement.livemode,
+            currency=settlement.currency,
+            settled__isnull=True,
+        )
+        .filter(Q(available_on__lte=cutoff) | Q(available_on__isnull=True, created_at__lte=cutoff))
+        .exclude(source=settlement.id)
+        .values_list("id", flat=True)
+    )
+    rows = [SettledEntry(entry_id=entry_id, settlement=settlement) for entry_id in entries]
+    SettledEntry.objects.bulk_create(rows, batch_size=2000)
+    return len(rows)
+
+
+def settlement_scheduled(*, schedule: SettlementSchedule, now: datetime) -> Settlement | None:
+    """The automatic settlement of a schedule's current period, made once: None when the period
+    has one already, or when there is nothing to settle (no account, an account on hold, less
+    available than the minimum). Safe to run any number of times at once: the database refuses
+    a second settlement of a period, and that attempt leaves nothing behind."""
+    found = schedule_period(schedule, now)
+    if found is None:
+        return None
+    period, cutoff = found
+    merchant = schedule.merchant
+    if (schedule.livemode and not merchant.live_approved) or Settlement.objects.filter(
+        merchant=merchant,
+        livemode=schedule.livemode,
+        currency=schedule.currency,
+        period=period,
+    ).exists():
+        return None
+    try:
+        with transaction.atomic():
+            settlement = settlement_create(
+                merchant=merchant,
+                livemode=schedule.livemode,
+                currency=schedule.currency,
+                method=SettlementMethod.AUTOMATIC,
+                period=period,
+                minimum=schedule.minimum,
+            )
+            _settle_entries(settlement, cutoff)
+            return settlement
+    except IntegrityError:  # another beat made this period's settlement meanwhile
+        return None
+    except (ApiError, ResourceMissing) as exc:  # nothing to settle now: said in the log
+        logger.info("no automatic settlement of %s %s: %s", merchant.pk, period, exc)
+        return None
+
+
+def settlements_schedule_due(*, now: datetime | None = None) -> int:
+    """Every automatic schedule's settlement of its current period, made if due (beat runs it
+    every minute; settlement_scheduled makes each period's once)."""
+    now = now or timezone.now()
+    made = 0
+    schedules = SettlementSchedule.objects.exclude(
+        interval=SettlementInterval.MANUAL
+    ).select_related("merchant")
+    for schedule in schedules:
+        made += settlement_scheduled(schedule=schedule, now=now) is not None
+    return made
