@@ -503,6 +503,12 @@ BANK_PENDING = Q(
     livemode=True,
     account__type=SettlementAccountType.BANK_ACCOUNT,
 )
+# In a bank transfer file, waiting for staff to record the bank's answer.
+BANK_IN_TRANSIT = Q(
+    status=SettlementStatus.IN_TRANSIT,
+    livemode=True,
+    account__type=SettlementAccountType.BANK_ACCOUNT,
+) & ~Q(bank_file="")
 
 
 def settlement_bank_export(
@@ -556,6 +562,8 @@ def settlement_bank_settle(
     (with the bank's reference), by another staff user than the one who exported it, or failed
     (with a reason), which gives amount and fee back."""
     settlement = Settlement.objects.get(pk=settlement_id)
+    if not settlement.bank_file:  # never exported: nobody else has seen it
+        raise ValueError("only a settlement in a bank transfer file has the bank's answer")
     if paid and settlement.exported_by == staff:
         raise SameStaffUser(settlement_id)
     outcome = (

@@ -26,6 +26,8 @@ from payments.models import ApiKey
 from payments.services.refunds import refund_create
 from tests.factories import (
     close_network,
+    exported_bank_settlement,
+    live_bank_settlement,
     make_session,
     payout_waiting_for_staff,
     record_event,
@@ -58,6 +60,9 @@ NEEDS = {
     ("payments.payout", "mark_succeeded"): "payments.change_payout",
     ("payments.payout", "mark_failed"): "payments.change_payout",
     ("payments.networkstate", "reopen"): "payments.change_networkstate",
+    ("payments.settlement", "export_bank_file"): "payments.send_settlement",
+    ("payments.settlement", "mark_paid"): "payments.send_settlement",
+    ("payments.settlement", "mark_failed"): "payments.send_settlement",
     ("webhooks.event", "resend"): "webhooks.add_delivery",
     ("webhooks.delivery", "delete_selected"): "webhooks.delete_delivery",
     ("auth.user", "delete_selected"): "auth.delete_user",
@@ -70,9 +75,14 @@ NEEDS = {
 }
 
 # Pages an admin adds beside Django's own five (list, add, change, delete, history), by URL name,
-# with the permission each needs; each is the page of one object of its admin's model. A new one
-# is listed here, and so tested.
-EXTRA_PAGES = {"auth_user_password_change": "auth.change_user"}
+# with the permission each needs; each is the page of one object of its admin's model, addressed
+# by its id unless ADDRESSED_BY names the field that addresses it. A new one is listed here, and
+# so tested.
+EXTRA_PAGES = {
+    "auth_user_password_change": "auth.change_user",
+    "payments_settlement_bank_file": "payments.send_settlement",
+}
+ADDRESSED_BY = {"payments_settlement_bank_file": "bank_file"}  # a bank transfer file
 
 
 def registered() -> dict:
@@ -135,9 +145,18 @@ def run(client: Client, label: str, action: str):
     model = apps.get_model(label)
     rows = [str(pk) for pk in model.objects.values_list("pk", flat=True)]
     assert rows, f"nothing of {label} to run {action} on"
+    # The bank's answer (its reference, or why it did not pay) that settlements' actions ask for.
+    answers = {f"answer-{row}": "FT2612345" for row in rows}
     return client.post(
         changelist(label),
-        {"action": action, "index": 0, "_selected_action": rows, "confirm": "yes", "post": "yes"},
+        {
+            "action": action,
+            "index": 0,
+            "_selected_action": rows,
+            "confirm": "yes",
+            "post": "yes",
+            **answers,
+        },
     )
 
 
@@ -168,6 +187,8 @@ def world(merchant, settings):
     )  # a payment link, and the receipt of its payment
     item = {"phone": "+243812345678", "amount": 1000, "currency": "CDF", "network": "VODACOM_MPESA"}
     batch_create_approved(merchant=merchant, livemode=False, items=[{**item, "reference": "A-1"}])
+    exported_bank_settlement(merchant, staff="exporter")  # for the bank's answer
+    live_bank_settlement(merchant)  # for a bank transfer file
     Group.objects.create(name="support")
     member = get_user_model().objects.create_user("member", "member@example.cd", "pw-123-long")
     EmailAddress.objects.create(user=member, email=member.email, verified=False, primary=True)
@@ -256,7 +277,10 @@ def test_no_page_beside_djangos_own_goes_untested(world):
         extra = {pattern.name for pattern in model_admin.urls if pattern.name} - own
         assert extra <= set(EXTRA_PAGES), label
         for name in extra:
-            page = reverse(f"admin:{name}", args=[model_admin.model.objects.first().pk])
+            objects = model_admin.model.objects
+            by = ADDRESSED_BY.get(name)
+            address = getattr(objects.exclude(**{by: ""}).first(), by) if by else objects.first().pk
+            page = reverse(f"admin:{name}", args=[address])
             assert viewer.get(page).status_code == 403, name
             assert viewer.post(page).status_code == 403, name
             assert everything() == before, name
