@@ -249,7 +249,13 @@ def call(document: dict, op: Operation, params: bool, indent: str) -> str:
         args.append("body=dict(params)" if params else "body={}")
     if op.http_method == "POST":
         args.append("idempotency_key=idempotency_key")
-    return f"{indent}return self._transport.request({', '.join(args)})"
+    request = f"self._transport.request({', '.join(args)})"
+    kind = returns(document, op)
+    return (
+        f"{indent}return {request}"
+        if kind == "None"
+        else f'{indent}return cast("{kind}", {request})'
+    )
 
 
 def method(document: dict, resource: tuple[str, ...], name: str, group: list[Operation]) -> str:
@@ -332,8 +338,9 @@ def resources_module(document: dict, ops: list[Operation]) -> str:
     body = "\n\n".join([*classes, "\n".join(root) + "\n"])
     imports = ["from __future__ import annotations", ""]
     stdlib = []
-    if "Unpack[" in body:
-        stdlib.append("from typing import Unpack")
+    typing_names = [n for n in ("Unpack", "cast") if f"{n}[" in body or f"{n}(" in body]
+    if typing_names:
+        stdlib.append(f"from typing import {', '.join(typing_names)}")
     if "quote(" in body:
         stdlib.append("from urllib.parse import quote")
     imports += stdlib + ([""] if stdlib else [])

@@ -46,7 +46,7 @@ SETTLE_SECONDS = 120
 # The sandbox's outcomes are chosen by the last digits of the number (docs/guides/sandbox.md).
 PHONE_SUCCEEDS = "+243812345678"
 PHONE_FAILS = "+243812345004"
-NETWORK = "VODACOM_MPESA"
+NETWORK: types.MobileMoneyNetwork = "VODACOM_MPESA"
 AMOUNT = 250000  # 2 500 CDF
 TRIGGERS = (
     "charge.succeeded",
@@ -154,7 +154,7 @@ def say(line: str) -> None:
 # --- listen -------------------------------------------------------------------------------------
 
 
-def created(event: dict) -> datetime:
+def created(event: types.Event) -> datetime:
     return datetime.fromisoformat(event["created_at"].replace("Z", "+00:00"))
 
 
@@ -168,7 +168,7 @@ def listen(client: Congopay, forward_to: str, events: str) -> int:
         )
     secret = "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
     seen: dict[str, datetime] = {}
-    newest = None
+    newest: datetime | None = None
     # What happened before the start is never forwarded: the events down to a minute before the
     # newest are marked as seen.
     for event in client.events.list(limit=100):
@@ -199,7 +199,7 @@ def listen(client: Congopay, forward_to: str, events: str) -> int:
         time.sleep(POLL_SECONDS)
 
 
-def forward(url: str, secret: str, event: dict) -> str:
+def forward(url: str, secret: str, event: types.Event) -> str:
     """POST the event to the local URL as the service delivers it; the answer's status, or why
     there was none."""
     body = json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode()
@@ -224,7 +224,7 @@ def forward(url: str, secret: str, event: dict) -> str:
 
 
 def trigger(client: Congopay, event: str) -> int:
-    made: Callable[[Congopay], None] = {
+    made: Callable[[Congopay], object] = {
         "charge.succeeded": lambda c: charge(c, PHONE_SUCCEEDS),
         "charge.failed": lambda c: charge(c, PHONE_FAILS),
         "refund.succeeded": refund,
@@ -236,7 +236,7 @@ def trigger(client: Congopay, event: str) -> int:
     return 0
 
 
-def charge(client: Congopay, phone: str, amount: int = AMOUNT) -> dict:
+def charge(client: Congopay, phone: str, amount: int = AMOUNT) -> types.ChargeCreated:
     made = client.charges.create(
         amount=amount,
         currency="CDF",
@@ -245,17 +245,17 @@ def charge(client: Congopay, phone: str, amount: int = AMOUNT) -> dict:
         description="congopay trigger",
     )
     say(f"Charge {made['id']} of {amount // 100} CDF to {phone}: pending")
-    return dict(made)
+    return made
 
 
-def settled(client: Congopay, charge_id: str) -> dict:
+def settled(client: Congopay, charge_id: str) -> types.Charge:
     """The charge once the sandbox has answered it."""
     deadline = time.monotonic() + SETTLE_SECONDS
     while time.monotonic() < deadline:
         found = client.charges.retrieve(charge_id)
         if found["status"] != "pending":
             say(f"Charge {charge_id}: {found['status']}")
-            return dict(found)
+            return found
         time.sleep(0.5)
     raise Refused(f"the charge {charge_id} was still pending after {SETTLE_SECONDS} seconds")
 

@@ -39,7 +39,15 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
     """A redirect is answered to the caller as an error: urllib would turn a redirected POST into
     a GET, and the API never redirects (an http:// base URL behind https is a setting to fix)."""
 
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: Any,
+        code: int,
+        msg: str,
+        headers: Message,
+        newurl: str,
+    ) -> None:
         return None
 
 
@@ -118,10 +126,10 @@ class Transport:
                 continue
             if 200 <= answer.status < 300:
                 return decoded(answer)
-            error = api_error(answer)
-            wait = retry_delay(answer, error, attempt)
+            refused = api_error(answer)
+            wait = retry_delay(answer, refused, attempt)
             if attempt >= self.max_retries or wait is None:
-                raise error
+                raise refused
             time.sleep(wait)
             attempt += 1
 
@@ -153,7 +161,7 @@ def connection_error(
 
 
 def backoff(attempt: int) -> float:
-    delay = min(BACKOFF_MAX, BACKOFF_FIRST * 2**attempt)
+    delay = min(BACKOFF_MAX, BACKOFF_FIRST * 2.0**attempt)
     return delay / 2 + random.uniform(0, delay / 2)
 
 

@@ -16,7 +16,7 @@ import hmac
 import json
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from .errors import WebhookVerificationError
 from .types import Event
@@ -118,7 +118,7 @@ class Webhooks:
         """The event of a delivery, once its signature (with `secret`, the endpoint's `whsec_…`)
         and its timestamp (within five minutes of now) verify from the raw body and the headers
         as received; else `congopay.WebhookVerificationError`."""
-        return verify(body, headers, secret)
+        return cast(Event, verify(body, headers, secret))
 
     sign = staticmethod(sign)
     signed_headers = staticmethod(signed_headers)
