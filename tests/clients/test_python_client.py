@@ -441,3 +441,51 @@ def test_the_committed_document_and_python_code_are_a_fresh_generation(tmp_path)
             assert (tmp_path / path).read_text() == (CLIENTS / path).read_text(), path
     finally:
         sys.path.remove(str(CLIENTS))
+
+
+def test_a_new_operation_of_the_service_is_picked_up_by_itself(tmp_path):
+    """Settlements, as the service will describe them: named like the others, and a method of
+    the Python client with nothing else changed."""
+    document = json.loads((CLIENTS / "openapi.json").read_text(encoding="utf-8"))
+    charges = document["paths"]["/v1/charges"]
+    one = document["paths"]["/v1/charges/{charge_id}"]["get"]
+    document["paths"]["/v1/settlements"] = {
+        "get": {**charges["get"], "operationId": "settlements_list"},
+        "post": {**charges["post"], "operationId": "settlements_create"},
+    }
+    document["paths"]["/v1/settlement_accounts/{account_id}"] = {
+        "delete": {
+            **one,
+            "operationId": "settlement_accounts_delete",
+            "parameters": [
+                {"in": "path", "name": "account_id", "required": True, "schema": {"type": "string"}}
+            ],
+        }  # fmt: skip
+    }
+    sys.path.insert(0, str(CLIENTS))
+    try:
+        operations = importlib.import_module("gen.operations")
+        python = importlib.import_module("gen.python")
+        names = {op.id: (op.resource, op.method) for op in operations.operations(document)}
+        python.generate(document, tmp_path)
+    finally:
+        sys.path.remove(str(CLIENTS))
+    assert names["settlements_create"] == (("settlements",), "create")
+    assert names["settlements_list"] == (("settlements",), "list")
+    assert names["settlement_accounts_delete"] == (("settlement_accounts",), "delete")
+    assert names["checkout_sessions_expire"] == (("checkout", "sessions"), "expire")
+    assert names["charge_refunds_list"] == names["refunds_list"] == (("refunds",), "list")
+
+    package = tmp_path / "python" / "src" / "congopay"
+    for name in ("__init__.py", "client.py", "errors.py", "pagination.py", "transport.py",
+                 "webhooks.py", "py.typed"):  # fmt: skip
+        (package / name).write_bytes((CLIENT_SRC / "congopay" / name).read_bytes())
+    probe = subprocess.run(
+        [sys.executable, "-c", "import congopay, inspect; c = congopay.Congopay('sk_test_x', "
+         "base_url='http://127.0.0.1:9'); print(inspect.signature(c.settlements.create), "
+         "inspect.signature(c.settlement_accounts.delete), c.settlements.list.__name__)"],
+        env={**os.environ, "PYTHONPATH": str(package.parent)}, capture_output=True, text=True,
+    )  # fmt: skip
+    assert probe.returncode == 0, probe.stderr
+    assert probe.stdout.split(") ")[0].startswith("(*, idempotency_key: 'str | None' = None")
+    assert "(account_id: 'str') -> 'types.Charge'" in probe.stdout
