@@ -1,0 +1,22 @@
+"""The client libraries' tests run against the service as `make run` starts it (gunicorn, a
+Celery worker and beat, the embedded database and broker), started once per test module.
+
+The Python library is imported from its source (clients/python/src), as `pip install -e` would
+make it importable: the suite's environment is the service's, and the library needs nothing
+from it."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import embedded_service
+
+CLIENT_SRC = Path(__file__).resolve().parents[2] / "clients" / "python" / "src"
+sys.path.insert(0, str(CLIENT_SRC))
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory):
+    with embedded_service(tmp_path_factory.mktemp("service")) as running:
+        yield running
