@@ -14,7 +14,8 @@ without a list to keep:
   resource's method with the parent's id first (`/v1/charges/{id}/refunds` POST is
   `refunds.create(chargeId, …)`, and its GET `refunds.list(chargeId)` beside `refunds.list()`);
 - a path without an id that is no list and has no ids below it is a single object:
-  GET `retrieve`, POST `update` (`/v1/webhook_endpoint`, `/v1/balance`, `/v1/pricing`).
+  GET `retrieve`, POST `update` (`/v1/webhook_endpoint`, `/v1/balance`, `/v1/pricing`);
+- DELETE of an id is `delete(id)`.
 
 A path this rule cannot place stops the generation: the rule is then extended on purpose."""
 
@@ -42,7 +43,7 @@ class Param:
 @dataclass
 class Operation:
     operation_id: str
-    http_method: str  # "GET" or "POST"
+    http_method: str  # "GET", "POST" or "DELETE"
     path: str  # "/v1/charges/{charge_id}"
     resource: tuple[str, ...]  # ("checkout", "sessions")
     method: str  # in snake case: "list", "rotate_secret", "list_deliveries"
@@ -137,6 +138,8 @@ def _place(path: str, verb: str, paginated: bool, paths: set[str]) -> tuple[tupl
             return tuple(words[:-1]), words[-1]
         if paginated:
             return tuple(words), "list"
+        if verb == "DELETE":
+            return tuple(words), "delete"
         if verb == "GET":
             return tuple(words), "retrieve"
         collection = any(other.startswith(path + "/{") for other in paths)
@@ -146,13 +149,15 @@ def _place(path: str, verb: str, paginated: bool, paths: set[str]) -> tuple[tupl
     if not resource or len(ids) > 1 or len(tail) > 1:
         raise LayoutError(f"{verb} {path}: no place for it in the libraries' layout")
     if not tail:
-        return resource, "retrieve" if verb == "GET" else "update"
+        return resource, {"GET": "retrieve", "POST": "update", "DELETE": "delete"}[verb]
     word = tail[0]
     if PREFIX + word in paths:  # a resource of its own, under its parent's id
+        if verb == "DELETE":
+            raise LayoutError(f"{verb} {path}: no place for it in the libraries' layout")
         if verb == "POST":
             return (word,), "create"
         return (word,), "list" if paginated else "retrieve"
-    if verb == "POST":
+    if verb != "GET":
         return resource, word
     return resource, f"list_{word}" if paginated else word
 
@@ -163,9 +168,11 @@ def operations(spec: dict) -> list[Operation]:
     found = []
     for path, item in spec["paths"].items():
         for verb, operation in item.items():
-            if verb not in ("get", "post"):
-                if verb in ("put", "patch", "delete"):
-                    raise LayoutError(f"{verb.upper()} {path}: the libraries speak GET and POST")
+            if verb not in ("get", "post", "delete"):
+                if verb in ("put", "patch"):
+                    raise LayoutError(
+                        f"{verb.upper()} {path}: the libraries speak GET, POST, DELETE"
+                    )
                 continue
             response, text = _answer(spec, operation)
             item_schema = _list_item(spec, response)

@@ -364,16 +364,22 @@ def _answer_type(spec: dict, operation: layout.Operation) -> tuple[str, str]:
         return "string", "string"
     if operation.response is None:
         return "void", "void"
-    kind = read_type(spec, operation.response)
     name = layout.ref_name(_unwrap(operation.response))
-    if name and layout.resolve(spec, operation.response).get("discriminator"):
+    target = layout.resolve(spec, operation.response)
+    if not name or not _is_class(spec, target):  # an object of no schema of its own
+        return "\\Congopay\\ApiObject", "\\Congopay\\ApiObject"
+    kind = read_type(spec, operation.response)
+    if target.get("discriminator"):
         return "\\Congopay\\ApiObject", kind
     return kind, kind
 
 
 def _construct(spec: dict, schema: dict, call: str) -> str:
     name = layout.ref_name(_unwrap(schema))
-    if name and layout.resolve(spec, schema).get("discriminator"):
+    target = layout.resolve(spec, schema)
+    if not name or not _is_class(spec, target):
+        return f"new \\Congopay\\ApiObject({call})"
+    if target.get("discriminator"):
         return f"{MODEL}{name}::from({call})"
     return f"new {MODEL}{name}({call})"
 

@@ -38,7 +38,7 @@ export interface RequestOptions {
 export type Query = object;
 
 export interface RequestSpec {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "DELETE";
   path: string;
   query?: Query | undefined;
   body?: object | undefined;
