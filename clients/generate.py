@@ -34,6 +34,9 @@ def main(argv: list[str] | None = None) -> int:
         gen.install(Path(tmp), owned)
     for path in changed:
         print(f"clients/{path}")
+    if any(path.startswith("node/") for path in changed):
+        # dist/ is committed so that the package runs without a build step: compile it again.
+        print("then: npm install --no-save && npm run build, in clients/node")
     return 0
 
 

@@ -10,7 +10,8 @@ A generator module has:
   out as clients/) from the OpenAPI document (a dict). It may read the hand-written files of its
   library from `CLIENTS`.
 
-Every generator names operations alike through `gen.operations.operations(document)`."""
+Every generator names operations alike through `gen.operations.operations(document)` (the
+JavaScript and PHP ones through `gen.layout`, which reads them from there)."""
 
 import importlib
 import json

@@ -1,31 +1,42 @@
-"""Every operation of the OpenAPI document under the name the libraries give it alike: a resource
-(`("charges",)`, `("checkout", "sessions")`) and a method (`create`, `list`, `rotate_secret`), in
-snake case; each library spells them its own way (`client.checkout.sessions.create`,
-`client.checkout.sessions.create`, `$client->checkout->sessions->create`).
+"""Every operation of the OpenAPI document under the name the three libraries give it alike: a
+resource (`("charges",)`, `("checkout", "sessions")`) and a method (`create`, `list`,
+`rotate_secret`), in snake case; each library spells them its own way
+(`client.webhook_endpoint.rotate_secret()`, `client.webhookEndpoint.rotateSecret()`,
+`$client->webhookEndpoint->rotateSecret()`).
 
-The names come from the document itself, so that a new operation of the service is picked up
-without a change here. The resource is the longest run of a path's leading segments (after
-/v1) that starts the operation's id, the segments joined by `_` (`checkout_sessions_expire` →
-`("checkout", "sessions")` and `expire`; `payout_batches_items` → `("payout_batches",)` and
-`items`); a singular form counts too (`charge_…` for `charges`). What is left of the id is the
-method. An operation that fits no run takes its path's first segment and its whole id.
+The names come from the paths by one rule, so that a new endpoint lands in its place without a
+list to keep:
 
-`RENAMED` holds the few names that read better otherwise; two operations may share a name (a
-library then chooses by the path parameters given: `refunds.list(charge_id)` or
-`refunds.list()`)."""
+- `/v1/charges` GET is `charges.list` (a page of objects) and POST `charges.create`;
+  `/v1/charges/{charge_id}` GET is `charges.retrieve(id)` and POST `…update(id)`;
+- a path of several words before any id is a nested resource (`/v1/checkout/sessions` is
+  `checkout.sessions`), unless its first words are themselves a path of the document: then its last
+  word is an action of that resource (`/v1/networks/predict` is `networks.predict`,
+  `/v1/webhook_endpoint/rotate_secret` `webhook_endpoint.rotate_secret`);
+- a word after an id is an action (`/v1/checkout/sessions/{id}/expire` is
+  `checkout.sessions.expire(id)`), or a list (`/v1/events/{id}/deliveries` is
+  `events.list_deliveries(id)`, `/v1/payout_batches/{id}/items` `payout_batches.list_items(id)`),
+  unless the word is a resource of its own: then the path is that resource's method with the
+  parent's id first (`/v1/charges/{id}/refunds` POST is `refunds.create(charge_id, …)`, and its GET
+  `refunds.list(charge_id)` beside `refunds.list()`);
+- a path without an id that is no list and has no ids below it is a single object:
+  GET `retrieve`, POST `update` (`/v1/webhook_endpoint`, `/v1/balance`, `/v1/pricing`);
+- DELETE of an id is `delete(id)`.
+
+A path this rule cannot place stops the generation (`NamingError`): the rule is then extended on
+purpose. Two operations share a name only as `refunds.list()` and `refunds.list(charge_id)` do;
+a library then chooses by the path parameters given."""
 
 import re
 from dataclasses import dataclass, field
 
 API_PREFIX = "/v1/"
-HTTP_METHODS = ("get", "post", "put", "patch", "delete")
+# The verbs the libraries speak; the rule above has no name for a PUT or a PATCH.
+HTTP_METHODS = ("get", "post", "delete")
 
-# operationId → (resource, method).
-RENAMED = {
-    # client.refunds.list(charge_id), beside client.refunds.list() for every refund.
-    "charge_refunds_list": (("refunds",), "list"),
-    "event_deliveries_list": (("events",), "list_deliveries"),
-}
+
+class NamingError(ValueError):
+    """An operation of the document that the rule cannot place."""
 
 
 @dataclass(frozen=True)
@@ -65,34 +76,42 @@ def ref_name(schema: dict | None) -> str | None:
     return schema["$ref"].rsplit("/", 1)[-1] if schema and "$ref" in schema else None
 
 
-def static_segments(path: str) -> list[str]:
-    """The leading segments of a path after /v1, up to its first parameter."""
-    segments = []
-    for segment in path.removeprefix(API_PREFIX).split("/"):
-        if segment.startswith("{"):
-            break
-        segments.append(segment)
-    return segments
-
-
-def resources(document: dict) -> list[tuple[str, ...]]:
-    """Every run of leading segments of the document's paths, the longest (as joined) first."""
-    found = set()
-    for path in document["paths"]:
-        segments = static_segments(path)
-        found |= {tuple(segments[:length]) for length in range(1, len(segments) + 1)}
-    return sorted(found, key=lambda run: (-len("_".join(run)), run))
-
-
-def name(document: dict, operation_id: str, path: str) -> tuple[tuple[str, ...], str]:
-    if operation_id in RENAMED:
-        return RENAMED[operation_id]
-    for run in resources(document):
-        joined = "_".join(run)
-        for prefix in (joined, joined.removesuffix("s")):
-            if operation_id.startswith(f"{prefix}_"):
-                return run, operation_id.removeprefix(f"{prefix}_")
-    return (static_segments(path)[0],), operation_id
+def name(
+    http_method: str, path: str, paginated: bool, paths: set[str]
+) -> tuple[tuple[str, ...], str]:
+    """(resource, method) of one operation, by the rule of this module's docstring."""
+    if not path.startswith(API_PREFIX):
+        raise NamingError(f"{http_method} {path}: not under {API_PREFIX}")
+    words = path.removeprefix(API_PREFIX).split("/")
+    ids = [index for index, word in enumerate(words) if word.startswith("{")]
+    if not ids:
+        parent = API_PREFIX + "/".join(words[:-1])
+        if len(words) > 1 and parent in paths:  # an action of the resource above
+            return tuple(words[:-1]), words[-1]
+        if paginated:
+            return tuple(words), "list"
+        if http_method == "DELETE":
+            return tuple(words), "delete"
+        if http_method == "GET":
+            return tuple(words), "retrieve"
+        collection = any(other.startswith(path + "/{") for other in paths)
+        return tuple(words), "create" if collection else "update"
+    first = ids[0]
+    resource, tail = tuple(words[:first]), words[first + 1 :]
+    if not resource or len(ids) > 1 or len(tail) > 1:
+        raise NamingError(f"{http_method} {path}: no place for it in the libraries' layout")
+    if not tail:
+        return resource, {"GET": "retrieve", "POST": "update", "DELETE": "delete"}[http_method]
+    word = tail[0]
+    if API_PREFIX + word in paths:  # a resource of its own, under its parent's id
+        if http_method == "DELETE":
+            raise NamingError(f"{http_method} {path}: no place for it in the libraries' layout")
+        if http_method == "POST":
+            return (word,), "create"
+        return (word,), "list" if paginated else "retrieve"
+    if http_method != "GET":
+        return resource, word
+    return resource, f"list_{word}" if paginated else word
 
 
 def is_list(document: dict, schema: dict | None) -> dict | None:
@@ -108,8 +127,12 @@ def is_list(document: dict, schema: dict | None) -> dict | None:
 def operations(document: dict) -> list[Operation]:
     """The document's operations, in the document's order (paths, then methods)."""
     found = []
+    paths = set(document["paths"])
     for path, item in document["paths"].items():
         shared = item.get("parameters", [])
+        for verb in ("put", "patch"):
+            if verb in item:
+                raise NamingError(f"{verb.upper()} {path}: the libraries speak GET, POST, DELETE")
         for http_method in HTTP_METHODS:
             if http_method not in item:
                 continue
@@ -125,6 +148,8 @@ def operations(document: dict) -> list[Operation]:
                 content["application/json"].get("schema") if "application/json" in content else None
             )
             body_content = operation.get("requestBody", {}).get("content", {})
+            if body_content and "application/json" not in body_content:
+                raise NamingError(f"{http_method.upper()} {path}: a body that is not JSON")
             body = body_content.get("application/json", {}).get("schema")
             list_item = is_list(document, response)
             query = tuple(p for p in parameters if p["in"] == "query")
@@ -132,7 +157,7 @@ def operations(document: dict) -> list[Operation]:
             pagination = None
             if list_item is not None:
                 pagination = "starting_after" if "starting_after" in query_names else "offset"
-            resource, method = name(document, operation["operationId"], path)
+            resource, method = name(http_method.upper(), path, list_item is not None, paths)
             found.append(
                 Operation(
                     id=operation["operationId"],
@@ -158,4 +183,19 @@ def operations(document: dict) -> list[Operation]:
                     extra=operation,
                 )
             )
+    collisions(found)
     return found
+
+
+def collisions(found: list[Operation]) -> None:
+    """Two operations share a name only as a list or a creation beside the same under a
+    parent's id (`refunds.list()`, `refunds.list(charge_id)`): a library tells them apart by the
+    path parameters given."""
+    named: dict[tuple[tuple[str, ...], str], list[Operation]] = {}
+    for operation in found:
+        named.setdefault((operation.resource, operation.method), []).append(operation)
+    for (resource, method), variants in named.items():
+        counts = sorted(len(operation.path_params) for operation in variants)
+        if len(variants) > 2 or (len(variants) == 2 and (counts[0] != 0 or counts[1] == 0)):
+            names = ", ".join(f"{o.http_method} {o.path}" for o in variants)
+            raise NamingError(f"{'.'.join(resource)}.{method}: {names} collide")

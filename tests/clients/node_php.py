@@ -394,7 +394,7 @@ def check_refusals_retried_as_they_say(library: Library, service) -> None:
 
 # --- The guide's examples -------------------------------------------------------------------------
 
-GUIDE = BASE / "docs" / "guides" / "libraries-node-php.md"
+GUIDE = BASE / "docs" / "guides" / "libraries.md"
 
 
 def guide_blocks(section: str, language: str) -> list[str]:

@@ -6,8 +6,8 @@ the repository as npm installs a folder (packed, its "files" only), into a shop 
 scenario is a script of tests/clients/node/ run by Debian's `node`.
 
 Also: the library's own tests (the Standard Webhooks test vectors), the committed dist/ is what
-its source compiles to, the types catch a merchant's mistakes, and the generated source is what
-the service's OpenAPI document makes."""
+its source compiles to, and the types catch a merchant's mistakes. That the generated source is
+what the service's OpenAPI document makes is tests/clients/test_generation.py's check."""
 
 import json
 import os
@@ -15,14 +15,11 @@ import re
 import shutil
 import subprocess
 import tempfile
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from clients.gen import node as node_generator
 from tests.clients import node_php
-from tests.helpers import embedded_service
 
 PACKAGE = node_php.BASE / "clients" / "node"
 SCRIPTS = Path(__file__).parent / "node"
@@ -88,9 +85,9 @@ def library(node, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def service(library, tmp_path_factory):
-    with embedded_service(tmp_path_factory.mktemp("service")) as running:
-        yield running
+def service(library, service):
+    """The package's service, started only once the library can run (else skipped before)."""
+    return service
 
 
 def test_a_charge_to_success(library, service):
@@ -118,8 +115,8 @@ def test_refusals_are_retried_as_they_say(library, service):
 
 
 def test_the_guides_examples_run_as_written(library, service, tmp_path):
-    """docs/guides/libraries-node-php.md: the first payment, a refund found by walking the list,
-    the webhook endpoint verifying a real delivery, an error and its fields."""
+    """docs/guides/libraries.md, its JavaScript part: the first payment, a refund found by walking
+    the list, the webhook endpoint verifying a real delivery, an error and its fields."""
     first, refund, webhook, error = node_php.check_guide_examples(
         library, service, tmp_path, "JavaScript / TypeScript", "js"
     )
@@ -132,16 +129,6 @@ def test_the_guides_examples_run_as_written(library, service, tmp_path):
         r"The number \+243812345678 belongs to VODACOM_MPESA, not AIRTEL_MONEY\.\n$",
         error,
     ), error
-
-
-def test_the_generated_source_is_what_the_services_document_makes(service, tmp_path):
-    with urllib.request.urlopen(f"{service.base}/v1/openapi.json", timeout=30) as answer:
-        spec = json.loads(answer.read())
-    node_generator.generate(spec, tmp_path)
-    fresh = (tmp_path / node_generator.TARGET).read_text(encoding="utf-8")
-    assert fresh == (node_php.BASE / node_generator.TARGET).read_text(encoding="utf-8"), (
-        "clients/node/src/generated.ts is stale: run clients/generate.py, then npm run build"
-    )
 
 
 def test_the_librarys_own_tests(node):

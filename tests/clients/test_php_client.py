@@ -5,21 +5,19 @@ the POST retried with exactly one charge made, refusals retried or not as they s
 is a script of tests/clients/php/ that loads the library with its own autoload.php (no Composer),
 run by Debian's `php` (php-cli, php-curl, php-mbstring).
 
-Also: the library's own tests (the Standard Webhooks test vectors), and the generated classes are
-what the service's OpenAPI document makes."""
+Also: the library's own tests (the Standard Webhooks test vectors), and that every file is PHP 8.1.
+That the generated classes are what the service's OpenAPI document makes is
+tests/clients/test_generation.py's check."""
 
 import json
 import os
 import re
 import subprocess
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from clients.gen import php as php_generator
 from tests.clients import node_php
-from tests.helpers import embedded_service
 
 PACKAGE = node_php.BASE / "clients" / "php"
 SCRIPTS = Path(__file__).parent / "php"
@@ -79,9 +77,9 @@ def library(php, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def service(library, tmp_path_factory):
-    with embedded_service(tmp_path_factory.mktemp("service")) as running:
-        yield running
+def service(library, service):
+    """The package's service, started only once the library can run (else skipped before)."""
+    return service
 
 
 def test_a_charge_to_success(library, service):
@@ -113,8 +111,8 @@ def test_refusals_are_retried_as_they_say(library, service):
 
 
 def test_the_guides_examples_run_as_written(library, service, tmp_path):
-    """docs/guides/libraries-node-php.md: the first payment, a refund found by walking the list,
-    the webhook endpoint verifying a real delivery, an error and its fields."""
+    """docs/guides/libraries.md, its PHP part: the first payment, a refund found by walking the
+    list, the webhook endpoint verifying a real delivery, an error and its fields."""
     first, refund, webhook, error = node_php.check_guide_examples(
         library, service, tmp_path, "PHP", "php"
     )
@@ -127,25 +125,6 @@ def test_the_guides_examples_run_as_written(library, service, tmp_path):
         r"The number \+243812345678 belongs to VODACOM_MPESA, not AIRTEL_MONEY\.\n$",
         error,
     ), error
-
-
-def test_the_generated_classes_are_what_the_services_document_makes(service, tmp_path):
-    with urllib.request.urlopen(f"{service.base}/v1/openapi.json", timeout=30) as answer:
-        spec = json.loads(answer.read())
-    php_generator.generate(spec, tmp_path)
-    fresh = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*.php")}
-    committed = {
-        path: (node_php.BASE / path).read_bytes()
-        for path in fresh
-        if (node_php.BASE / path).exists()
-    }
-    generated = [
-        p.relative_to(node_php.BASE)
-        for folder in php_generator.GENERATED_DIRS
-        for p in (node_php.BASE / php_generator.ROOT / folder).glob("*.php")
-    ]
-    assert sorted(set(generated) - set(fresh)) == [], "classes the document no longer has"
-    assert fresh == committed, "clients/php/src is stale: run clients/generate.py"
 
 
 def test_the_librarys_own_tests(php):

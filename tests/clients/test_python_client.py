@@ -10,7 +10,6 @@ at commit b2fa7b8719fb75d326b591077f5d1b385cfcdfae)."""
 
 import base64
 import contextlib
-import importlib
 import json
 import os
 import queue
@@ -30,7 +29,6 @@ import congopay
 import pytest
 import standardwebhooks
 from congopay import cli, webhooks
-from django.test import Client
 
 from tests.fakes import merchant as merchant_site
 from tests.helpers import wait_for
@@ -423,69 +421,3 @@ def test_listen_forwards_what_trigger_makes_signed_with_its_own_secret(service):
         assert len(receiver.verified()) == len(receiver.received)
         for pair in expected.items():
             assert printed[delivered()[pair]] == (pair[0], "200")
-
-
-# --- Generation ---------------------------------------------------------------------------------------
-
-
-def test_the_committed_document_and_python_code_are_a_fresh_generation(tmp_path):
-    """What `clients/generate.py --check` checks in CI, for the Python library: the committed
-    document is the one the service serves, and the generated modules are its generation."""
-    document = json.loads((CLIENTS / "openapi.json").read_text(encoding="utf-8"))
-    assert document == Client().get("/v1/openapi.json").json()
-    sys.path.insert(0, str(CLIENTS))
-    try:
-        python = importlib.import_module("gen.python")
-        python.generate(document, tmp_path)
-        for path in python.OWNED:
-            assert (tmp_path / path).read_text() == (CLIENTS / path).read_text(), path
-    finally:
-        sys.path.remove(str(CLIENTS))
-
-
-def test_a_new_operation_of_the_service_is_picked_up_by_itself(tmp_path):
-    """Settlements, as the service will describe them: named like the others, and a method of
-    the Python client with nothing else changed."""
-    document = json.loads((CLIENTS / "openapi.json").read_text(encoding="utf-8"))
-    charges = document["paths"]["/v1/charges"]
-    one = document["paths"]["/v1/charges/{charge_id}"]["get"]
-    document["paths"]["/v1/settlements"] = {
-        "get": {**charges["get"], "operationId": "settlements_list"},
-        "post": {**charges["post"], "operationId": "settlements_create"},
-    }
-    document["paths"]["/v1/settlement_accounts/{account_id}"] = {
-        "delete": {
-            **one,
-            "operationId": "settlement_accounts_delete",
-            "parameters": [
-                {"in": "path", "name": "account_id", "required": True, "schema": {"type": "string"}}
-            ],
-        }  # fmt: skip
-    }
-    sys.path.insert(0, str(CLIENTS))
-    try:
-        operations = importlib.import_module("gen.operations")
-        python = importlib.import_module("gen.python")
-        names = {op.id: (op.resource, op.method) for op in operations.operations(document)}
-        python.generate(document, tmp_path)
-    finally:
-        sys.path.remove(str(CLIENTS))
-    assert names["settlements_create"] == (("settlements",), "create")
-    assert names["settlements_list"] == (("settlements",), "list")
-    assert names["settlement_accounts_delete"] == (("settlement_accounts",), "delete")
-    assert names["checkout_sessions_expire"] == (("checkout", "sessions"), "expire")
-    assert names["charge_refunds_list"] == names["refunds_list"] == (("refunds",), "list")
-
-    package = tmp_path / "python" / "src" / "congopay"
-    for name in ("__init__.py", "client.py", "errors.py", "pagination.py", "transport.py",
-                 "webhooks.py", "py.typed"):  # fmt: skip
-        (package / name).write_bytes((CLIENT_SRC / "congopay" / name).read_bytes())
-    probe = subprocess.run(
-        [sys.executable, "-c", "import congopay, inspect; c = congopay.Congopay('sk_test_x', "
-         "base_url='http://127.0.0.1:9'); print(inspect.signature(c.settlements.create), "
-         "inspect.signature(c.settlement_accounts.delete), c.settlements.list.__name__)"],
-        env={**os.environ, "PYTHONPATH": str(package.parent)}, capture_output=True, text=True,
-    )  # fmt: skip
-    assert probe.returncode == 0, probe.stderr
-    assert probe.stdout.split(") ")[0].startswith("(*, idempotency_key: 'str | None' = None")
-    assert "(account_id: 'str') -> 'types.Charge'" in probe.stdout

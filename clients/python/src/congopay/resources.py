@@ -351,8 +351,8 @@ class PayoutBatchesResource:
             self._transport.request("GET", f"/v1/payout_batches/{quote(batch_id, safe='')}"),
         )
 
-    def items(
-        self, batch_id: str, **params: Unpack[types.PayoutBatchesItemsParams]
+    def list_items(
+        self, batch_id: str, **params: Unpack[types.PayoutBatchesListItemsParams]
     ) -> Page[types.PayoutBatchItem]:
         """List a payout batch's rows.
 

@@ -1064,8 +1064,8 @@ class PayoutBatchesCreateParams(TypedDict):
     """1 to 1000 payouts; every one is checked before any is paid."""
 
 
-class PayoutBatchesItemsParams(TypedDict):
-    """The keyword arguments of `payout_batches.items`."""
+class PayoutBatchesListItemsParams(TypedDict):
+    """The keyword arguments of `payout_batches.list_items`."""
 
     limit: NotRequired[int]
     """How many objects to return."""
