@@ -1,11 +1,11 @@
-# The two commands of README.md, `make run` and `make test`, `make bench` and `make docs`. Each sets
-# itself up.
+# The two commands of README.md, `make run` and `make test`, `make bench`, `make docs` and
+# `make clients`. Each sets itself up.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench docs lint format clean
+.PHONY: run test bench docs clients lint format clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -53,6 +53,11 @@ ifeq ($(DOCS),serve)
 else
 	$(BIN)/mkdocs build --strict -d var/site
 endif
+
+## The client libraries' generated code (clients/), from the service's OpenAPI document:
+## clients/openapi.json and each library's generated files (CI checks them with --check).
+clients: $(STAMP)
+	$(BIN)/python clients/generate.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

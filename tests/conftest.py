@@ -384,8 +384,9 @@ def celery_worker_process(transactional_db, tmp_path):
 
 # The tests that take twenty seconds to a minute or more each (a killed worker's batch, make run's
 # examples, a 1,000-row batch, whole deployments, the statement's memory, the ledger's migration,
-# the dashboard's flow in Chromium with a worker) go first: the processes of `make test` take tests
-# in order, and one of these taken last keeps one process busy while the other idles.
+# the dashboard's flow in Chromium with a worker, the client libraries against make run's service)
+# go first: the processes of `make test` take tests in order, and one of these taken last keeps
+# one process busy while the other idles.
 SLOWEST_FIRST = (
     "tests/batches/test_worker_e2e.py",
     "tests/payments/platform/test_readme.py",
@@ -394,6 +395,7 @@ SLOWEST_FIRST = (
     "tests/payments/ledger/test_statement_memory.py",
     "tests/payments/ledger/test_ledger_migration.py",
     "tests/dashboard/test_e2e.py",
+    "tests/clients/",
 )
 
 

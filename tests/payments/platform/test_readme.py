@@ -110,6 +110,7 @@ def test_the_examples_run_as_written_against_make_run(tmp_path):
             "https://shop.example.cd/hooks": receiver.url("/hooks"),
             "https://example.cd/hooks": receiver.url("/hooks"),
             "/tmp/payments-client": str(tmp_path / "payments-client"),  # and its -venv
+            "/tmp/congopay-venv": str(tmp_path / "congopay-venv"),
             "-o statement.csv": f"-o {tmp_path / 'statement.csv'}",  # not into the checkout
         }
         for page in PAGES:
@@ -171,6 +172,11 @@ def test_the_examples_run_as_written_against_make_run(tmp_path):
     paid = outputs["docs/guides/getting-paid.md"]
     assert '"amount":1000000,"fee":10000' in paid and '"status":"in_transit"' in paid
     assert '"type":"settlement","amount":-1000000,"fee":10000,"net":-1010000' in paid
+    libraries = outputs["docs/guides/libraries.md"]
+    assert re.search(r"python: ch_\w+ succeeded 250000 CDF", libraries)
+    assert re.search(r"refund: re_\w+ succeeded 100000", libraries)
+    assert "refused: 400 amount_invalid amount req_" in libraries
+    assert re.search(r"Refund re_\w+ of 1250 CDF: succeeded", libraries)  # congopay trigger
 
 
 def test_the_configuration_page_lists_every_variable_the_settings_read():
