@@ -10,6 +10,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from dashboard import words
 from dashboard.roles import Role, roles_with
 from payments import pricing
 from payments.models import AppendOnlyModel, Merchant
@@ -153,6 +154,11 @@ class Action(models.TextChoices):
     API_PAYOUTS_DISABLED = "api_payouts.disabled", _("payouts by API turned off")
     # Written by staff, not the merchant's members: a change of the merchant's price plan.
     PRICING_UPDATED = "pricing.updated", _("price plan changed")
+    # Whoever added or removed it: a member in the dashboard, or an API key.
+    SETTLEMENT_ACCOUNT_ADDED = "settlement_account.added", _("settlement account added")
+    SETTLEMENT_ACCOUNT_REMOVED = "settlement_account.removed", _("settlement account removed")
+    SETTLEMENT_SCHEDULE_UPDATED = "settlement_schedule.updated", _("settlement schedule changed")
+    SETTLEMENT_CREATED = "settlement.created", _("settlement created")
 
 
 class AuditEntry(AppendOnlyModel):
@@ -203,6 +209,34 @@ class AuditEntry(AppendOnlyModel):
 
     def details_text(self) -> str:
         """The details in words, in the active language ("" without any)."""
-        if self.details and self.action == Action.PRICING_UPDATED:
+        if not self.details:
+            return ""
+        if self.action == Action.PRICING_UPDATED:
             return pricing.change_words(self.details)
+        if self.action in (Action.SETTLEMENT_ACCOUNT_ADDED, Action.SETTLEMENT_ACCOUNT_REMOVED):
+            return words.account_change_words(self.details)
+        if self.action == Action.SETTLEMENT_SCHEDULE_UPDATED:
+            return words.schedule_change_words(self.details)
         return ""
+
+
+class UserLanguage(models.Model):
+    """The language a person last used the dashboard in: what is mailed to them when they did
+    nothing themselves (a security notice about their team) is written in it."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user"),
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="dashboard_language",
+    )
+    language = models.CharField(_("language"), max_length=10, choices=settings.LANGUAGES)
+    updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("language of a user")
+        verbose_name_plural = _("languages of users")
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.language}"

@@ -257,7 +257,7 @@ class PayoutListCreateView(ApiView):
 
 def _key_name(principal) -> str:
     """Who acted through the API, as the audit log and the owners' mail say it."""
-    return f"API key {principal.api_key.prefix}…"
+    return f"API key {principal.api_key.prefix}"
 
 
 class SettlementAccountListCreateView(ApiView):

@@ -20,6 +20,7 @@ against a stolen password or key that adds an account of its own.
 
 import logging
 import re
+from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -39,7 +40,7 @@ from core.errors import (
     ProviderUnavailable,
     ResourceMissing,
 )
-from payments import pricing, state
+from payments import pricing, selectors, state
 from payments.models import (
     LedgerEntry,
     LedgerType,
@@ -345,6 +346,80 @@ def settlement_create(
     settlement.save(force_insert=True)
     ledger_record(type=LedgerType.SETTLEMENT, source=settlement)
     return settlement
+
+
+@dataclass(frozen=True)
+class Quote:
+    """What a settlement would be if made now: its account, amount and fee, and the available
+    balance they were read against."""
+
+    account: SettlementAccount
+    amount: int
+    fee: int
+    available: int
+
+
+def settlement_quote(
+    *,
+    merchant: Merchant,
+    livemode: bool,
+    currency: str,
+    amount: int | None = None,
+    account_id: str | None = None,
+) -> Quote:
+    """settlement_create's account, default amount and fee, refused as it refuses them (the same
+    errors, in the same order), without making or reserving anything: what a person is shown
+    before confirming a withdrawal. The balance is read without its lock, so the settlement made
+    next checks it again."""
+    if livemode and not merchant.live_approved:
+        raise LiveModeNotApproved()
+    account = _account_for(merchant, livemode, currency, account_id)
+    if account.available_from > timezone.now():
+        raise InvalidRequest(
+            gettext_noop(
+                "This settlement account is new and held until %(date)s, to protect your "
+                "money: settlements to it can be made from then."
+            ),
+            code="settlement_account_on_hold",
+            param="settlement_account",
+            params={"date": account.available_from.strftime("%Y-%m-%d %H:%M UTC")},
+        )
+    step = WHOLE_UNITS if account.type == SettlementAccountType.MOBILE_MONEY else 1
+    if amount is not None and amount % step:
+        raise InvalidRequest(
+            gettext_noop("A settlement to a wallet is in whole francs or dollars."),
+            code="amount_invalid",
+            param="amount",
+        )
+    sums = selectors.balance_sums(merchant=merchant, livemode=livemode, currencies=(currency,))
+    available = sums[currency].available
+
+    def fee_of(value: int) -> int:
+        return settlement_fee(merchant=merchant, account=account, amount=value)
+
+    if amount is None:
+        amount = largest_amount(available, fee_of=fee_of, step=step)
+    if amount == 0:
+        raise BalanceInsufficient(
+            gettext_noop("There is nothing available to settle in %(currency)s."),
+            params={"currency": currency},
+            param="amount",
+        )
+    fee = fee_of(amount)
+    if amount + fee > available:
+        raise BalanceInsufficient(
+            gettext_noop(
+                "The available %(currency)s balance is %(available)s, less than the %(amount)s "
+                "this settlement takes with its fee."
+            ),
+            params={
+                "currency": currency,
+                "available": Amount(available, currency),
+                "amount": Amount(amount + fee, currency),
+            },
+            param="amount",
+        )
+    return Quote(account=account, amount=amount, fee=fee, available=available)
 
 
 def _sandbox_outcome(settlement: Settlement, now: datetime) -> ProviderOutcome:

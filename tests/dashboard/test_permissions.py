@@ -23,6 +23,9 @@ TABLE = {
     "security": {"owner"},
     # Amended: live keys (create, revoke) need both the payout right and the key right.
     "live_keys": {"owner", "admin"},
+    # Withdrawals and the schedule: the payout roles'; settlement accounts: the owner's.
+    "settlements": {"owner", "admin", "finance"},
+    "settlement_accounts": {"owner"},
 }
 
 

@@ -18,7 +18,8 @@ from tests.payments.api.test_api_language import (
 
 APP = settings.BASE_DIR / "dashboard"
 SAME_IN_FRENCH = {"Action", "Finance", "Test", "Mode", "Date", "Description", "Invitation",
-                  "Actions", "E-mail", "action", "invitation", "invitations", "Net"}  # fmt: skip
+                  "Actions", "E-mail", "action", "invitation", "invitations", "Net",
+                  "Minimum"}  # fmt: skip
 
 
 def code_messages() -> set[tuple[str | None, str]]:
