@@ -139,6 +139,7 @@ BALANCE_TRANSACTION = {
     "fee_details": [{"type": "processing_fee", "amount": 7500, "currency": "CDF"}],
     "currency": "CDF",
     "source": CHARGE_ID,
+    "settlement": None,
     "available_on": "2026-11-21T09:30:19.107254Z",
     "created_at": "2026-11-21T09:30:19.107254Z",
 }
