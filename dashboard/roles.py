@@ -38,6 +38,8 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "team": frozenset({OWNER, ADMIN}),
     # security settings, transfer ownership
     "security": frozenset({OWNER}),
+    # the application for live mode (docs/guides/going-live.md)
+    "activation": frozenset({OWNER}),
 }
 # Live API keys (create, revoke): a live key can move money, so only the roles that hold both
 # the payout right and the key right (owner, admin); a developer manages the test keys.

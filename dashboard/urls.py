@@ -28,6 +28,7 @@ urlpatterns = [
     path("settings/team/<int:member_id>/remove/", views.member_remove, name="member-remove"),
     path("settings/security/", views.settings_security, name="settings-security"),
     path("settings/pricing/", views.settings_pricing, name="settings-pricing"),
+    path("settings/activation/", views.settings_activation, name="settings-activation"),
     path("settings/security/transfer/", views.ownership_transfer, name="ownership-transfer"),
     path("audit/", views.audit_log, name="audit"),
     path("invitations/<str:key>/", views.invitation, name="invitation"),
