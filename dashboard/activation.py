@@ -17,6 +17,7 @@ from django.db import transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 
 from dashboard import audit
@@ -77,8 +78,15 @@ def application_of(merchant) -> ActivationApplication:
     return found
 
 
+def application_shown(merchant) -> ActivationApplication:
+    """The merchant's application as its page shows it: a blank draft, not saved, until the
+    owner saves one."""
+    found = ActivationApplication.objects.filter(merchant=merchant).first()
+    return found or ActivationApplication(merchant=merchant)
+
+
 def _label(name: str) -> str:
-    return str(ActivationApplication._meta.get_field(name).verbose_name)
+    return capfirst(str(ActivationApplication._meta.get_field(name).verbose_name))
 
 
 def account_typed(application: ActivationApplication) -> bool:
@@ -90,7 +98,7 @@ def missing(application: ActivationApplication) -> list[str]:
     """What the application still needs before it can be submitted, in words."""
     needed = [_label(name) for name in BUSINESS if not getattr(application, name)]
     if not application.monthly_volume or not application.monthly_volume_currency:
-        needed.append(_("expected monthly volume"))
+        needed.append(_("Expected monthly volume"))
     if account_typed(application):
         fields = (
             BANK_ACCOUNT
@@ -98,12 +106,12 @@ def missing(application: ActivationApplication) -> list[str]:
             else MOBILE_ACCOUNT
         )
         needed += [
-            _("settlement account: %(field)s") % {"field": _label(name)}
+            _("Settlement account: %(field)s") % {"field": _label(name)}
             for name in fields
             if not getattr(application, name)
         ]
     elif application.settlement_account is None or application.settlement_account.removed_at:
-        needed.append(_("a settlement account"))
+        needed.append(_("A settlement account"))
     needed += [
         _label(name) for name in ActivationApplication.DOCUMENTS if not getattr(application, name)
     ]

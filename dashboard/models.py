@@ -11,6 +11,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from core import ids
 from core.money import Currency
@@ -230,11 +231,12 @@ class AuditEntry(AppendOnlyModel):
 
 
 class ActivationStatus(models.TextChoices):
-    DRAFT = "draft", _("Draft")
-    SUBMITTED = "submitted", _("Submitted")
-    APPROVED = "approved", _("Approved")
-    REJECTED = "rejected", _("Rejected")
-    CHANGES_REQUESTED = "changes_requested", _("Changes requested")
+    # An application's (feminine in French: "la demande").
+    DRAFT = "draft", pgettext_lazy("application", "Draft")
+    SUBMITTED = "submitted", pgettext_lazy("application", "Submitted")
+    APPROVED = "approved", pgettext_lazy("application", "Approved")
+    REJECTED = "rejected", pgettext_lazy("application", "Rejected")
+    CHANGES_REQUESTED = "changes_requested", pgettext_lazy("application", "Changes requested")
 
 
 def activation_id() -> str:

@@ -453,7 +453,7 @@ def index_settings(request):
 def settings_activation(request):
     """The owner's application for live mode, on one page: saved as a draft, or saved and
     submitted (what is missing said in words, the draft kept)."""
-    application = activation.application_of(request.merchant)
+    application = activation.application_shown(request.merchant)
     form = ActivationForm(request.POST or None, request.FILES or None, instance=application)
     if request.method == "POST":
         if not application.editable:
@@ -478,7 +478,7 @@ def settings_activation(request):
                 )
                 return _back(request, "settings-activation")
         # The form wrote what it read onto the instance: the page shows what is saved.
-        application.refresh_from_db()
+        application = activation.application_shown(request.merchant)
     account = application.settlement_account
     return render(
         request,

@@ -179,7 +179,7 @@ def test_submitting_an_incomplete_application_says_what_is_missing_and_keeps_the
     assert answer.status_code == 200
     page = answer.content.decode()
     alert = page[page.index('role="alert"') :]
-    for words in ("Before you submit, add:", "NIF", "a settlement account", "identity document"):
+    for words in ("Before you submit, add:", "NIF", "A settlement account", "identity document"):
         assert words in alert[:1000], words
     application = ActivationApplication.objects.get(merchant=shop)
     assert application.status == "draft" and application.rccm_certificate

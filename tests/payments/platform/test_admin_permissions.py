@@ -16,11 +16,13 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.contrib.sessions.models import Session
+from django.core.files.base import ContentFile
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
 from batches.services import batch_create_approved
 from checkout.services import session_attempt_create
+from dashboard.models import ActivationApplication
 from links.services import link_create, link_open_session
 from payments.models import ApiKey
 from payments.services.refunds import refund_create
@@ -72,7 +74,14 @@ NEEDS = {
 # Pages an admin adds beside Django's own five (list, add, change, delete, history), by URL name,
 # with the permission each needs; each is the page of one object of its admin's model. A new one
 # is listed here, and so tested.
-EXTRA_PAGES = {"auth_user_password_change": "auth.change_user"}
+EXTRA_PAGES = {
+    "auth_user_password_change": "auth.change_user",
+    # An application for live mode: its review (the decision) and its documents.
+    "dashboard_activationapplication_review": "payments.review_activation",
+    "dashboard_activationapplication_document": "payments.review_activation",
+}
+# What such a page's address takes after the object's id.
+EXTRA_ARGUMENTS = {"dashboard_activationapplication_document": ["rccm_certificate"]}
 
 
 def registered() -> dict:
@@ -142,9 +151,15 @@ def run(client: Client, label: str, action: str):
 
 
 @pytest.fixture
-def world(merchant, settings):
+def world(merchant, settings, tmp_path):
     """One of each thing an action works on, in the state in which the action does something."""
     settings.SANDBOX_MOBILE_MONEY_DELAY = 3600  # the sandbox operator answers pending for now
+    settings.MEDIA_ROOT = tmp_path / "media"
+    application = ActivationApplication(
+        merchant=merchant, legal_name="Boutique", status="submitted"
+    )
+    application.rccm_certificate.save("rccm.pdf", ContentFile(b"%PDF-1.7\n"), save=False)
+    application.save()
     set_webhook_url(merchant, "https://shop.example.cd/hooks")
     succeeded_mobile_money_charge(merchant, amount=100000)
     paid = succeeded_mobile_money_charge(merchant, amount=250000)
@@ -249,14 +264,17 @@ def test_no_page_beside_djangos_own_goes_untested(world):
     redirects), or listed in EXTRA_PAGES with the permission they need, which a staff member who
     may only see lacks: 403, nothing changed; the one who holds it is let in."""
     viewer = staff_member("viewer")
-    before = everything()
     for label, model_admin in registered().items():
         prefix = label.replace(".", "_")
         own = {f"{prefix}_{page}" for page in ("changelist", "add", "history", "delete", "change")}
         extra = {pattern.name for pattern in model_admin.urls if pattern.name} - own
         assert extra <= set(EXTRA_PAGES), label
         for name in extra:
-            page = reverse(f"admin:{name}", args=[model_admin.model.objects.first().pk])
+            page = reverse(
+                f"admin:{name}",
+                args=[model_admin.model.objects.first().pk, *EXTRA_ARGUMENTS.get(name, [])],
+            )
+            before = everything()  # the holders of the pages before this one made since
             assert viewer.get(page).status_code == 403, name
             assert viewer.post(page).status_code == 403, name
             assert everything() == before, name
