@@ -429,3 +429,23 @@ def test_the_body_limit_of_the_documents_page_is_its_own(shop, owner_client, set
         {"rccm_certificate": SimpleUploadedFile("r.pdf", PDF + big, "application/pdf")},
     )
     assert here.status_code == 302  # saved as a draft
+
+
+def test_the_server_reads_the_documents_page_body_whole_beyond_the_usual_limit(settings):
+    """The WSGI layer (config/wsgi.py) reads a body before Django does: on this page up to
+    MAX_UPLOAD_BODY, through a temporary file past MAX_REQUEST_BODY."""
+    from core.api.middleware import request_bodies
+
+    seen = {}
+
+    def app(environ, start_response):
+        seen["body"] = environ["wsgi.input"].read()
+        seen["length"] = environ["CONTENT_LENGTH"]
+        start_response("200 OK", [])
+        return [b""]
+
+    body = bytes(range(256)) * (settings.MAX_REQUEST_BODY * 6 // 256)
+    assert settings.MAX_REQUEST_BODY < len(body) < settings.MAX_UPLOAD_BODY
+    environ = {"PATH_INFO": PAGE, "CONTENT_LENGTH": str(len(body)), "wsgi.input": io.BytesIO(body)}
+    request_bodies(app)(environ, lambda *args: None)
+    assert seen == {"body": body, "length": str(len(body))}

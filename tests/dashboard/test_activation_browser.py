@@ -63,6 +63,8 @@ def test_the_owner_fills_and_submits_the_form(
     name = f"activation-{language}-{width}"
     try:
         page.goto(f"{live_server.url}/dashboard/test/")
+        assert fits(page)
+        screenshot(page, f"{name}-home")
         page.locator(".activation-standing a.btn").click()
         page.wait_for_url("**/dashboard/settings/activation/")
         assert page.get_by_role("heading", name=words["heading"]).is_visible()
