@@ -38,6 +38,8 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "team": frozenset({OWNER, ADMIN}),
     # security settings, transfer ownership
     "security": frozenset({OWNER}),
+    # the application for live mode (docs/guides/going-live.md)
+    "activation": frozenset({OWNER}),
 }
 # Settlements: a withdrawal to the merchant's own account, and the schedule of automatic ones,
 # are the payout roles'; the accounts they go to are the owner's alone, as the security settings

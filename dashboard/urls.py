@@ -39,6 +39,7 @@ urlpatterns = [
         settlement_accounts.settlement_account_remove,
         name="settlement-account-remove",
     ),
+    path("settings/activation/", views.settings_activation, name="settings-activation"),
     path("settings/security/transfer/", views.ownership_transfer, name="ownership-transfer"),
     path("audit/", views.audit_log, name="audit"),
     path("invitations/<str:key>/", views.invitation, name="invitation"),

@@ -151,6 +151,9 @@ class Merchant(models.Model):
         verbose_name = _("merchant")
         verbose_name_plural = _("merchants")
         ordering = ["-created_at"]
+        # Staff who review the applications for live mode (the dashboard's): see their
+        # documents, approve (which sets live_approved), reject or ask for changes.
+        permissions = [("review_activation", _("Can review applications for live mode"))]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.id})"

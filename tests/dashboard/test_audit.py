@@ -48,6 +48,10 @@ def test_every_contract_action_is_a_choice():
         # through the API), a withdrawal, a schedule changed.
         "settlement_account.added", "settlement_account.removed", "settlement_schedule.updated",
         "settlement.created",
+        # The application for live mode: the owner's submission, the staff's decisions
+        # (docs/guides/going-live.md).
+        "activation.submitted", "activation.approved", "activation.rejected",
+        "activation.changes_requested",
     ]  # fmt: skip
     with pytest.raises(ValueError):
         audit.record(None, "charge.deleted")

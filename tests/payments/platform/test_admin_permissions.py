@@ -16,11 +16,13 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.contrib.sessions.models import Session
+from django.core.files.base import ContentFile
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
 from batches.services import batch_create_approved
 from checkout.services import session_attempt_create
+from dashboard.models import ActivationApplication
 from links.services import link_create, link_open_session
 from payments.models import ApiKey
 from payments.services.refunds import refund_create
@@ -83,11 +85,16 @@ EXTRA_PAGES = {
     "payments_settlement_bank_file": "payments.send_settlement",
     "payments_merchant_pricing": "payments.change_pricing",
     "payments_fees_earned": "payments.view_ledgerentry",
+    # An application for live mode: its review (the decision) and its documents.
+    "dashboard_activationapplication_review": "payments.review_activation",
+    "dashboard_activationapplication_document": "payments.review_activation",
 }
 # Pages a staff member who may only see reads too, without changing anything through them: the
 # price plan (its form posts need payments.change_pricing) and the fees earned (a report).
 READ_BY_VIEWERS = {"payments_merchant_pricing", "payments_fees_earned"}
 ADDRESSED_BY = {"payments_settlement_bank_file": "bank_file"}  # a bank transfer file
+# What such a page's address takes after the object's id.
+EXTRA_ARGUMENTS = {"dashboard_activationapplication_document": ["rccm_certificate"]}
 
 
 def registered() -> dict:
@@ -166,9 +173,15 @@ def run(client: Client, label: str, action: str):
 
 
 @pytest.fixture
-def world(merchant, settings):
+def world(merchant, settings, tmp_path):
     """One of each thing an action works on, in the state in which the action does something."""
     settings.SANDBOX_MOBILE_MONEY_DELAY = 3600  # the sandbox operator answers pending for now
+    settings.MEDIA_ROOT = tmp_path / "media"
+    application = ActivationApplication(
+        merchant=merchant, legal_name="Boutique", status="submitted"
+    )
+    application.rccm_certificate.save("rccm.pdf", ContentFile(b"%PDF-1.7\n"), save=False)
+    application.save()
     set_webhook_url(merchant, "https://shop.example.cd/hooks")
     succeeded_mobile_money_charge(merchant, amount=100000)
     paid = succeeded_mobile_money_charge(merchant, amount=250000)
@@ -275,7 +288,6 @@ def test_no_page_beside_djangos_own_goes_untested(world):
     redirects), or listed in EXTRA_PAGES with the permission they need, which a staff member who
     may only see lacks: 403, nothing changed; the one who holds it is let in."""
     viewer = staff_member("viewer")
-    before = everything()
     for label, model_admin in registered().items():
         prefix = label.replace(".", "_")
         own = {f"{prefix}_{page}" for page in ("changelist", "add", "history", "delete", "change")}
@@ -286,8 +298,12 @@ def test_no_page_beside_djangos_own_goes_untested(world):
             by = ADDRESSED_BY.get(name)
             address = getattr(objects.exclude(**{by: ""}).first(), by) if by else objects.first().pk
             page = reverse(
-                f"admin:{name}", args=[] if name == "payments_fees_earned" else [address]
+                f"admin:{name}",
+                args=[]
+                if name == "payments_fees_earned"
+                else [address, *EXTRA_ARGUMENTS.get(name, [])],
             )
+            before = everything()  # the holders of the pages before this one made since
             assert viewer.get(page).status_code == (200 if name in READ_BY_VIEWERS else 403), name
             before = everything()  # reading a page signs the viewer in: what a post changes
             # 403; a report that takes no post at all answers 405.
