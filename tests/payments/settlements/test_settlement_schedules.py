@@ -66,8 +66,8 @@ def test_a_daily_schedule_settles_once_and_its_transactions_carry_the_settlement
         495,
     )
     shown = api.get(f"/v1/balance_transactions?settlement={made.id}").json()["data"]
-    assert [row["source"] for row in shown] == [charge.id]
-    assert shown[0]["settlement"] == made.id
+    assert [row["source"] for row in shown] == [made.id, charge.id]  # its own row, newest
+    assert {row["settlement"] for row in shown} == {made.id}
     later = api.get("/v1/balance_transactions?type=charge").json()["data"][0]
     assert (later["source"], later["settlement"]) == (late.id, None)
     body = api.get(f"/v1/settlements/{made.id}").json()
@@ -75,10 +75,8 @@ def test_a_daily_schedule_settles_once_and_its_transactions_carry_the_settlement
     with time_machine.travel(AFTER_CUTOFF + timedelta(days=1), tick=False):
         assert settlements.settlements_schedule_due() == 1  # the next day's
     second = Settlement.objects.exclude(pk=made.pk).get()
-    assert (
-        api.get(f"/v1/balance_transactions?settlement={second.id}").json()["data"][0]["source"]
-        == late.id
-    )
+    settled = api.get(f"/v1/balance_transactions?settlement={second.id}").json()["data"]
+    assert [row["source"] for row in settled] == [second.id, late.id]
 
 
 @pytest.mark.django_db
