@@ -143,7 +143,11 @@ class Merchant(models.Model):
     # Where the merchant's day begins and ends: its schedules' cutoffs, its notices, the times
     # its pages and downloads for people show (docs/guides/dashboard.md).
     time_zone = models.CharField(
-        _("time zone"), max_length=40, choices=TIME_ZONES, default="Africa/Kinshasa"
+        _("time zone"),
+        max_length=40,
+        choices=TIME_ZONES,
+        default="Africa/Kinshasa",
+        db_default="Africa/Kinshasa",
     )
     created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
 

@@ -15,7 +15,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='merchant',
             name='time_zone',
-            field=models.CharField(choices=[('Africa/Kinshasa', 'Kinshasa (UTC+1)'), ('Africa/Lubumbashi', 'Lubumbashi (UTC+2)')], default='Africa/Kinshasa', max_length=40, verbose_name='time zone'),
+            field=models.CharField(choices=[('Africa/Kinshasa', 'Kinshasa (UTC+1)'), ('Africa/Lubumbashi', 'Lubumbashi (UTC+2)')], db_default='Africa/Kinshasa', default='Africa/Kinshasa', max_length=40, verbose_name='time zone'),
         ),
         migrations.CreateModel(
             name='SettlementSchedule',

@@ -226,8 +226,13 @@ def _account_for(merchant: Merchant, livemode: bool, currency: str, account_id: 
         else accounts.filter(is_default=True).first()
     )
     if account is None:
-        if account_id:
-            raise ResourceMissing("settlement_account", account_id, param="settlement_account")
+        if account_id:  # a reference in the body, not the path: 400, as for any parameter
+            raise InvalidRequest(
+                gettext_noop("No such settlement account: '%(id)s'."),
+                code="resource_missing",
+                param="settlement_account",
+                params={"id": account_id},
+            )
         raise InvalidRequest(
             gettext_noop("There is no %(currency)s settlement account: add one first."),
             code="settlement_account_missing",
@@ -709,7 +714,8 @@ def schedule_period(schedule: SettlementSchedule, now: datetime) -> tuple[str, d
 
 def _settle_entries(settlement: Settlement, cutoff: datetime) -> int:
     """Link to an automatic settlement the balance transactions it pays out: those of its mode
-    and currency available at the cutoff and in no earlier settlement."""
+    and currency available at the cutoff and in no earlier settlement, and its own row (as a
+    payout's own transaction is listed with the ones it paid out)."""
     entries = (
         LedgerEntry.objects.filter(
             merchant_id=settlement.merchant_id,
@@ -717,8 +723,11 @@ def _settle_entries(settlement: Settlement, cutoff: datetime) -> int:
             currency=settlement.currency,
             settled__isnull=True,
         )
-        .filter(Q(available_on__lte=cutoff) | Q(available_on__isnull=True, created_at__lte=cutoff))
-        .exclude(source=settlement.id)
+        .filter(
+            Q(available_on__lte=cutoff)
+            | Q(available_on__isnull=True, created_at__lte=cutoff)
+            | Q(source=settlement.id, type=LedgerType.SETTLEMENT)
+        )
         .values_list("id", flat=True)
     )
     rows = [SettledEntry(entry_id=entry_id, settlement=settlement) for entry_id in entries]
