@@ -41,6 +41,15 @@ app.conf.beat_schedule = {
     },
     "payouts-send-unsent": {"task": "payments.tasks.payouts_send_unsent", "schedule": 10.0},
     "payouts-poll-due": {"task": "payments.tasks.payouts_poll_due", "schedule": 5.0},
+    "settlements-send-unsent": {
+        "task": "payments.tasks.settlements_send_unsent",
+        "schedule": 10.0,
+    },
+    "settlements-poll-due": {"task": "payments.tasks.settlements_poll_due", "schedule": 5.0},
+    "settlements-schedule-due": {
+        "task": "payments.tasks.settlements_schedule_due",
+        "schedule": 60.0,
+    },
     "checkout-sessions-expire-due": {
         "task": "checkout.tasks.sessions_expire_due",
         "schedule": 60.0,

@@ -13,6 +13,11 @@ from django.dispatch import Signal
 charge_changed = Signal()
 refund_changed = Signal()
 payout_changed = Signal()
+settlement_changed = Signal()
+# A settlement account added or removed (payments.services.settlements), sent in its transaction
+# with `instance`, `action` ("added" or "removed") and `by` (who did it, in words): the dashboard
+# tells every owner and admin, and writes its audit row.
+settlement_account_changed = Signal()
 session_changed = Signal()
 # Sent by checkout just before a session completes, in that transaction (the session row locked),
 # with `instance` (the session) and `charge` (the succeeded charge). A receiver may refuse the

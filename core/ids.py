@@ -58,6 +58,14 @@ def payout_id() -> str:
     return new_id("po")
 
 
+def settlement_id() -> str:
+    return new_id("stl")
+
+
+def settlement_account_id() -> str:
+    return new_id("sa")
+
+
 def balance_transaction_id() -> str:
     return new_id("txn")
 

@@ -17,11 +17,23 @@ class DashboardConfig(AppConfig):
         member, and a merchant made by createmerchant --owner-email its owner (core/events.py);
         the API asks the team's rules before a live key pays out alone; a staff user's address
         counts as verified (dashboard/staff.py); a password reset lifts the sign-in lock
-        (dashboard/signin.py)."""
-        from dashboard import audit, demo, services, signals, signin, staff  # need the registry
+        (dashboard/signin.py); a settlement account added or removed is audited, and a live one
+        mailed to every owner and admin (dashboard/settlements.py)."""
+        from dashboard import (  # need the registry
+            audit,
+            demo,
+            services,
+            settlements,
+            signals,
+            signin,
+            staff,
+        )
 
         signals.connect()
         events.pricing_updated.connect(audit.pricing_updated, dispatch_uid="dashboard.pricing")
+        events.settlement_account_changed.connect(
+            settlements.account_changed, dispatch_uid="dashboard.settlement_account_changed"
+        )
         events.demo_merchant_ready.connect(demo.demo_owner, dispatch_uid="dashboard.demo_owner")
         events.demo_merchant_ready.connect(demo.demo_staff, dispatch_uid="dashboard.demo_staff")
         events.api_payout_creating.connect(

@@ -35,10 +35,11 @@ def record(
     details: dict | None = None,
 ) -> AuditEntry:
     """Write one row. The user is the request's unless given (a failed sign-in has none, only
-    the e-mail address typed); the merchant is the request's active one unless given."""
+    the e-mail address typed; an API request has its key, which `email` names); the merchant is
+    the request's active one unless given."""
     if action not in Action.values:
         raise ValueError(f"unknown audit action {action!r}")
-    if user is None and request is not None and request.user.is_authenticated:
+    if user is None and request is not None and isinstance(request.user, get_user_model()):
         user = request.user
     if merchant is None and request is not None:
         merchant = getattr(request, "merchant", None)

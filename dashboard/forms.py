@@ -1,13 +1,22 @@
-"""The dashboard's forms: sign-up with the business's name, the team, the settings."""
+"""The dashboard's forms: sign-up with the business's name, the team, the settings, the
+application for live mode."""
+
+import re
 
 from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
+from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 
-from dashboard import services
-from dashboard.models import Role
-from payments.models import Merchant
+from core.money import MINOR_PER_UNIT
+from dashboard import documents, services
+from dashboard.activation import VALUES
+from dashboard.models import ActivationApplication, Role
+from dashboard.pages.forms import MajorAmountField
+from payments import phones
+from payments.models import Merchant, Network, SettlementAccountType
+from payments.services import settlements
 
 
 class SignupForm(AllauthSignupForm):
@@ -90,3 +99,217 @@ class SecurityForm(forms.Form):
         widget=forms.RadioSelect,
         required=False,
     )
+
+
+def _major(amount: int) -> str:
+    """Minor units as a person types the amount back: 2500000 → `25000`, 1250 → `12.50`."""
+    units, cents = divmod(amount, MINOR_PER_UNIT)
+    return f"{units}.{cents:02d}" if cents else str(units)
+
+
+class ActivationForm(forms.ModelForm):
+    """The owner's application for live mode, one form on one page; every field may wait while
+    it is a draft (dashboard.activation says what is missing before it can be submitted). Read,
+    checked and handed to dashboard.activation, never saved by the form: the settlement account
+    as payments checks one, the documents by their content and size (dashboard.documents)."""
+
+    monthly_volume = MajorAmountField(
+        label=_("Expected monthly volume"),
+        required=False,
+        help_text=_("What your customers should pay you in a month, in francs or dollars."),
+    )
+    website = forms.URLField(
+        label=_("Website or social page"),
+        required=False,
+        max_length=300,
+        assume_scheme="https",
+        help_text=_("e.g. https://www.facebook.com/yourshop"),
+        # Typed as people write it (facebook.com/yourshop): no browser check of its own.
+        widget=forms.TextInput(attrs={"inputmode": "url", "autocomplete": "url"}),
+    )
+    account_type = forms.ChoiceField(
+        label=_("Settlement account"),
+        required=False,
+        widget=forms.RadioSelect,
+        choices=[],
+    )
+    account_phone = forms.CharField(
+        label=_("Mobile money number"),
+        required=False,
+        max_length=30,
+        help_text=_("Your business's own number, e.g. 0812 345 678"),
+        widget=forms.TextInput(attrs={"inputmode": "tel", "autocomplete": "off"}),
+    )
+
+    class Meta:
+        model = ActivationApplication
+        fields = [
+            "legal_name",
+            "rccm_number",
+            "id_nat",
+            "nif",
+            "address",
+            "city",
+            "activity",
+            "website",
+            "representative_name",
+            "representative_phone",
+            "monthly_volume",
+            "monthly_volume_currency",
+            "account_type",
+            "account_currency",
+            "bank_name",
+            "account_holder",
+            "account_number",
+            "swift",
+            "account_phone",
+            "account_network",
+            *ActivationApplication.DOCUMENTS,
+        ]
+        labels = {
+            "legal_name": _("Legal name of the business"),
+            "rccm_number": _("RCCM number"),
+            "id_nat": _("Id. Nat. (national identification number)"),
+            "nif": _("NIF (tax number)"),
+            "address": _("Address"),
+            "city": _("City"),
+            "activity": _("Activity"),
+            "representative_name": _("Representative's full name"),
+            "representative_phone": _("Representative's phone"),
+            "monthly_volume_currency": _("Currency of the volume"),
+            "account_currency": _("Currency of the account"),
+            "bank_name": _("Bank"),
+            "account_holder": _("Account holder"),
+            "account_number": _("Account number"),
+            "swift": _("SWIFT/BIC code"),
+            "account_network": _("Network"),
+            "rccm_certificate": _("RCCM certificate"),
+            "id_nat_certificate": _("Id. Nat. certificate"),
+            "representative_id": _("Representative's identity document"),
+        }
+        help_texts = {
+            "activity": _("What you sell, and to whom."),
+            "representative_phone": _("e.g. +243 81 234 5678"),
+            "account_number": _("8 to 34 letters and digits; shown again only by its last four."),
+            "account_network": _("From the number when left empty."),
+            "representative_id": _("Passport, national identity card or voter's card."),
+        }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        application = self.instance
+        account = application.settlement_account
+        keep = (
+            _("Keep the account given: %(account)s") % {"account": account_words(account)}
+            if account is not None and account.removed_at is None
+            else _("Not yet")
+        )
+        self.fields["account_type"].choices = [("", keep), *SettlementAccountType.choices]
+        if application.monthly_volume:
+            self.initial["monthly_volume"] = _major(application.monthly_volume)
+        for name in ("monthly_volume_currency", "account_currency", "account_network"):
+            self.fields[name].choices = [("", "—"), *self.fields[name].choices[1:]]
+        for name in ActivationApplication.DOCUMENTS:
+            field = self.fields[name]
+            field.widget = forms.FileInput(
+                attrs={
+                    "accept": documents.ACCEPT,
+                    "data-max-bytes": documents.max_bytes(),
+                    "data-too-large": documents.too_large(),
+                }
+            )
+            field.help_text = _("PDF, JPEG or PNG, at most %(size)s MB.") % {
+                "size": documents.max_megabytes()
+            }
+        self.fields["legal_name"].widget.attrs["autocomplete"] = "organization"
+        self.fields["address"].widget.attrs["autocomplete"] = "street-address"
+        self.fields["representative_phone"].widget.attrs.update(
+            {"inputmode": "tel", "autocomplete": "tel"}
+        )
+
+    def _document(self, name: str):
+        value = self.cleaned_data.get(name)
+        if not isinstance(value, UploadedFile):
+            return value  # none sent: the one kept, if any
+        extension = documents.check(value)
+        value.name = f"{name}.{extension}"
+        return value
+
+    def clean_rccm_certificate(self):
+        return self._document("rccm_certificate")
+
+    def clean_id_nat_certificate(self):
+        return self._document("id_nat_certificate")
+
+    def clean_representative_id(self):
+        return self._document("representative_id")
+
+    def clean(self):
+        data = super().clean()
+        kind = data.get("account_type") or ""
+        bank = ("bank_name", "account_holder", "account_number", "swift")
+        mobile = ("account_phone", "account_network")
+        if kind == SettlementAccountType.BANK_ACCOUNT:
+            number = re.sub(r"\s+", "", data.get("account_number") or "").upper()
+            if number and not settlements.ACCOUNT_NUMBER.match(number):
+                self.add_error(
+                    "account_number", _("An account number is 8 to 34 letters and digits.")
+                )
+            swift = re.sub(r"\s+", "", data.get("swift") or "").upper()
+            if swift and not settlements.SWIFT.match(swift):
+                self.add_error("swift", _("A SWIFT/BIC code is 8 or 11 letters and digits."))
+            data.update(account_number=number, swift=swift, **dict.fromkeys(mobile, ""))
+        elif kind == SettlementAccountType.MOBILE_MONEY:
+            self._clean_wallet(data)
+            data.update(dict.fromkeys(bank, ""))
+        else:
+            data.update(dict.fromkeys((*bank, *mobile, "account_currency"), ""))
+        return data
+
+    def _clean_wallet(self, data: dict) -> None:
+        """The number as people type it, in E.164; its network from its prefix unless chosen."""
+        typed = (data.get("account_phone") or "").strip()
+        if not typed:
+            return
+        prediction = phones.predict(typed)
+        if prediction is None:
+            self.add_error(
+                "account_phone",
+                _("Give a DRC mobile number, e.g. 0812 345 678 or +243 81 234 5678."),
+            )
+            return
+        network = data.get("account_network") or prediction.network or ""
+        if not network:
+            self.add_error(
+                "account_network", _("Choose the network: the number's operator is not known.")
+            )
+            return
+        if phones.phone_problem(prediction.phone, network or None):
+            self.add_error(
+                "account_network",
+                _("The number %(phone)s belongs to %(owner)s, not %(network)s.")
+                % {
+                    "phone": prediction.phone,
+                    "owner": Network(prediction.network).label,
+                    "network": Network(network).label,
+                },
+            )
+            return
+        data.update(account_phone=prediction.phone, account_network=network)
+
+    def values(self) -> dict:
+        return {name: self.cleaned_data.get(name) for name in VALUES}
+
+    def uploads(self) -> dict:
+        return {
+            name: self.cleaned_data[name]
+            for name in ActivationApplication.DOCUMENTS
+            if isinstance(self.cleaned_data.get(name), UploadedFile)
+        }
+
+
+def account_words(account) -> str:
+    """A settlement account as its owner reads it: the bank or the network, and the last four."""
+    where = account.bank_name if account.type == SettlementAccountType.BANK_ACCOUNT else None
+    where = where or account.get_network_display() or account.get_type_display()
+    return f"{where} ···{account.last4} ({account.currency})"

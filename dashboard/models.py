@@ -1,18 +1,30 @@
 """The merchant dashboard's people: who belongs to which merchant and with what role, the
 invitations that bring them in, each merchant's team rules, and the audit log of what they did
-(docs/guides/dashboard.md)."""
+(docs/guides/dashboard.md), and its owner's application for live mode
+(docs/guides/going-live.md)."""
 
 import secrets
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.validators import RegexValidator
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
+from core import ids
+from core.money import Currency
+from dashboard import documents, words
 from dashboard.roles import Role, roles_with
 from payments import pricing
-from payments.models import AppendOnlyModel, Merchant
+from payments.models import (
+    AppendOnlyModel,
+    Merchant,
+    Network,
+    SettlementAccount,
+    SettlementAccountType,
+)
 
 
 class Membership(models.Model):
@@ -153,6 +165,19 @@ class Action(models.TextChoices):
     API_PAYOUTS_DISABLED = "api_payouts.disabled", _("payouts by API turned off")
     # Written by staff, not the merchant's members: a change of the merchant's price plan.
     PRICING_UPDATED = "pricing.updated", _("price plan changed")
+    # Whoever added or removed it: a member in the dashboard, or an API key.
+    SETTLEMENT_ACCOUNT_ADDED = "settlement_account.added", _("settlement account added")
+    SETTLEMENT_ACCOUNT_REMOVED = "settlement_account.removed", _("settlement account removed")
+    SETTLEMENT_SCHEDULE_UPDATED = "settlement_schedule.updated", _("settlement schedule changed")
+    SETTLEMENT_CREATED = "settlement.created", _("settlement created")
+    # The application for live mode: sent by the owner, decided by staff.
+    ACTIVATION_SUBMITTED = "activation.submitted", _("application for live mode submitted")
+    ACTIVATION_APPROVED = "activation.approved", _("application for live mode approved")
+    ACTIVATION_REJECTED = "activation.rejected", _("application for live mode rejected")
+    ACTIVATION_CHANGES_REQUESTED = (
+        "activation.changes_requested",
+        _("changes requested to the application for live mode"),
+    )
 
 
 class AuditEntry(AppendOnlyModel):
@@ -203,6 +228,197 @@ class AuditEntry(AppendOnlyModel):
 
     def details_text(self) -> str:
         """The details in words, in the active language ("" without any)."""
-        if self.details and self.action == Action.PRICING_UPDATED:
+        if not self.details:
+            return ""
+        if self.action == Action.PRICING_UPDATED:
             return pricing.change_words(self.details)
+        if self.action in (Action.SETTLEMENT_ACCOUNT_ADDED, Action.SETTLEMENT_ACCOUNT_REMOVED):
+            return words.account_change_words(self.details)
+        if self.action == Action.SETTLEMENT_SCHEDULE_UPDATED:
+            return words.schedule_change_words(self.details)
+        if self.action.startswith("activation."):
+            return self.details.get("note", "")  # the staff's own words to the merchant
         return ""
+
+
+class UserLanguage(models.Model):
+    """The language a person last used the dashboard in: what is mailed to them when they did
+    nothing themselves (a security notice about their team) is written in it."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user"),
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="dashboard_language",
+    )
+    language = models.CharField(_("language"), max_length=10, choices=settings.LANGUAGES)
+    updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("language of a user")
+        verbose_name_plural = _("languages of users")
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.language}"
+
+
+class ActivationStatus(models.TextChoices):
+    # An application's (feminine in French: "la demande").
+    DRAFT = "draft", pgettext_lazy("application", "Draft")
+    SUBMITTED = "submitted", pgettext_lazy("application", "Submitted")
+    APPROVED = "approved", pgettext_lazy("application", "Approved")
+    REJECTED = "rejected", pgettext_lazy("application", "Rejected")
+    CHANGES_REQUESTED = "changes_requested", pgettext_lazy("application", "Changes requested")
+
+
+def activation_id() -> str:
+    return ids.new_id("act")
+
+
+class ActivationApplication(models.Model):
+    """A merchant's application for live mode, filled in by its owner (dashboard.activation):
+    the business, its representative, its expected volume, the live settlement account its money
+    will go to and three documents. draft → submitted → approved | rejected | changes_requested
+    (back to the owner, who edits it and submits it again). Staff decide in the admin; approval
+    turns the merchant's live mode on.
+
+    The settlement account is typed here while the application is a draft, and becomes a live
+    settlement account when it is submitted (held from then, as every new live account is); the
+    number typed is then forgotten here, as the account shows only its last four characters."""
+
+    id = models.CharField(
+        "ID", primary_key=True, max_length=40, default=activation_id, editable=False
+    )
+    merchant = models.OneToOneField(
+        Merchant, verbose_name=_("merchant"), on_delete=models.CASCADE, related_name="activation"
+    )
+    status = models.CharField(
+        _("status"),
+        max_length=20,
+        choices=ActivationStatus.choices,
+        default=ActivationStatus.DRAFT,
+    )
+    # The business.
+    legal_name = models.CharField(_("legal name"), max_length=200, blank=True, default="")
+    rccm_number = models.CharField(_("RCCM number"), max_length=60, blank=True, default="")
+    id_nat = models.CharField(_("Id. Nat."), max_length=60, blank=True, default="")
+    nif = models.CharField(_("NIF (tax number)"), max_length=60, blank=True, default="")
+    address = models.CharField(_("address"), max_length=300, blank=True, default="")
+    city = models.CharField(_("city"), max_length=100, blank=True, default="")
+    activity = models.CharField(_("activity"), max_length=300, blank=True, default="")
+    website = models.URLField(_("website or social page"), max_length=300, blank=True, default="")
+    representative_name = models.CharField(
+        _("representative's name"), max_length=200, blank=True, default=""
+    )
+    representative_phone = models.CharField(
+        _("representative's phone"),
+        max_length=30,
+        blank=True,
+        default="",
+        validators=[
+            RegexValidator(
+                r"^\+?[0-9][0-9 ]{5,24}[0-9]$",
+                _("Digits and spaces, optionally after a +, e.g. +243 81 234 5678."),
+            )
+        ],
+    )
+    monthly_volume = models.BigIntegerField(
+        _("expected monthly volume (minor units)"), null=True, blank=True
+    )
+    monthly_volume_currency = models.CharField(
+        _("currency of the monthly volume"),
+        max_length=3,
+        choices=Currency.choices,
+        blank=True,
+        default="",
+    )
+    # The settlement account as typed, until the application is submitted.
+    account_type = models.CharField(
+        _("settlement account"),
+        max_length=20,
+        choices=SettlementAccountType.choices,
+        blank=True,
+        default="",
+    )
+    account_currency = models.CharField(
+        _("currency of the settlement account"),
+        max_length=3,
+        choices=Currency.choices,
+        blank=True,
+        default="",
+    )
+    bank_name = models.CharField(_("bank"), max_length=100, blank=True, default="")
+    account_holder = models.CharField(_("account holder"), max_length=200, blank=True, default="")
+    account_number = models.CharField(_("account number"), max_length=60, blank=True, default="")
+    swift = models.CharField("SWIFT/BIC", max_length=20, blank=True, default="")
+    account_phone = models.CharField(
+        _("mobile money number"), max_length=30, blank=True, default=""
+    )
+    account_network = models.CharField(
+        _("network"), max_length=20, choices=Network.choices, blank=True, default=""
+    )
+    # The live account made from it when it was submitted.
+    settlement_account = models.ForeignKey(
+        SettlementAccount,
+        verbose_name=_("settlement account"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    # The documents: kept by the default storage, never at an address (dashboard.documents).
+    rccm_certificate = models.FileField(
+        _("RCCM certificate"), upload_to=documents.storage_name, max_length=200, blank=True
+    )
+    id_nat_certificate = models.FileField(
+        _("Id. Nat. certificate"), upload_to=documents.storage_name, max_length=200, blank=True
+    )
+    representative_id = models.FileField(
+        _("representative's identity document"),
+        upload_to=documents.storage_name,
+        max_length=200,
+        blank=True,
+    )
+    # The staff's words to the owner: why it was rejected, or what to change.
+    decision_note = models.TextField(_("reason or note"), blank=True, default="")
+    # The language the owner submitted it in: the decisions' mails are written in it.
+    language = models.CharField(_("language"), max_length=8, blank=True, default="")
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
+    submitted_at = models.DateTimeField(_("submitted at"), null=True, blank=True)
+    submitted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("submitted by"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("decided by"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+
+    DOCUMENTS = ("rccm_certificate", "id_nat_certificate", "representative_id")
+
+    class Meta:
+        verbose_name = _("application for live mode")
+        verbose_name_plural = _("applications for live mode")
+        ordering = ["submitted_at", "created_at"]
+        indexes = [
+            models.Index(fields=["status", "submitted_at"], name="activation_queue_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.legal_name or self.merchant_id} ({self.get_status_display()})"
+
+    @property
+    def editable(self) -> bool:
+        """Whether its owner may change it: a draft, or one sent back with changes requested."""
+        return self.status in (ActivationStatus.DRAFT, ActivationStatus.CHANGES_REQUESTED)

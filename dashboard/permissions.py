@@ -25,13 +25,14 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
 from batches.models import PayoutBatch
+from dashboard import languages
 from dashboard.models import Membership, MerchantSettings
 from dashboard.roles import (
     OWNER,
     PERMISSIONS,
 )
 from links.models import PaymentLink
-from payments.models import ApiKey, Charge, Payout
+from payments.models import ApiKey, Charge, Payout, Settlement, SettlementAccount
 from webhooks.models import Event
 
 MODES = ("test", "live")
@@ -104,6 +105,11 @@ PATH_OBJECTS = {
         merchant=merchant, livemode=mode == "live"
     ),
     "key_id": lambda merchant, mode: ApiKey.objects.filter(merchant=merchant, mode=mode),
+    "settlement_id": lambda merchant, mode: Settlement.objects.filter(
+        merchant=merchant, livemode=mode == "live"
+    ),
+    # The settlement settings list both modes' accounts on one page, outside a mode.
+    "account_id": lambda merchant, mode: SettlementAccount.objects.filter(merchant=merchant),
     "member_id": lambda merchant, mode: Membership.objects.filter(merchant=merchant),
 }
 
@@ -154,6 +160,7 @@ def merchant_view(perm: str = "view", *, mode_in_path: bool = True):
             request.membership = membership
             request.merchant = merchant
             request.mode = mode
+            languages.remember(request)
             if not can(membership, perm):
                 if names_another_merchants_object(merchant, mode, kwargs):
                     raise Http404  # another merchant's objects answer 404, never 403

@@ -38,7 +38,14 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "team": frozenset({OWNER, ADMIN}),
     # security settings, transfer ownership
     "security": frozenset({OWNER}),
+    # the application for live mode (docs/guides/going-live.md)
+    "activation": frozenset({OWNER}),
 }
+# Settlements: a withdrawal to the merchant's own account, and the schedule of automatic ones,
+# are the payout roles'; the accounts they go to are the owner's alone, as the security settings
+# are (a new account is where a stolen session would send the money).
+PERMISSIONS["settlements"] = PERMISSIONS["payouts"]
+PERMISSIONS["settlement_accounts"] = PERMISSIONS["security"]
 # Live API keys (create, revoke): a live key can move money, so only the roles that hold both
 # the payout right and the key right (owner, admin); a developer manages the test keys.
 PERMISSIONS["live_keys"] = PERMISSIONS["payouts"] & PERMISSIONS["developers"]

@@ -1,6 +1,7 @@
 from django.urls import include, path, register_converter
 
 from dashboard import views
+from dashboard.pages import settlement_accounts
 
 
 class ModeConverter:
@@ -28,6 +29,17 @@ urlpatterns = [
     path("settings/team/<int:member_id>/remove/", views.member_remove, name="member-remove"),
     path("settings/security/", views.settings_security, name="settings-security"),
     path("settings/pricing/", views.settings_pricing, name="settings-pricing"),
+    path(
+        "settings/settlement/",
+        settlement_accounts.settlement_accounts,
+        name="settings-settlement",
+    ),
+    path(
+        "settings/settlement/<str:account_id>/remove/",
+        settlement_accounts.settlement_account_remove,
+        name="settlement-account-remove",
+    ),
+    path("settings/activation/", views.settings_activation, name="settings-activation"),
     path("settings/security/transfer/", views.ownership_transfer, name="ownership-transfer"),
     path("audit/", views.audit_log, name="audit"),
     path("invitations/<str:key>/", views.invitation, name="invitation"),

@@ -1,4 +1,5 @@
-"""The dashboard's own pages: home, the merchant switcher, settings, team, audit, invitations.
+"""The dashboard's own pages: home, the merchant switcher, settings, team, the application for
+live mode, audit, invitations.
 The money pages (payments, balance, payouts, developers) build on the same guard
 (permissions.merchant_view)."""
 
@@ -18,10 +19,24 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from core.errors import ApiError
-from dashboard import services
+from dashboard import activation, services
 from dashboard.filters import AuditFilter
-from dashboard.forms import BusinessForm, InviteForm, RoleForm, SecurityForm
-from dashboard.models import AuditEntry, Invitation, Membership, MerchantSettings, Role
+from dashboard.forms import (
+    ActivationForm,
+    BusinessForm,
+    InviteForm,
+    RoleForm,
+    SecurityForm,
+    account_words,
+)
+from dashboard.models import (
+    ActivationApplication,
+    AuditEntry,
+    Invitation,
+    Membership,
+    MerchantSettings,
+    Role,
+)
 from dashboard.pages.common import row_id
 from dashboard.pages.forms import OnceForm
 from dashboard.pages.once import FIELD, once
@@ -77,6 +92,7 @@ def home(request, mode):
                 for currency, sums in sorted(balance.items())
             ],
             "recent": charges.order_by("-created_at", "-id")[:10],
+            "activation": activation.standing(request.merchant),
         },
     )
 
@@ -431,3 +447,51 @@ def index_settings(request):
     if can(request.membership, "team"):
         return redirect("dashboard:settings-business")
     return redirect("dashboard:settings-pricing")
+
+
+@merchant_view("activation", mode_in_path=False)
+def settings_activation(request):
+    """The owner's application for live mode, on one page: saved as a draft, or saved and
+    submitted (what is missing said in words, the draft kept)."""
+    application = activation.application_shown(request.merchant)
+    form = ActivationForm(request.POST or None, request.FILES or None, instance=application)
+    if request.method == "POST":
+        if not application.editable:
+            messages.error(request, _("This application cannot be changed now."))
+            return _back(request, "settings-activation")
+        if form.is_valid():
+            activation.application_save(
+                request, request.membership, values=form.values(), documents=form.uploads()
+            )
+            if request.POST.get("action") != "submit":
+                messages.success(request, _("Your application is saved. Submit it when ready."))
+                return _back(request, "settings-activation")
+            try:
+                activation.application_submit(request, request.membership)
+            except ValidationError as error:
+                form.add_error(None, error)
+            except ApiError as error:
+                form.add_error(None, error.for_people())
+            else:
+                messages.success(
+                    request, _("Your application is submitted. We will write to you by e-mail.")
+                )
+                return _back(request, "settings-activation")
+        # The form wrote what it read onto the instance: the page shows what is saved.
+        application = activation.application_shown(request.merchant)
+    account = application.settlement_account
+    return render(
+        request,
+        "dashboard/settings_activation.html",
+        {
+            "form": form,
+            "application": application,
+            "missing": activation.missing(application),
+            "account": account,
+            "account_text": account_words(account) if account is not None else "",
+            "documents": [
+                (form[name], bool(getattr(application, name)))
+                for name in ActivationApplication.DOCUMENTS
+            ],
+        },
+    )

@@ -139,6 +139,7 @@ BALANCE_TRANSACTION = {
     "fee_details": [{"type": "processing_fee", "amount": 7500, "currency": "CDF"}],
     "currency": "CDF",
     "source": CHARGE_ID,
+    "settlement": None,
     "available_on": "2026-11-21T09:30:19.107254Z",
     "created_at": "2026-11-21T09:30:19.107254Z",
 }
@@ -223,6 +224,84 @@ PAYOUT_CREATE = [
     answer("Payout", PAYOUT, 201),
 ]
 PAYOUT_RETRIEVE = [answer("Payout", PAYOUT)]
+SETTLEMENT_ACCOUNT = {
+    "id": "sa_4TbN7vQx2KmW9rLc5JhP8zYd",
+    "object": "settlement_account",
+    "livemode": False,
+    "type": "bank_account",
+    "currency": "USD",
+    "bank_name": "Rawbank",
+    "account_holder": "Boutique Gombe SARL",
+    "last4": "4821",
+    "default": True,
+    "available_from": "2026-11-21T09:30:12.482913Z",
+    "created_at": "2026-11-21T09:30:12.482913Z",
+}
+SETTLEMENT = {
+    "id": "stl_8QwE3rTy6UiO1pAs4DfG7hJk",
+    "object": "settlement",
+    "livemode": False,
+    "amount": 240000,
+    "fee": 1000,
+    "currency": "USD",
+    "settlement_account": {
+        "id": SETTLEMENT_ACCOUNT["id"],
+        "type": "bank_account",
+        "bank_name": "Rawbank",
+        "last4": "4821",
+    },
+    "method": "manual",
+    "status": "in_transit",
+    "reference": "CONGOPAY 8QWE3RTY6UIO",
+    "operator_reference": None,
+    "failure_code": None,
+    "failure_message": None,
+    "arrival_estimate": "2026-11-21T09:30:17.482913Z",
+    "created_at": "2026-11-21T09:30:12.482913Z",
+    "updated_at": "2026-11-21T09:30:12.482913Z",
+}
+SETTLEMENT_ACCOUNT_CREATE = [
+    request(
+        "Bank account",
+        {
+            "type": "bank_account",
+            "currency": "USD",
+            "bank_name": "Rawbank",
+            "account_holder": "Boutique Gombe SARL",
+            "account_number": "0501 2345 6789 4821",
+            "swift": "RAWBCDKI",
+        },
+    ),
+    request(
+        "Own mobile money wallet",
+        {
+            "type": "mobile_money",
+            "currency": "CDF",
+            "phone": "+243812345678",
+            "network": "VODACOM_MPESA",
+        },
+    ),
+    answer("Settlement account", SETTLEMENT_ACCOUNT, 201),
+]
+SETTLEMENT_ACCOUNT_LIST = [
+    answer("Settlement accounts", page("/v1/settlement_accounts", SETTLEMENT_ACCOUNT))
+]
+SETTLEMENT_ACCOUNT_DELETE = [
+    answer(
+        "Removed",
+        {"id": SETTLEMENT_ACCOUNT["id"], "object": "settlement_account", "deleted": True},
+    )
+]
+SETTLEMENT_CREATE = [
+    request("All that is available", {"currency": "USD"}),
+    request(
+        "An amount, to an account",
+        {"currency": "USD", "amount": 100000, "settlement_account": SETTLEMENT_ACCOUNT["id"]},
+    ),
+    answer("Settlement", SETTLEMENT, 201),
+]
+SETTLEMENT_RETRIEVE = [answer("Settlement", SETTLEMENT)]
+SETTLEMENT_LIST = [answer("Settlements", page("/v1/settlements", SETTLEMENT))]
 PAYOUT_LIST = [answer("Payouts", page("/v1/payouts", PAYOUT))]
 BALANCE_RETRIEVE = [answer("Balance", BALANCE)]
 PRICING_RETRIEVE = [answer("Price plan", PRICING)]

@@ -67,6 +67,25 @@ class LedgerType(models.TextChoices):
     PAYOUT = "payout", _("Payout")
     PAYOUT_FAILURE = "payout_failure", _("Payout failure")
     LATE_PAYMENT = "late_payment", _("Late payment")
+    SETTLEMENT = "settlement", _("Settlement")
+    SETTLEMENT_FAILURE = "settlement_failure", _("Settlement failure")
+
+
+class SettlementStatus(models.TextChoices):
+    PENDING = "pending", pgettext_lazy("status", "Pending")
+    IN_TRANSIT = "in_transit", pgettext_lazy("status", "In transit")
+    PAID = "paid", pgettext_lazy("status", "Paid")
+    FAILED = "failed", pgettext_lazy("status", "Failed")
+
+
+class SettlementAccountType(models.TextChoices):
+    BANK_ACCOUNT = "bank_account", _("Bank account")
+    MOBILE_MONEY = "mobile_money", _("Mobile money")
+
+
+class SettlementMethod(models.TextChoices):
+    MANUAL = "manual", _("On demand")
+    AUTOMATIC = "automatic", _("By schedule")
 
 
 class RefundReason(models.TextChoices):
@@ -84,6 +103,14 @@ MERCHANT_REFUND_REASONS = tuple(r for r in RefundReason.values if r != RefundRea
 
 def new_webhook_secret() -> str:
     return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
+
+
+# The Democratic Republic of the Congo's two time zones (IANA names): Kinshasa's in the west,
+# Lubumbashi's in the east.
+TIME_ZONES = [
+    ("Africa/Kinshasa", _("Kinshasa (UTC+1)")),
+    ("Africa/Lubumbashi", _("Lubumbashi (UTC+2)")),
+]
 
 
 class Merchant(models.Model):
@@ -113,12 +140,24 @@ class Merchant(models.Model):
             )
         ],
     )
+    # Where the merchant's day begins and ends: its schedules' cutoffs, its notices, the times
+    # its pages and downloads for people show (docs/guides/dashboard.md).
+    time_zone = models.CharField(
+        _("time zone"),
+        max_length=40,
+        choices=TIME_ZONES,
+        default="Africa/Kinshasa",
+        db_default="Africa/Kinshasa",
+    )
     created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
 
     class Meta:
         verbose_name = _("merchant")
         verbose_name_plural = _("merchants")
         ordering = ["-created_at"]
+        # Staff who review the applications for live mode (the dashboard's): see their
+        # documents, approve (which sets live_approved), reject or ask for changes.
+        permissions = [("review_activation", _("Can review applications for live mode"))]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.id})"
@@ -648,6 +687,253 @@ class Payout(models.Model):
 
     def __str__(self) -> str:
         return self.id
+
+
+class SettlementAccount(models.Model):
+    """Where a merchant's settlements go: its bank account or its own mobile money wallet, per
+    mode and currency. The full account number is kept for the bank transfer files and never
+    shown again (last4). A new live account is held until available_from. Removing an account
+    keeps its row (settlements refer to it) with removed_at set."""
+
+    id = models.CharField(
+        "ID", primary_key=True, max_length=40, default=ids.settlement_account_id, editable=False
+    )
+    merchant = models.ForeignKey(
+        Merchant,
+        verbose_name=_("merchant"),
+        on_delete=models.PROTECT,
+        related_name="settlement_accounts",
+    )
+    livemode = models.BooleanField(_("live mode"), default=False)
+    type = models.CharField("type", max_length=20, choices=SettlementAccountType.choices)
+    currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
+    bank_name = models.CharField(_("bank"), max_length=100, blank=True, default="")
+    account_holder = models.CharField(_("account holder"), max_length=200)
+    account_number = models.CharField(
+        _("account number"),
+        max_length=34,
+        blank=True,
+        default="",
+        help_text=_("Letters and digits, without spaces."),
+    )
+    swift = models.CharField("SWIFT/BIC", max_length=11, blank=True, default="")
+    phone = models.CharField(_("phone"), max_length=20, blank=True, default="")
+    network = models.CharField(
+        _("network"), max_length=20, choices=Network.choices, blank=True, default=""
+    )
+    is_default = models.BooleanField(_("default"), default=False)
+    available_from = models.DateTimeField(
+        _("available from"), help_text=_("Settlements wait until then (a new live account).")
+    )
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+    removed_at = models.DateTimeField(_("removed at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("settlement account")
+        verbose_name_plural = _("settlement accounts")
+        ordering = ["created_at", "id"]
+        indexes = [
+            models.Index(
+                fields=["merchant", "livemode", "currency", "created_at"],
+                name="settlement_account_list_idx",
+            ),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["merchant", "livemode", "currency"],
+                condition=models.Q(is_default=True, removed_at__isnull=True),
+                name="settlement_account_one_default",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.id
+
+    @property
+    def last4(self) -> str:
+        number = self.account_number if self.type == "bank_account" else self.phone
+        return number[-4:]
+
+
+class Settlement(models.Model):
+    """Available balance moved to a merchant's settlement account: amount and fee reserved (a
+    ledger row) when it is written, given back if it fails. A mobile money account is paid
+    through the payout rail, at most once; a bank account by staff, through a bank transfer
+    file. Automatic settlements are made once per period of the merchant's schedule."""
+
+    id = models.CharField(
+        "ID", primary_key=True, max_length=40, default=ids.settlement_id, editable=False
+    )
+    merchant = models.ForeignKey(
+        Merchant,
+        verbose_name=_("merchant"),
+        on_delete=models.PROTECT,
+        related_name="settlements",
+        db_index=False,  # settlement_list_idx begins with it
+    )
+    livemode = models.BooleanField(_("live mode"), default=False)
+    amount = models.BigIntegerField(_("amount (minor units)"))
+    fee = models.BigIntegerField(_("fee (minor units)"), default=0)
+    currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
+    account = models.ForeignKey(
+        SettlementAccount,
+        verbose_name=_("settlement account"),
+        on_delete=models.PROTECT,
+        related_name="settlements",
+    )
+    method = models.CharField(
+        _("method"),
+        max_length=10,
+        choices=SettlementMethod.choices,
+        default=SettlementMethod.MANUAL,
+    )
+    # The schedule's period an automatic settlement is for (2026-12-07, 2026-W49): one each.
+    period = models.CharField(_("period"), max_length=20, blank=True, default="")
+    status = models.CharField(
+        _("status"),
+        max_length=12,
+        choices=SettlementStatus.choices,
+        default=SettlementStatus.PENDING,
+    )
+    reference = models.CharField(
+        _("reference"),
+        max_length=40,
+        help_text=_("What the merchant finds on its bank or wallet statement."),
+    )
+    failure_code = models.CharField(_("failure code"), max_length=40, blank=True, default="")
+    failure_message = models.CharField(_("failure message"), max_length=500, blank=True, default="")
+    provider = models.CharField(_("provider"), max_length=40, blank=True, default="")
+    provider_reference = models.CharField(
+        _("provider reference"), max_length=100, blank=True, default=""
+    )
+    provider_raw = models.JSONField(_("provider answers"), default=list, blank=True)
+    provider_requested_at = models.DateTimeField(
+        _("sent to the provider at"),
+        null=True,
+        blank=True,
+        help_text=_("When it was handed on: to the operator, or in a bank transfer file."),
+    )
+    bank_file = models.CharField(_("bank transfer file"), max_length=40, blank=True, default="")
+    exported_by = models.CharField(_("exported by"), max_length=150, blank=True, default="")
+    arrival_estimate = models.DateTimeField(_("expected by"), null=True, blank=True)
+    check_count = models.PositiveIntegerField(_("status checks"), default=0)
+    next_check_at = models.DateTimeField(_("next check at"), null=True, blank=True)
+    finalized_at = models.DateTimeField(_("final at"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("settlement")
+        verbose_name_plural = _("settlements")
+        ordering = ["-created_at", "-id"]
+        permissions = [("send_settlement", _("Can send bank settlements and mark them paid"))]
+        indexes = [
+            models.Index(
+                fields=["merchant", "livemode", "-created_at", "-id"], name="settlement_list_idx"
+            ),
+            models.Index(
+                fields=["next_check_at"],
+                name="settlement_check_due_idx",
+                condition=models.Q(
+                    status__in=["pending", "in_transit"], next_check_at__isnull=False
+                ),
+            ),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(amount__gt=0), name="settlement_amount_positive"
+            ),
+            models.CheckConstraint(condition=models.Q(fee__gte=0), name="settlement_fee"),
+            models.UniqueConstraint(
+                fields=["merchant", "livemode", "currency", "period"],
+                condition=~models.Q(period=""),
+                name="settlement_once_per_period",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.id
+
+
+class SettlementInterval(models.TextChoices):
+    MANUAL = "manual", _("On demand")
+    DAILY = "daily", _("Every day")
+    WEEKLY = "weekly", _("Every week")
+
+
+class SettlementSchedule(models.Model):
+    """How a merchant's available balance of one mode and currency is settled: on demand only
+    (no row, or manual), or automatically at the cutoff of each day or of a weekday (00:00 in
+    the merchant's time zone) when it is at least `minimum`."""
+
+    merchant = models.ForeignKey(
+        Merchant,
+        verbose_name=_("merchant"),
+        on_delete=models.CASCADE,
+        related_name="settlement_schedules",
+        db_index=False,  # settlement_schedule_once begins with it
+    )
+    livemode = models.BooleanField(_("live mode"), default=False)
+    currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
+    interval = models.CharField(
+        _("interval"),
+        max_length=10,
+        choices=SettlementInterval.choices,
+        default=SettlementInterval.MANUAL,
+    )
+    weekday = models.PositiveSmallIntegerField(
+        _("weekday"), default=0, help_text=_("Weekly: 0 is Monday, 6 Sunday.")
+    )
+    minimum = models.BigIntegerField(
+        _("minimum (minor units)"),
+        default=0,
+        help_text=_("No automatic settlement of less than this."),
+    )
+    updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("settlement schedule")
+        verbose_name_plural = _("settlement schedules")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["merchant", "livemode", "currency"], name="settlement_schedule_once"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(weekday__lte=6), name="settlement_schedule_weekday"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(minimum__gte=0), name="settlement_schedule_minimum"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.merchant_id} {self.currency} {self.interval}"
+
+
+class SettledEntry(models.Model):
+    """A balance transaction an automatic settlement paid out: each one in one settlement at
+    most (the ledger's own rows are never changed)."""
+
+    entry = models.OneToOneField(
+        "LedgerEntry",
+        primary_key=True,
+        on_delete=models.PROTECT,
+        related_name="settled",
+        verbose_name=_("balance transaction"),
+    )
+    settlement = models.ForeignKey(
+        Settlement,
+        on_delete=models.PROTECT,
+        related_name="entries",
+        verbose_name=_("settlement"),
+    )
+
+    class Meta:
+        verbose_name = _("settled balance transaction")
+        verbose_name_plural = _("settled balance transactions")
+
+    def __str__(self) -> str:
+        return f"{self.entry_id} in {self.settlement_id}"
 
 
 class AppendOnlyQuerySet(models.QuerySet):

@@ -4,7 +4,16 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from payments import pricing
-from payments.models import Charge, ChargeStatus, LedgerEntry, PaymentMethod, Payout, Refund
+from payments.models import (
+    Charge,
+    ChargeStatus,
+    LedgerEntry,
+    PaymentMethod,
+    Payout,
+    Refund,
+    Settlement,
+    SettlementAccount,
+)
 from payments.phones import Prediction
 
 if TYPE_CHECKING:
@@ -139,6 +148,8 @@ FEE_DETAIL_TYPE = {
     "charge": "processing_fee",
     "payout": "payout_fee",
     "payout_failure": "payout_fee",
+    "settlement": "settlement_fee",
+    "settlement_failure": "settlement_fee",
 }
 
 
@@ -148,6 +159,65 @@ def fee_details(entry: LedgerEntry) -> list[dict]:
     if not entry.fee:
         return []
     return [{"type": FEE_DETAIL_TYPE[entry.type], "amount": entry.fee, "currency": entry.currency}]
+
+
+def settlement_account_repr(account: SettlementAccount) -> dict:
+    data = {
+        "id": account.id,
+        "object": "settlement_account",
+        "livemode": account.livemode,
+        "type": account.type,
+        "currency": account.currency,
+    }
+    if account.type == "bank_account":
+        data["bank_name"] = account.bank_name
+    else:
+        data["network"] = account.network
+    data.update(
+        {
+            "account_holder": account.account_holder,
+            "last4": account.last4,
+            "default": account.is_default,
+            "available_from": iso(account.available_from),
+            "created_at": iso(account.created_at),
+        }
+    )
+    return data
+
+
+def settlement_repr(settlement: Settlement) -> dict:
+    account = settlement.account
+    shown = {"id": account.id, "type": account.type}
+    if account.type == "bank_account":
+        shown["bank_name"] = account.bank_name
+    else:
+        shown["network"] = account.network
+    shown["last4"] = account.last4
+    return {
+        "id": settlement.id,
+        "object": "settlement",
+        "livemode": settlement.livemode,
+        "amount": settlement.amount,
+        "fee": settlement.fee,
+        "currency": settlement.currency,
+        "settlement_account": shown,
+        "method": settlement.method,
+        "status": settlement.status,
+        "reference": settlement.reference,
+        # The operator's transaction id of a wallet settlement (the bank's reference of a bank
+        # one, once paid).
+        "operator_reference": settlement.provider_reference or None,
+        "failure_code": settlement.failure_code or None,
+        "failure_message": settlement.failure_message or None,
+        "arrival_estimate": iso(settlement.arrival_estimate),
+        "created_at": iso(settlement.created_at),
+        "updated_at": iso(settlement.updated_at),
+    }
+
+
+def _settled_by(entry: LedgerEntry) -> str | None:
+    settled = getattr(entry, "settled", None)  # none: the reverse one-to-one is missing
+    return settled.settlement_id if settled is not None else None
 
 
 def balance_transaction_repr(entry: LedgerEntry) -> dict:
@@ -162,6 +232,8 @@ def balance_transaction_repr(entry: LedgerEntry) -> dict:
         "fee_details": fee_details(entry),
         "currency": entry.currency,
         "source": entry.source,
+        # The automatic settlement that paid it out, if any.
+        "settlement": _settled_by(entry),
         # Rows written before fees were available from their creation.
         "available_on": iso(entry.available_on or entry.created_at),
         "created_at": iso(entry.created_at),

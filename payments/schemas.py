@@ -29,6 +29,9 @@ from payments.models import (
     PricingKind,
     RefundReason,
     RefundStatus,
+    SettlementAccountType,
+    SettlementMethod,
+    SettlementStatus,
 )
 from payments.models import (
     Network as NetworkCode,
@@ -265,6 +268,10 @@ class BalanceTransaction(serializers.Serializer):
     source = serializers.CharField(
         help_text="The id of the charge, refund or payout that moved it."
     )
+    settlement = serializers.CharField(
+        allow_null=True,
+        help_text="The automatic settlement that paid this transaction out (stl_…), if any.",
+    )
     available_on = timestamp_field(
         help_text="When its net becomes available: a charge's once its plan's delay has "
         "passed, every other transaction at its creation."
@@ -304,7 +311,80 @@ class NetworkPrediction(serializers.Serializer):
     )
 
 
+class SettlementAccount(serializers.Serializer):
+    """Where settlements of one currency go: a bank account or the merchant's own wallet."""
+
+    id = serializers.CharField(help_text="sa_ followed by 24 characters.")
+    object = object_field("settlement_account")
+    livemode = livemode_field()
+    type = serializers.ChoiceField(choices=SettlementAccountType.values)
+    currency = currency_field()
+    bank_name = serializers.CharField(required=False, help_text="Bank accounts only.")
+    network = network_field(required=False, help_text="Mobile money accounts only.")
+    account_holder = serializers.CharField(
+        help_text="The business's name for a mobile money account."
+    )
+    last4 = serializers.CharField(help_text="The last four characters of the number.")
+    default = serializers.BooleanField(help_text="Settlements of its currency go here by default.")
+    available_from = timestamp_field(
+        help_text="Settlements to it can be made from then (a new live account is held)."
+    )
+    created_at = timestamp_field()
+
+
+class SettlementAccountShown(serializers.Serializer):
+    id = serializers.CharField()
+    type = serializers.ChoiceField(choices=SettlementAccountType.values)
+    bank_name = serializers.CharField(required=False)
+    network = network_field(required=False)
+    last4 = serializers.CharField()
+
+
+class Settlement(serializers.Serializer):
+    """Available balance moved to one of the merchant's settlement accounts."""
+
+    id = serializers.CharField(help_text="stl_ followed by 24 characters.")
+    object = object_field("settlement")
+    livemode = livemode_field()
+    amount = amount_field()
+    fee = serializers.IntegerField(
+        min_value=0, help_text="Taken from the balance with the amount; given back on failure."
+    )
+    currency = currency_field()
+    settlement_account = SettlementAccountShown()
+    method = serializers.ChoiceField(
+        choices=SettlementMethod.values, help_text="manual: on demand; automatic: by schedule."
+    )
+    status = serializers.ChoiceField(
+        choices=SettlementStatus.values,
+        help_text="pending, in_transit (handed to the bank or the operator), then paid or failed.",
+    )
+    reference = serializers.CharField(
+        help_text="What you will find on your bank or wallet statement."
+    )
+    operator_reference = serializers.CharField(
+        allow_null=True,
+        help_text="The operator's transaction id of a mobile money settlement (the bank's "
+        "reference of a bank one, once paid).",
+    )
+    failure_code = failure_code_field()
+    failure_message = failure_message_field()
+    arrival_estimate = timestamp_field(
+        allow_null=True, help_text="When the money is expected (when it arrived, once paid)."
+    )
+    created_at = timestamp_field()
+    updated_at = timestamp_field()
+
+
+class Deleted(serializers.Serializer):
+    id = serializers.CharField()
+    object = serializers.CharField()
+    deleted = serializers.BooleanField()
+
+
 ChargeList = list_envelope(Charge, "ChargeList")
+SettlementList = list_envelope(Settlement, "SettlementList")
+SettlementAccountList = list_envelope(SettlementAccount, "SettlementAccountList")
 RefundList = list_envelope(Refund, "RefundList")
 PayoutList = list_envelope(Payout, "PayoutList")
 BalanceTransactionList = list_envelope(BalanceTransaction, "BalanceTransactionList")

@@ -27,6 +27,8 @@ from payments.models import (
     Refund,
     RefundReason,
     RefundStatus,
+    Settlement,
+    SettlementAccount,
 )
 from payments.providers import registry
 
@@ -99,6 +101,32 @@ def _filtered(qs: QuerySet, query: dict, names: tuple[str, ...]) -> QuerySet:
         if query.get(name):
             qs = qs.filter(**{name: query[name]})
     return _date_filtered(qs, query.get("date_from"), query.get("date_to"))
+
+
+def settlements_of(*, merchant: Merchant, livemode: bool) -> QuerySet:
+    return Settlement.objects.filter(merchant=merchant, livemode=livemode).select_related("account")
+
+
+def settlement_list(*, merchant: Merchant, livemode: bool, query: dict) -> QuerySet:
+    return _filtered(
+        settlements_of(merchant=merchant, livemode=livemode), query, ("status", "currency")
+    )
+
+
+def settlement_get(*, merchant: Merchant, livemode: bool, settlement_id: str) -> Settlement:
+    settlement = (
+        settlements_of(merchant=merchant, livemode=livemode).filter(pk=settlement_id).first()
+    )
+    if settlement is None:
+        raise ResourceMissing("settlement", settlement_id)
+    return settlement
+
+
+def settlement_accounts_of(*, merchant: Merchant, livemode: bool) -> QuerySet:
+    """The accounts settlements may go to (not removed), newest first."""
+    return SettlementAccount.objects.filter(
+        merchant=merchant, livemode=livemode, removed_at__isnull=True
+    ).order_by("-created_at", "-id")
 
 
 def charges_of(*, merchant: Merchant, livemode: bool) -> QuerySet:
@@ -226,10 +254,12 @@ def ledger_of(*, merchant: Merchant, livemode: bool) -> QuerySet:
 
 
 def ledger_list(*, merchant: Merchant, livemode: bool, filters: dict) -> QuerySet:
-    qs = ledger_of(merchant=merchant, livemode=livemode)
+    qs = ledger_of(merchant=merchant, livemode=livemode).select_related("settled")
     for name in ("currency", "type"):
         if filters.get(name):
             qs = qs.filter(**{name: filters[name]})
+    if filters.get("settlement"):
+        qs = qs.filter(settled__settlement_id=filters["settlement"])
     return _date_filtered(qs, filters.get("date_from"), filters.get("date_to"))
 
 

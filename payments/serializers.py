@@ -28,6 +28,8 @@ from payments.models import (
     Network,
     PaymentMethod,
     PayoutStatus,
+    SettlementAccountType,
+    SettlementStatus,
 )
 
 
@@ -185,6 +187,70 @@ class PayoutListQuery(PageQuery):
     date_to = DateBoundParam(required=False)
 
 
+class SettlementAccountCreateIn(StrictSerializer):
+    """A bank account (bank_name, account_holder, account_number, swift) or the merchant's own
+    mobile money wallet (phone, network) that settlements of one currency go to."""
+
+    type = serializers.ChoiceField(choices=SettlementAccountType.values)
+    currency = CurrencyField()
+    bank_name = serializers.CharField(required=False, max_length=100)
+    account_holder = serializers.CharField(required=False, max_length=200)
+    account_number = serializers.CharField(
+        required=False,
+        max_length=60,
+        help_text="8 to 34 letters and digits; spaces are ignored. Never shown again: last4.",
+    )
+    swift = serializers.CharField(required=False, max_length=20, help_text="SWIFT/BIC code.")
+    phone = DrcPhoneField(required=False, help_text=PHONE_HELP)
+    network = serializers.ChoiceField(
+        choices=Network.values, required=False, help_text=NETWORK_HELP
+    )
+
+    BANK = ("bank_name", "account_holder", "account_number", "swift")
+    MOBILE = ("phone", "network")
+
+    def validate(self, attrs):
+        needed, other = (
+            (self.BANK, self.MOBILE)
+            if attrs["type"] == SettlementAccountType.BANK_ACCOUNT
+            else (self.MOBILE, self.BANK)
+        )
+        for name in needed:
+            if not attrs.get(name):
+                raise _error(name, _("This field is required."), "parameter_missing")
+        for name in other:
+            if name in attrs:
+                raise _error(
+                    name,
+                    _("This field is not one of this type of account."),
+                    "parameter_unknown",
+                )
+        if attrs["type"] == SettlementAccountType.MOBILE_MONEY:
+            check_drc_phone(attrs["phone"], attrs["network"])
+        return attrs
+
+
+class SettlementCreateIn(StrictSerializer):
+    """A settlement of available balance to a settlement account."""
+
+    currency = CurrencyField()
+    amount = AmountField(
+        required=False,
+        help_text="By default the most the available balance covers with the fee (whole units "
+        "for a mobile money account).",
+    )
+    settlement_account = serializers.CharField(
+        required=False, max_length=40, help_text="By default the currency's default account."
+    )
+
+
+class SettlementListQuery(PageQuery):
+    status = serializers.ChoiceField(choices=SettlementStatus.values, required=False)
+    currency = serializers.ChoiceField(choices=Currency.values, required=False)
+    date_from = DateBoundParam(required=False)
+    date_to = DateBoundParam(required=False)
+
+
 class LedgerExportQuery(StrictSerializer):
     currency = serializers.ChoiceField(choices=Currency.values, required=False)
     type = serializers.ChoiceField(choices=LedgerType.values, required=False)
@@ -193,7 +259,11 @@ class LedgerExportQuery(StrictSerializer):
 
 
 class LedgerListQuery(PageQuery, LedgerExportQuery):
-    pass
+    settlement = serializers.CharField(
+        required=False,
+        max_length=40,
+        help_text="The transactions an automatic settlement paid out (stl_…).",
+    )
 
 
 class NetworkListQuery(OffsetPageQuery):

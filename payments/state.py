@@ -3,13 +3,14 @@
 A charge goes pending → succeeded | failed | declined, once; a final status never changes. A
 success reported after a charge failed (or that its checkout session cannot accept) leaves the
 status as it is and is refunded in full instead (services.charges.charge_late_payment).
-A refund goes pending → succeeded | failed, once; so does a payout. Their status changes in
+A refund goes pending → succeeded | failed, once; so does a payout; a settlement goes pending
+→ in_transit → paid | failed, once. Their status changes in
 one place, services.movements.movement_apply_outcome, which checks every move here.
 """
 
 from collections.abc import Mapping
 
-from payments.models import ChargeStatus, PayoutStatus, RefundStatus
+from payments.models import ChargeStatus, PayoutStatus, RefundStatus, SettlementStatus
 
 CHARGE_TRANSITIONS: dict[str, frozenset[str]] = {
     ChargeStatus.PENDING: frozenset(
@@ -28,6 +29,15 @@ PAYOUT_TRANSITIONS: dict[str, frozenset[str]] = {
     PayoutStatus.PENDING: frozenset({PayoutStatus.SUCCEEDED, PayoutStatus.FAILED}),
 }
 PAYOUT_FINAL = frozenset({PayoutStatus.SUCCEEDED, PayoutStatus.FAILED})
+
+# A settlement is handed on (to the operator, or in a bank transfer file) before it is paid.
+SETTLEMENT_TRANSITIONS: dict[str, frozenset[str]] = {
+    SettlementStatus.PENDING: frozenset(
+        {SettlementStatus.IN_TRANSIT, SettlementStatus.PAID, SettlementStatus.FAILED}
+    ),
+    SettlementStatus.IN_TRANSIT: frozenset({SettlementStatus.PAID, SettlementStatus.FAILED}),
+}
+SETTLEMENT_FINAL = frozenset({SettlementStatus.PAID, SettlementStatus.FAILED})
 
 
 class InvalidTransition(Exception):

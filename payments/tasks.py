@@ -4,7 +4,7 @@ decided by payments.services.queues."""
 from celery import shared_task
 
 from core.api import idempotency
-from payments.services import charges, ledger, payouts, refunds
+from payments.services import charges, ledger, payouts, refunds, settlements
 
 
 @shared_task(acks_late=True)
@@ -75,6 +75,31 @@ def payouts_send_unsent() -> int:
 @shared_task
 def payouts_poll_due() -> int:
     return payouts.payouts_poll_due()
+
+
+@shared_task(acks_late=True)
+def settlement_send(settlement_id: str) -> None:
+    settlements.settlement_send(settlement_id=settlement_id)
+
+
+@shared_task(acks_late=True)
+def settlement_refresh(settlement_id: str) -> None:
+    settlements.settlement_refresh(settlement_id=settlement_id)
+
+
+@shared_task
+def settlements_send_unsent() -> int:
+    return settlements.settlements_send_unsent()
+
+
+@shared_task
+def settlements_poll_due() -> int:
+    return settlements.settlements_poll_due()
+
+
+@shared_task
+def settlements_schedule_due() -> int:
+    return settlements.settlements_schedule_due()
 
 
 @shared_task

@@ -80,7 +80,9 @@ def _static_files_collected():
     session: the live server and the gunicorns the tests start serve the static files from it
     with WhiteNoise, on a fresh clone too, instead of only when a collected copy was left there.
     The suite's processes (-n) share STATIC_ROOT: one collects while the others wait on the
-    folder's lock, then find every link in place."""
+    folder's lock, then find every link in place. A link to a source file renamed or removed
+    since is removed first: WhiteNoise reads every file of the folder, and stops at one that is
+    not there."""
     import fcntl
 
     from django.core.management import call_command
@@ -88,6 +90,9 @@ def _static_files_collected():
     folder = os.open(settings.STATIC_ROOT, os.O_RDONLY)
     try:
         fcntl.flock(folder, fcntl.LOCK_EX)
+        for link in Path(settings.STATIC_ROOT).rglob("*"):
+            if link.is_symlink() and not link.exists():
+                link.unlink()
         call_command("collectstatic", interactive=False, link=True, verbosity=0)
     finally:
         os.close(folder)  # and the lock with it

@@ -1,5 +1,6 @@
 """Test data, built through the same services and API the service itself uses: merchants and their
-keys, staff users, charges in any state, refunds, payouts, checkout sessions and events.
+keys, staff users, charges in any state, refunds, payouts, settlements, checkout sessions and
+events.
 
 Every builder of the suite lives here; a test module only says what it needs of the data."""
 
@@ -19,10 +20,11 @@ from django.db import transaction
 from django.test import Client, override_settings
 
 from checkout import services as checkout_services
-from payments.models import Charge, Merchant, Payout
+from payments.models import Charge, Merchant, Payout, Settlement, SettlementAccount
 from payments.providers.base import ProviderOutcome, RefundRequest
 from payments.services import accounts, charges
 from payments.services import payouts as payout_services
+from payments.services import settlements as settlement_services
 
 PHONE = "+243812345678"
 # What a charge is made of unless a test says otherwise.
@@ -343,6 +345,71 @@ def payout_waiting_for_staff(merchant, **fields) -> Payout:
         )
     assert waiting.status == "pending" and waiting.next_check_at is None
     return waiting
+
+
+# --- Settlements -------------------------------------------------------------------------------
+
+BANK_NUMBER = "05012345678904821"
+
+
+def live_bank_account(
+    merchant,
+    *,
+    currency: str = "CDF",
+    account_number: str = BANK_NUMBER,
+    account_holder: str = "Boutique Gombe SARL",
+    bank_name: str = "Rawbank",
+    swift: str = "RAWBCDKI",
+) -> SettlementAccount:
+    """A live bank settlement account of the merchant, added as the API adds one, past its hold
+    (added with none)."""
+    with override_settings(SETTLEMENT_ACCOUNT_HOLD=0):
+        return settlement_services.account_add(
+            merchant=merchant,
+            livemode=True,
+            type="bank_account",
+            currency=currency,
+            bank_name=bank_name,
+            account_holder=account_holder,
+            account_number=account_number,
+            swift=swift,
+        )
+
+
+def live_bank_settlement(
+    merchant,
+    *,
+    amount: int = 10000,
+    currency: str = "CDF",
+    account: SettlementAccount | None = None,
+) -> Settlement:
+    """A pending live settlement of `amount` to a bank account (the currency's default, a live
+    bank account added if it has none), its amount and fee first paid into the live balance by
+    a live charge: waiting for staff to put it in a bank transfer file."""
+    if account is None:
+        account = SettlementAccount.objects.filter(
+            merchant=merchant, livemode=True, currency=currency, is_default=True
+        ).first() or live_bank_account(merchant, currency=currency)
+    fee = settlement_services.settlement_fee(merchant=merchant, account=account, amount=amount)
+    succeeded_live_charge(merchant, amount=amount + fee, currency=currency)
+    return settlement_services.settlement_create(
+        merchant=merchant,
+        livemode=True,
+        currency=currency,
+        amount=amount,
+        account_id=account.pk,
+    )
+
+
+def exported_bank_settlement(merchant, *, staff: str = "exporter", **fields) -> Settlement:
+    """A live bank settlement in a bank transfer file `staff` exported: in transit, waiting for
+    the bank's answer."""
+    pending = live_bank_settlement(merchant, **fields)
+    _reference, (exported,) = settlement_services.settlement_bank_export(
+        settlement_ids=[pending.pk], staff=staff
+    )
+    assert exported.status == "in_transit"
+    return exported
 
 
 # --- Refunds, checkout sessions, events --------------------------------------------------------

@@ -18,6 +18,7 @@ class WebhooksConfig(AppConfig):
             "charge_changed",
             "refund_changed",
             "payout_changed",
+            "settlement_changed",
             "session_changed",
             "payout_batch_changed",
         ):

@@ -79,6 +79,8 @@ class EventType(models.TextChoices):
     PAYOUT_SUCCEEDED = "payout.succeeded"
     PAYOUT_FAILED = "payout.failed"
     PAYOUT_BATCH_COMPLETED = "payout_batch.completed"
+    SETTLEMENT_PAID = "settlement.paid"
+    SETTLEMENT_FAILED = "settlement.failed"
 
 
 class Event(models.Model):

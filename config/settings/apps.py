@@ -1,9 +1,9 @@
 """What Django runs: the installed apps, the middleware, the URLs and templates, the password
-rules, the languages, the static files."""
+rules, the languages, the static files and the files people send."""
 
 from pathlib import Path
 
-from config.settings.base import BASE_DIR, DEBUG, env
+from config.settings.base import BASE_DIR, DEBUG, VAR_DIR, env
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -99,8 +99,35 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 STATICFILES_DIRS = [BASE_DIR / "static"]
 # Files served at the site's root (/favicon.ico), so browsers asking for them never get a 404.
 WHITENOISE_ROOT = BASE_DIR / "static" / "root"
+
+# The files people send (the documents of applications for live mode): kept by the default
+# storage, the file system under MEDIA_ROOT or an S3-compatible bucket (django-storages), and
+# never served at an address: there is no MEDIA_URL, and staff read them through a view that
+# streams them (dashboard/documents.py).
+MEDIA_ROOT = Path(env.str("MEDIA_ROOT", default=str(VAR_DIR / "media")))
+FILE_UPLOAD_PERMISSIONS = 0o600
+FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
+MEDIA_S3_BUCKET = env.str("MEDIA_S3_BUCKET", default="")
+if MEDIA_S3_BUCKET:
+    DEFAULT_STORAGE = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": MEDIA_S3_BUCKET,
+            # Empty: boto3's own (AWS's endpoint, its region and credentials chain).
+            "endpoint_url": env.str("MEDIA_S3_ENDPOINT_URL", default="") or None,
+            "region_name": env.str("MEDIA_S3_REGION", default="") or None,
+            "access_key": env.str("MEDIA_S3_ACCESS_KEY_ID", default="") or None,
+            "secret_key": env.str("MEDIA_S3_SECRET_ACCESS_KEY", default="") or None,
+            "addressing_style": env.str("MEDIA_S3_ADDRESSING_STYLE", default="") or None,
+            "location": env.str("MEDIA_S3_PREFIX", default=""),
+            # A name is never reused: a document replaced is a new object.
+            "file_overwrite": False,
+        },
+    }
+else:
+    DEFAULT_STORAGE = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": DEFAULT_STORAGE,
     "staticfiles": {
         # Hashed names (long-cached) need `collectstatic` first, as production does.
         "BACKEND": "config.staticfiles.ManifestStorage"  # whitenoise's, without source maps

@@ -87,4 +87,8 @@ PRICING_DEFAULT_PLAN = [
     _rate("settlement", None, None, "CDF", 0, 2_500_000),
     _rate("settlement", None, None, "USD", 0, 1_000),
 ]
+# Seconds a new live settlement account is held before settlements may go to it (every owner
+# and admin is told at once), and how long the sandbox's rail takes to pay a test settlement.
+SETTLEMENT_ACCOUNT_HOLD = env.int("SETTLEMENT_ACCOUNT_HOLD", default=172800)
+SANDBOX_SETTLEMENT_DELAY = env.float("SANDBOX_SETTLEMENT_DELAY", default=5)
 PRICING_DEFAULT = env.json("PRICING_DEFAULT", default=PRICING_DEFAULT_PLAN)

@@ -37,6 +37,12 @@ DRAIN_FILE = env.str("DRAIN_FILE", default="")
 # reading of form and raw bodies stops at the same size.
 MAX_REQUEST_BODY = env.int("MAX_REQUEST_BODY", default=1_048_576)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY
+# The one page that takes documents (the application for live mode, docs/guides/going-live.md):
+# three of at most 5 MB each and the form around them. Django counts only the form's fields
+# against DATA_UPLOAD_MAX_MEMORY_SIZE, and keeps a file over 2.5 MB in a temporary file.
+ACTIVATION_DOCUMENT_MAX_BYTES = 5 * 1024 * 1024
+UPLOAD_PATHS = ("/dashboard/settings/activation/",)
+MAX_UPLOAD_BODY = 3 * ACTIVATION_DOCUMENT_MAX_BYTES + 1_048_576
 
 # --- Throttles and sign-in lockouts ---------------------------------------------------------
 # Throttles per client address ("N/s", "N/m", "N/h", "N/d"; core/throttles.py). Failed API

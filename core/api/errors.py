@@ -116,15 +116,15 @@ def log_refused(request, status: int, code: str, message: str, param=None) -> No
     )
 
 
-def request_too_large_response(request) -> JsonResponse:
-    """413 for a body over MAX_REQUEST_BODY, whatever the path."""
+def request_too_large_response(request, limit: int | None = None) -> JsonResponse:
+    """413 for a body over its path's limit (MAX_REQUEST_BODY unless said), whatever the path."""
     return error_response(
         request,
         413,
         type="invalid_request_error",
         code="request_too_large",
         message=_("The request body is larger than %(max)s bytes.")
-        % {"max": settings.MAX_REQUEST_BODY},
+        % {"max": settings.MAX_REQUEST_BODY if limit is None else limit},
     )
 
 

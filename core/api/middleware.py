@@ -1,9 +1,10 @@
 """Request-Id on every response; requests no view can take refused up front (a body over
-MAX_REQUEST_BODY → 413, a NUL character in the URL → 400); JSON (never a traceback) for any
+MAX_REQUEST_BODY, or MAX_UPLOAD_BODY where documents are sent → 413, a NUL character in the URL → 400); JSON (never a traceback) for any
 unhandled error under /v1."""
 
 import io
 import logging
+import tempfile
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
@@ -22,7 +23,8 @@ UNREADABLE_FORM = (TooManyFieldsSent, TooManyFilesSent, MultiPartParserError)
 
 def request_bodies(app):
     """The WSGI application `app`, with each request's body read whole before it runs, up to
-    MAX_REQUEST_BODY + 1 bytes (a longer one is refused with 413 by RequestIdMiddleware, unread).
+    its limit + 1 bytes (body_limit; a longer one is refused with 413 by RequestIdMiddleware,
+    unread).
 
     - A body sent without a Content-Length (Transfer-Encoding: chunked) is read too. Django reads
       a body only as long as CONTENT_LENGTH says, so such a body would be read as empty (a charge
@@ -34,7 +36,7 @@ def request_bodies(app):
       a request over only once it has it whole (config/gunicorn.py)."""
 
     def application(environ, start_response):
-        cap = settings.MAX_REQUEST_BODY + 1
+        cap = body_limit(environ.get("PATH_INFO", "")) + 1
         length = environ.get("CONTENT_LENGTH")
         if length:
             size = int(length) if length.isdigit() else 0
@@ -47,14 +49,42 @@ def request_bodies(app):
             size = 0
         if 0 < size <= cap:
             try:
-                body = environ["wsgi.input"].read(size)
+                body, read = _read_whole(environ["wsgi.input"], size)
             except OSError as exc:  # the client went silent (or away) before its body ended
                 return _body_timed_out(environ, start_response, exc)
-            environ["wsgi.input"] = io.BytesIO(body)
-            environ["CONTENT_LENGTH"] = str(len(body))
+            environ["wsgi.input"] = body
+            environ["CONTENT_LENGTH"] = str(read)
         return app(environ, start_response)
 
     return application
+
+
+def body_limit(path: str) -> int:
+    """The largest body a request to `path` may send: MAX_REQUEST_BODY, or MAX_UPLOAD_BODY on the
+    pages that take documents (UPLOAD_PATHS)."""
+    if path in settings.UPLOAD_PATHS:
+        return settings.MAX_UPLOAD_BODY
+    return settings.MAX_REQUEST_BODY
+
+
+def _read_whole(stream, size: int):
+    """(a file holding at most `size` bytes of `stream`, how many it holds). A body within
+    MAX_REQUEST_BODY is kept in memory; a larger one (documents) goes to a temporary file past
+    that size, read a piece at a time."""
+    if size <= settings.MAX_REQUEST_BODY + 1:
+        body = stream.read(size)
+        return io.BytesIO(body), len(body)
+    spool = tempfile.SpooledTemporaryFile(max_size=settings.MAX_REQUEST_BODY)
+    remaining = size
+    while remaining:
+        piece = stream.read(min(remaining, 65536))
+        if not piece:
+            break
+        spool.write(piece)
+        remaining -= len(piece)
+    length = spool.tell()
+    spool.seek(0)
+    return spool, length
 
 
 def _body_timed_out(environ, start_response, exc: OSError):
@@ -90,8 +120,8 @@ def declared_length(request) -> int:
 def _refusal(request):
     from core.api.errors import error_response, request_too_large_response  # as above
 
-    if declared_length(request) > settings.MAX_REQUEST_BODY:
-        return request_too_large_response(request)
+    if declared_length(request) > body_limit(request.path_info):
+        return request_too_large_response(request, body_limit(request.path_info))
     if "\x00" in request.path or any(
         "\x00" in key or "\x00" in value for key, values in request.GET.lists() for value in values
     ):

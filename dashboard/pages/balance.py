@@ -1,7 +1,7 @@
 """/dashboard/{mode}/balance/: what is available and pending per currency (the ledger's sums, as
-GET /v1/balance) and what pending payouts and refunds are taking out, the ledger's rows (amount,
-fee, net, available on) in keyset pages, and the statement as CSV (payments.statement, the API's
-export: the same file)."""
+GET /v1/balance) and what payouts, settlements and refunds in progress are taking out, the
+ledger's rows (amount, fee, net, available on) in keyset pages, and the statement as CSV
+(payments.statement, the API's export: the same file)."""
 
 from dataclasses import dataclass
 
@@ -19,7 +19,7 @@ from dashboard.pages.common import livemode, page_of, query_without_cursor
 from dashboard.pages.search import DateBounds, date_range
 from dashboard.permissions import can, forbidden, merchant_view
 from payments import selectors
-from payments.models import Currency, LedgerType
+from payments.models import Currency, LedgerType, SettlementStatus
 from payments.services import ledger
 from payments.statement import (
     EXPORT_CHUNK,
@@ -73,8 +73,8 @@ def balance(request, mode):
 @dataclass(frozen=True)
 class Balance:
     """One currency's balance as the page shows it: `available` to pay out or refund now,
-    `pending` until its payments become available, and `outgoing`, what payouts and refunds not
-    yet final took from the available part (given back if they fail)."""
+    `pending` until its payments become available, and `outgoing`, what payouts, settlements and
+    refunds not yet final took from the available part (given back if they fail)."""
 
     currency: str
     available: int
@@ -83,14 +83,23 @@ class Balance:
 
 
 def _on_its_way_out(merchant, live: bool) -> dict[str, int]:
-    """Per currency, what payouts (amount and fee) and refunds still pending took from the
-    available balance."""
+    """Per currency, what payouts and settlements (amount and fee) and refunds not yet final
+    took from the available balance."""
     totals: dict[str, int] = {}
-    for rows, taken in (
-        (selectors.payouts_of(merchant=merchant, livemode=live), F("amount") + F("fee")),
-        (selectors.refunds_of(merchant=merchant, livemode=live), F("amount")),
+    for rows, taken, statuses in (
+        (
+            selectors.payouts_of(merchant=merchant, livemode=live),
+            F("amount") + F("fee"),
+            ["pending"],
+        ),
+        (selectors.refunds_of(merchant=merchant, livemode=live), F("amount"), ["pending"]),
+        (
+            selectors.settlements_of(merchant=merchant, livemode=live).select_related(None),
+            F("amount") + F("fee"),
+            [SettlementStatus.PENDING, SettlementStatus.IN_TRANSIT],
+        ),
     ):
-        sums = rows.filter(status="pending").values("currency").annotate(total=Sum(taken))
+        sums = rows.filter(status__in=statuses).values("currency").annotate(total=Sum(taken))
         for row in sums.order_by():
             totals[row["currency"]] = totals.get(row["currency"], 0) + row["total"]
     return totals

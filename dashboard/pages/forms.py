@@ -6,17 +6,27 @@ import re
 from decimal import Decimal, InvalidOperation
 
 from django import forms
+from django.utils import timezone
+from django.utils.dates import WEEKDAYS
 from django.utils.translation import gettext_lazy as _
 from rest_framework.exceptions import ValidationError as SerializerError
 
 from batches.parsing import MAX_BYTES, too_large
 from core.errors import ApiError
 from core.money import MINOR_PER_UNIT
+from dashboard import words
 from dashboard.pages.once import FIELD, new_key
 from links.serializers import LINK_DESCRIPTION_MAX, LinkCreateIn
 from payments import phones
-from payments.models import MERCHANT_REFUND_REASONS, Currency, Network, RefundReason
-from payments.serializers import PayoutCreateIn, check_drc_phone
+from payments.models import (
+    MERCHANT_REFUND_REASONS,
+    Currency,
+    Network,
+    RefundReason,
+    SettlementAccountType,
+    SettlementInterval,
+)
+from payments.serializers import PayoutCreateIn, SettlementAccountCreateIn, check_drc_phone
 from webhooks.api.serializers import WebhookEndpointIn
 
 # Digits with spaces (also non-breaking) or apostrophes between thousands, and one decimal
@@ -109,6 +119,23 @@ class RefundForm(OnceForm):
     )
 
 
+def _typed_phone(form: ServiceForm, raw: str, network: str) -> tuple[str, str] | None:
+    """A DRC mobile number as people type it (payments.phones) and its network, the number's
+    operator when none is chosen; None with the reason on the form's `phone` or `network`."""
+    prediction = phones.predict(raw)
+    phone = prediction.phone if prediction else raw
+    network = network or (prediction.network if prediction else "") or ""
+    if not network:  # no DRC mobile number, or a prefix no operator is known for
+        try:
+            check_drc_phone(phone, None)
+        except SerializerError as error:
+            form.add_serializer_errors(error, {"phone": "phone"})
+            return None
+        form.add_error("network", _("Choose the network: the number's operator is not known."))
+        return None
+    return phone, network
+
+
 class PayoutForm(OnceForm):
     phone = forms.CharField(
         label=_("Phone number"),
@@ -132,22 +159,18 @@ class PayoutForm(OnceForm):
         if not self.is_valid():
             return None
         data = self.cleaned_data
-        prediction = phones.predict(data["phone"])
-        phone = prediction.phone if prediction else data["phone"]
-        network = data["network"] or (prediction.network if prediction else "") or ""
-        body = {"amount": data["amount"], "currency": data["currency"], "phone": phone}
-        if network:
-            body["network"] = network
+        typed = _typed_phone(self, data["phone"], data["network"])
+        if typed is None:
+            return None
+        phone, network = typed
+        body = {
+            "amount": data["amount"],
+            "currency": data["currency"],
+            "phone": phone,
+            "network": network,
+        }
         if data["description"]:
             body["description"] = data["description"]
-        if "network" not in body:  # no DRC mobile number, or a prefix no operator is known for
-            try:
-                check_drc_phone(phone, None)
-            except SerializerError as error:
-                self.add_serializer_errors(error, {"phone": "phone"})
-                return None
-            self.add_error("network", _("Choose the network: the number's operator is not known."))
-            return None
         serializer = PayoutCreateIn(data=body, context={"livemode": livemode, "merchant": merchant})
         try:
             serializer.is_valid(raise_exception=True)
@@ -268,3 +291,132 @@ class WebhookEndpointForm(ServiceForm):
             self.add_serializer_errors(error, {"url": "url"})
             return None
         return serializer.validated_data["url"] or ""
+
+
+class SettlementAccountForm(OnceForm):
+    """A settlement account of either mode (the settlement settings are one page for both),
+    checked by the API's own serializer (POST /v1/settlement_accounts)."""
+
+    TYPE = ""
+    mode = forms.ChoiceField(
+        label=_("Mode"), choices=[("live", _("Live")), ("test", _("Test"))], initial="test"
+    )
+    currency = forms.ChoiceField(label=_("Currency"), choices=Currency.choices)
+
+    def body(self) -> dict | None:
+        raise NotImplementedError
+
+    def account_fields(self) -> dict | None:
+        """The account as POST /v1/settlement_accounts takes it, checked by its serializer, or
+        None with the errors on the form."""
+        if not self.is_valid():
+            return None
+        body = self.body()
+        if body is None:
+            return None
+        serializer = SettlementAccountCreateIn(data={"type": self.TYPE, **body})
+        try:
+            serializer.is_valid(raise_exception=True)
+        except SerializerError as error:
+            self.add_serializer_errors(error, {name: name for name in body})
+            return None
+        return dict(serializer.validated_data)
+
+
+class BankAccountForm(SettlementAccountForm):
+    TYPE = SettlementAccountType.BANK_ACCOUNT
+    bank_name = forms.CharField(label=_("Bank"), max_length=100, help_text=_("e.g. Rawbank"))
+    account_holder = forms.CharField(
+        label=_("Account holder"),
+        max_length=200,
+        help_text=_("The name the bank knows the account by."),
+    )
+    account_number = forms.CharField(
+        label=_("Account number"),
+        max_length=60,
+        help_text=_(
+            "8 to 34 letters and digits; spaces are ignored. Only its last four are shown "
+            "afterwards."
+        ),
+        widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
+    )
+    swift = forms.CharField(
+        label=_("SWIFT/BIC code"),
+        max_length=20,
+        help_text=_("8 or 11 letters and digits, e.g. RAWBCDKI"),
+        widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
+    )
+
+    def body(self) -> dict:
+        data = self.cleaned_data
+        names = ("currency", "bank_name", "account_holder", "account_number", "swift")
+        return {name: data[name] for name in names}
+
+
+class WalletForm(SettlementAccountForm):
+    TYPE = SettlementAccountType.MOBILE_MONEY
+    phone = forms.CharField(
+        label=_("Your business's mobile money number"),
+        max_length=40,
+        help_text=_("e.g. 0812 345 678 or +243 81 234 5678. The holder is your business's name."),
+        widget=forms.TextInput(attrs={"inputmode": "tel", "autocomplete": "off"}),
+    )
+    network = forms.ChoiceField(
+        label=_("Network"),
+        required=False,
+        choices=[("", _("From the number"))] + list(Network.choices),
+    )
+
+    def body(self) -> dict | None:
+        data = self.cleaned_data
+        typed = _typed_phone(self, data["phone"], data["network"])
+        if typed is None:
+            return None
+        phone, network = typed
+        return {"currency": data["currency"], "phone": phone, "network": network}
+
+
+class SettlementForm(OnceForm):
+    """A withdrawal: the currency, an amount (all that is available by default) and one of the
+    mode's accounts (the currency's default by default). `confirmed` once its fee was shown."""
+
+    currency = forms.ChoiceField(label=_("Currency"), choices=Currency.choices)
+    amount = MajorAmountField(
+        label=_("Amount"),
+        required=False,
+        help_text=_("In francs or dollars. Leave empty to withdraw all you can, less the fee."),
+    )
+    settlement_account = forms.ChoiceField(label=_("To"), required=False)
+    confirmed = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args, accounts=(), time_zone: str = "Africa/Kinshasa", **kwargs):
+        super().__init__(*args, **kwargs)
+        now = timezone.now()
+        choices = [("", _("The currency's default account"))]
+        for account in accounts:
+            label = words.account_name(account)
+            if account.available_from > now:
+                label = _("%(account)s, on hold until %(when)s") % {
+                    "account": label,
+                    "when": words.local_moment(account.available_from, time_zone),
+                }
+            choices.append((account.id, label))
+        self.fields["settlement_account"].choices = choices
+
+
+class ScheduleForm(forms.Form):
+    """One currency's schedule of automatic settlements."""
+
+    interval = forms.ChoiceField(label=_("Settle"), choices=SettlementInterval.choices)
+    weekday = forms.TypedChoiceField(
+        label=_("Day of the week"),
+        choices=list(WEEKDAYS.items()),
+        coerce=int,
+        initial=0,
+        help_text=_("For a weekly schedule: at 00:00 of that day, in your time zone."),
+    )
+    minimum = MajorAmountField(
+        label=_("Minimum"),
+        required=False,
+        help_text=_("No automatic settlement of less than this; empty: none."),
+    )

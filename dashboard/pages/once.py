@@ -32,14 +32,17 @@ class Done:
     replayed: bool  # the form had already been sent: nothing was done this time
 
 
-def once(request, *, key: str, data: dict, operation: Callable[[], str]) -> Done:
+def once(
+    request, *, key: str, data: dict, operation: Callable[[], str], livemode: bool | None = None
+) -> Done:
     """Run `operation` (which returns the id of what it made) once per `key`. ApiErrors of the
     operation or of the machinery (idempotency_key_in_use, _reused, _invalid) are raised as the
-    API raises them; nothing the operation wrote stays then."""
+    API raises them; nothing the operation wrote stays then. The mode is the page's, or
+    `livemode` on a page outside a mode whose form names one (the settlement accounts')."""
     key = idempotency.key_from_header(key or "")
     scope = idempotency.Scope(
         merchant=request.merchant,
-        livemode=request.mode == "live",
+        livemode=request.mode == "live" if livemode is None else livemode,
         key=key,
         method="POST",
         path=request.path,

@@ -2,7 +2,15 @@
 
 from django.urls import path
 
-from dashboard.pages import balance, batches, developers, payment_links, payments, payouts
+from dashboard.pages import (
+    balance,
+    batches,
+    developers,
+    payment_links,
+    payments,
+    payouts,
+    settlements,
+)
 
 urlpatterns = [
     path("payments/", payments.payment_list, name="payments"),
@@ -31,6 +39,10 @@ urlpatterns = [
         name="payout-batch-results",
     ),
     path("payouts/<str:payout_id>/", payouts.payout_detail, name="payout"),
+    path("settlements/", settlements.settlement_list, name="settlements"),
+    path("settlements/new/", settlements.settlement_new, name="settlement-new"),
+    path("settlements/schedule/", settlements.settlement_schedule, name="settlement-schedule"),
+    path("settlements/<str:settlement_id>/", settlements.settlement_detail, name="settlement"),
     path("payment-links/", payment_links.link_list, name="payment-links"),
     path("payment-links/new/", payment_links.link_new, name="payment-link-new"),
     path("payment-links/<str:link_id>/", payment_links.link_detail, name="payment-link"),

@@ -3,6 +3,7 @@
 from django import template
 
 from core.money import format_amount
+from dashboard import words
 from dashboard.permissions import can as role_can
 from payments.failures import failure_words
 
@@ -25,3 +26,10 @@ def failure(code: str, message: str = "") -> str:
     """`{% failure charge.failure_code charge.failure_message %}`: why it failed, in the page's
     language (payments.failures)."""
     return failure_words(code, message)
+
+
+@register.simple_tag
+def local_time(moment, merchant) -> str:
+    """`{% local_time settlement.created_at membership.merchant %}`: the moment in the
+    merchant's time zone, the zone named (dashboard.words)."""
+    return words.local_moment(moment, merchant.time_zone) if moment else ""

@@ -4,7 +4,16 @@ login (login.py) is routed in config/urls.py."""
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
-from payments.admin import api_keys, charges, ledger, merchants, networks, payouts, refunds
+from payments.admin import (
+    api_keys,
+    charges,
+    ledger,
+    merchants,
+    networks,
+    payouts,
+    refunds,
+    settlements,
+)
 
 # The lists need the whole width of a 1280 px screen; the index and the breadcrumbs lead around.
 admin.site.enable_nav_sidebar = False
@@ -12,4 +21,13 @@ admin.site.enable_nav_sidebar = False
 admin.site.site_header = _("Payments administration")
 admin.site.site_title = _("Payments administration")
 
-__all__ = ["api_keys", "charges", "ledger", "merchants", "networks", "payouts", "refunds"]
+__all__ = [
+    "api_keys",
+    "charges",
+    "ledger",
+    "merchants",
+    "networks",
+    "payouts",
+    "refunds",
+    "settlements",
+]

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 from django import forms
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import StreamingHttpResponse
+from django.http import HttpResponseNotAllowed, StreamingHttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.translation import gettext
@@ -115,6 +115,8 @@ def _csv(rows, *, livemode: bool, date_from, date_to) -> StreamingHttpResponse:
 def fees_earned_view(model_admin, request):
     if not model_admin.has_view_permission(request):
         raise PermissionDenied
+    if request.method not in ("GET", "HEAD"):
+        return HttpResponseNotAllowed(["GET", "HEAD"])  # a report: nothing to post
     form = PeriodForm(request.GET)
     if not form.is_valid():
         form_errors = form.non_field_errors() or form.errors

@@ -1,5 +1,6 @@
 """Staff view of the ledger: every row, by merchant, mode, currency and type, each linked to the
-charge, refund or payout that moved the money, and the fees the service earned on them
+charge, refund, payout or settlement that moved the money (and, `?settlement=stl_…`, the rows an
+automatic settlement paid out), and the fees the service earned on them
 (payments/admin/earnings.py). Rows are append-only: never added, changed or deleted here (on
 PostgreSQL a trigger refuses it whoever asks)."""
 
@@ -26,6 +27,24 @@ SOURCES = (
     ("payout_id", "admin:payments_payout_change"),
     ("charge_id", "admin:payments_charge_change"),
 )
+# A settlement's rows name it by their source alone.
+SETTLEMENT_TYPES = (LedgerType.SETTLEMENT, LedgerType.SETTLEMENT_FAILURE)
+
+
+class SettledByFilter(admin.SimpleListFilter):
+    """The balance transactions one settlement paid out (`?settlement=stl_…`), as the
+    settlement's page links to them. Only the chosen settlement is offered."""
+
+    title = _("settlement")
+    parameter_name = "settlement"
+
+    def lookups(self, request, model_admin):
+        return [(self.value(), self.value())] if self.value() else []
+
+    def queryset(self, request, queryset):
+        if self.value():
+            return queryset.filter(settled__settlement_id=self.value())
+        return queryset
 
 
 @admin.register(LedgerEntry)
@@ -41,9 +60,11 @@ class LedgerEntryAdmin(
         "merchant_name",
         "mode",
     )
-    list_filter = (MerchantFilter, "livemode", "currency", "type")
+    list_filter = (MerchantFilter, SettledByFilter, "livemode", "currency", "type")
     search_fields = ("=id", "=source", "=merchant__id")
-    search_help_text = _("Row id, charge / refund / payout id, or merchant id (exact).")
+    search_help_text = _(
+        "Row id, charge / refund / payout / settlement id, or merchant id (exact)."
+    )
     list_select_related = ("merchant",)
     date_hierarchy = "created_at"
     ordering = ("-created_at", "-id")
@@ -90,6 +111,9 @@ class LedgerEntryAdmin(
 
     @admin.display(description="Source", ordering="source")
     def source_link(self, obj):
+        if obj.type in SETTLEMENT_TYPES:
+            url = reverse("admin:payments_settlement_change", args=[quote(obj.source)])
+            return format_html('<a href="{}">{}</a>', url, obj.source)
         for attribute, view in SOURCES:
             pk = getattr(obj, attribute)
             if pk:

@@ -18,6 +18,20 @@ urlpatterns = [
     path("payouts", views.PayoutListCreateView.as_view(), name="payouts"),
     path("payouts/<str:payout_id>", views.PayoutDetailView.as_view(), name="payout"),
     path("balance", views.BalanceView.as_view(), name="balance"),
+    path("settlements", views.SettlementListCreateView.as_view(), name="settlements"),
+    path(
+        "settlements/<str:settlement_id>", views.SettlementDetailView.as_view(), name="settlement"
+    ),
+    path(
+        "settlement_accounts",
+        views.SettlementAccountListCreateView.as_view(),
+        name="settlement-accounts",
+    ),
+    path(
+        "settlement_accounts/<str:account_id>",
+        views.SettlementAccountDetailView.as_view(),
+        name="settlement-account",
+    ),
     path("pricing", views.PricingView.as_view(), name="pricing"),
     path("networks", views.NetworkListView.as_view(), name="networks"),
     path("networks/predict", views.NetworkPredictView.as_view(), name="networks-predict"),

@@ -25,6 +25,8 @@ from payments.representations import (
     payout_repr,
     pricing_repr,
     refund_repr,
+    settlement_account_repr,
+    settlement_repr,
 )
 from payments.serializers import (
     ChargeCreateIn,
@@ -37,8 +39,11 @@ from payments.serializers import (
     PayoutCreateIn,
     PayoutListQuery,
     RefundCreateIn,
+    SettlementAccountCreateIn,
+    SettlementCreateIn,
+    SettlementListQuery,
 )
-from payments.services import charges, ledger, payouts, refunds
+from payments.services import charges, ledger, payouts, refunds, settlements
 from payments.statement import EXPORT_CHUNK, STATEMENTS_AT_ONCE, rows_in_chunks, statement_lines
 
 
@@ -248,6 +253,139 @@ class PayoutListCreateView(ApiView):
         )
         scope = selectors.payouts_of(merchant=self.merchant, livemode=self.livemode)
         return Response(paginate(request, payouts_of, _payouts, cursor_scope=scope))
+
+
+def _key_name(principal) -> str:
+    """Who acted through the API, as the audit log and the owners' mail say it."""
+    return f"API key {principal.api_key.prefix}"
+
+
+class SettlementAccountListCreateView(ApiView):
+    @extend_schema(
+        operation_id="settlement_accounts_create",
+        tags=["Settlements"],
+        summary="Add a settlement account",
+        description=(
+            "A bank account or your own mobile money wallet that settlements of one currency go "
+            "to. The first account of a currency is its default. The full number is never shown "
+            "again (last4). A new live account is on hold until available_from "
+            "(SETTLEMENT_ACCOUNT_HOLD, two days by default), and every owner and admin is told "
+            "by e-mail at once."
+        ),
+        request=SettlementAccountCreateIn,
+        responses={201: schemas.SettlementAccount},
+        examples=examples.SETTLEMENT_ACCOUNT_CREATE,
+    )
+    def post(self, request):
+        data = self.validated(SettlementAccountCreateIn)
+        account = settlements.account_add(
+            merchant=self.merchant,
+            livemode=self.livemode,
+            added_by=_key_name(self.principal),
+            **data,
+        )
+        return Response(settlement_account_repr(account), status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        operation_id="settlement_accounts_list",
+        tags=["Settlements"],
+        summary="List settlement accounts",
+        description="Your settlement accounts in this key's mode, newest first.",
+        parameters=[PageQuery],
+        responses={200: schemas.SettlementAccountList},
+        examples=examples.SETTLEMENT_ACCOUNT_LIST,
+    )
+    def get(self, request):
+        self.validated(PageQuery, data=self.query())
+        accounts = selectors.settlement_accounts_of(merchant=self.merchant, livemode=self.livemode)
+        return Response(paginate(request, accounts, _accounts, cursor_scope=accounts))
+
+
+class SettlementAccountDetailView(ApiView):
+    @extend_schema(
+        operation_id="settlement_accounts_delete",
+        tags=["Settlements"],
+        summary="Remove a settlement account",
+        description="Settlements no longer go to it; its settlements keep it. When it was the "
+        "default, the oldest remaining account of its currency becomes the default.",
+        responses={200: schemas.Deleted},
+        examples=examples.SETTLEMENT_ACCOUNT_DELETE,
+    )
+    def delete(self, request, account_id: str):
+        account = settlements.account_get(
+            merchant=self.merchant, livemode=self.livemode, account_id=account_id
+        )
+        settlements.account_remove(account=account, removed_by=_key_name(self.principal))
+        return Response({"id": account.id, "object": "settlement_account", "deleted": True})
+
+
+class SettlementListCreateView(ApiView):
+    @extend_schema(
+        operation_id="settlements_create",
+        tags=["Settlements"],
+        summary="Create a settlement",
+        description=(
+            "Move available balance to a settlement account. Amount and fee are taken from the "
+            "available balance at once (400 balance_insufficient when it does not cover them) "
+            "and given back if the settlement fails. The checks come in this order: live "
+            "approval (403 live_mode_not_approved), the account (400 "
+            "settlement_account_missing, then settlement_account_on_hold), the balance."
+        ),
+        request=SettlementCreateIn,
+        responses={201: schemas.Settlement, **errors(403)},
+        examples=examples.SETTLEMENT_CREATE,
+    )
+    def post(self, request):
+        data = self.validated(SettlementCreateIn)
+        settlement = settlements.settlement_create(
+            merchant=self.merchant,
+            livemode=self.livemode,
+            currency=data["currency"],
+            amount=data.get("amount"),
+            account_id=data.get("settlement_account"),
+        )
+        return Response(settlement_repr(settlement), status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        operation_id="settlements_list",
+        tags=["Settlements"],
+        summary="List settlements",
+        description="Your settlements in this key's mode, newest first, with optional filters.",
+        parameters=[SettlementListQuery],
+        responses={200: schemas.SettlementList},
+        examples=examples.SETTLEMENT_LIST,
+    )
+    def get(self, request):
+        query = self.validated(SettlementListQuery, data=self.query())
+        found = selectors.settlement_list(
+            merchant=self.merchant, livemode=self.livemode, query=query
+        )
+        scope = selectors.settlements_of(merchant=self.merchant, livemode=self.livemode)
+        return Response(paginate(request, found, _settlements, cursor_scope=scope))
+
+
+class SettlementDetailView(ApiView):
+    @extend_schema(
+        operation_id="settlements_retrieve",
+        tags=["Settlements"],
+        summary="Retrieve a settlement",
+        description="The settlement as it is now.",
+        responses={200: schemas.Settlement},
+        examples=examples.SETTLEMENT_RETRIEVE,
+    )
+    def get(self, request, settlement_id: str):
+        settlement = selectors.settlement_get(
+            merchant=self.merchant, livemode=self.livemode, settlement_id=settlement_id
+        )
+        return Response(settlement_repr(settlement))
+
+
+def _accounts(rows) -> list[dict]:
+    return [settlement_account_repr(account) for account in rows]
+
+
+def _settlements(rows) -> list[dict]:
+    return [settlement_repr(settlement) for settlement in rows]
 
 
 class PayoutDetailView(ApiView):

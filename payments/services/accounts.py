@@ -1,5 +1,6 @@
 """Merchants and their API keys: creating a merchant (with its keys and webhook endpoints),
-issuing and revoking keys. A key's plaintext is shown once and never stored."""
+turning its live mode on, issuing and revoking keys. A key's plaintext is shown once and never
+stored."""
 
 from dataclasses import dataclass
 
@@ -79,3 +80,16 @@ def merchant_create(
         test_webhook_secret=secrets[False],
         live_webhook_secret=secrets[True],
     )
+
+
+@transaction.atomic
+def merchant_live_approve(*, merchant: Merchant) -> bool:
+    """Live mode turned on for `merchant` (staff approved its application): True if this call
+    turned it on, decided under the merchant's row lock. The instance is brought up to date."""
+    locked = Merchant.objects.select_for_update(no_key=True).get(pk=merchant.pk)
+    turned_on = not locked.live_approved
+    if turned_on:
+        locked.live_approved = True
+        locked.save(update_fields=["live_approved"])
+    merchant.live_approved = True
+    return turned_on

@@ -19,6 +19,8 @@ exclusively, so it waits for every transaction still writing rows and none start
     refund failed            + amount   0           (refund_failure)
     payout reserved          − amount   + its fee   (payout)
     payout failed            + amount   − its fee   (payout_failure: both given back)
+    settlement reserved      − amount   + its fee   (settlement)
+    settlement failed        + amount   − its fee   (settlement_failure: both given back)
 
 A row moves the balance by its net, amount − fee. It is available from available_on: a charge's
 once its plan's delay has passed, every other row at once. The balance is `available` (the net
@@ -53,6 +55,8 @@ from payments.models import (
     PayoutStatus,
     Refund,
     RefundStatus,
+    Settlement,
+    SettlementStatus,
 )
 from payments.services import queues
 
@@ -65,6 +69,8 @@ SIGN = {
     LedgerType.REFUND_FAILURE: 1,
     LedgerType.PAYOUT: -1,
     LedgerType.PAYOUT_FAILURE: 1,
+    LedgerType.SETTLEMENT: -1,
+    LedgerType.SETTLEMENT_FAILURE: 1,
 }
 
 
@@ -73,24 +79,26 @@ FEE_TYPE = {
     LedgerType.CHARGE: "processing_fee",
     LedgerType.PAYOUT: "payout_fee",
     LedgerType.PAYOUT_FAILURE: "payout_fee",
+    LedgerType.SETTLEMENT: "settlement_fee",
+    LedgerType.SETTLEMENT_FAILURE: "settlement_fee",
 }
 
 
 def _fee_and_available_on(
-    type: str, source: Charge | Refund | Payout, now: datetime
+    type: str, source: Charge | Refund | Payout | Settlement, now: datetime
 ) -> tuple[int, datetime]:
     """The fee a row of this type charges (the module's table) and when its net is available."""
     if type == LedgerType.CHARGE:
         delay = timedelta(days=source.fee_available_after_days or 0)
         return pricing.charge_fee(source), now + delay
-    if type == LedgerType.PAYOUT:
+    if type in (LedgerType.PAYOUT, LedgerType.SETTLEMENT):
         return source.fee, now
-    if type == LedgerType.PAYOUT_FAILURE:
+    if type in (LedgerType.PAYOUT_FAILURE, LedgerType.SETTLEMENT_FAILURE):
         return -source.fee, now
     return 0, now
 
 
-def ledger_record(*, type: str, source: Charge | Refund | Payout) -> LedgerEntry:
+def ledger_record(*, type: str, source: Charge | Refund | Payout | Settlement) -> LedgerEntry:
     """Write the row of one movement. Only inside the transaction of the state change that
     causes it (it fails otherwise); a second row of the same type for the same source is refused
     by the database."""
@@ -135,15 +143,9 @@ def balance_lock_check(
     (ledger_record). Nothing takes a charge's row after the balance lock, and nothing takes the
     balance lock after writing a ledger row (the automatic refund of a late payment, written
     after its late_payment row, takes no balance lock: it is never refused)."""
-    if not connection.in_atomic_block:
-        raise RuntimeError("the balance is checked only inside the transaction that draws on it")
-    # FOR NO KEY UPDATE, so that charges and refunds referring to the merchant are not held.
-    Merchant.objects.select_for_update(no_key=True).filter(pk=merchant_id).get()
-    sums = selectors.balance_sums(merchant=merchant_id, livemode=livemode, currencies=(currency,))
-    transaction.on_commit(
-        lambda: ledger_checkpoints_ask(merchant_id=merchant_id, livemode=livemode, sums=sums)
+    available = balance_lock_available(
+        merchant_id=merchant_id, livemode=livemode, currency=currency
     )
-    available = sums[currency].available
     if amount > available:
         raise BalanceInsufficient(
             refused,
@@ -154,6 +156,21 @@ def balance_lock_check(
             },
             param="amount",
         )
+
+
+def balance_lock_available(*, merchant_id: str, livemode: bool, currency: str) -> int:
+    """Take the balance lock (balance_lock_check's) and read the available balance of that mode
+    and currency under it: for a movement whose amount depends on it (a settlement of all that
+    is available)."""
+    if not connection.in_atomic_block:
+        raise RuntimeError("the balance is checked only inside the transaction that draws on it")
+    # FOR NO KEY UPDATE, so that charges and refunds referring to the merchant are not held.
+    Merchant.objects.select_for_update(no_key=True).filter(pk=merchant_id).get()
+    sums = selectors.balance_sums(merchant=merchant_id, livemode=livemode, currencies=(currency,))
+    transaction.on_commit(
+        lambda: ledger_checkpoints_ask(merchant_id=merchant_id, livemode=livemode, sums=sums)
+    )
+    return sums[currency].available
 
 
 # The advisory locks of balance checkpoints: PostgreSQL's two-key space (the idempotency layer's
@@ -298,6 +315,13 @@ def _expected_rows() -> dict[tuple, dict[str, Counted]]:
         1,
         -1,
     )
+    add(grouped(Settlement.objects.all(), fees="fee"), LedgerType.SETTLEMENT, -1, 1)
+    add(
+        grouped(Settlement.objects.filter(status=SettlementStatus.FAILED), fees="fee"),
+        LedgerType.SETTLEMENT_FAILURE,
+        1,
+        -1,
+    )
     return expected
 
 
@@ -389,6 +413,10 @@ def _disagreements() -> list[Discrepancy]:
         Q(type__in=[LedgerType.CHARGE, LedgerType.LATE_PAYMENT], charge__isnull=True)
         | Q(type__in=[LedgerType.REFUND, LedgerType.REFUND_FAILURE], refund__isnull=True)
         | Q(type__in=[LedgerType.PAYOUT, LedgerType.PAYOUT_FAILURE], payout__isnull=True)
+        | (
+            Q(type__in=[LedgerType.SETTLEMENT, LedgerType.SETTLEMENT_FAILURE])
+            & ~Q(source__in=Settlement.objects.values("id"))
+        )
     ).values_list("merchant_id", "livemode", "currency", "id")
     for merchant_id, livemode, currency, entry_id in unlinked:
         problems.append(Discrepancy(merchant_id, livemode, currency, f"{entry_id} has no source"))

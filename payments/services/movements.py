@@ -11,7 +11,9 @@ transaction, under the movement's row lock:
   3. a pending answer: once the kind's deadline has passed it becomes the kind's deadline
      failure (a charge failed by our clock); else the next check is set by the kind's backoff,
      never after Kind.checks_until, and not at all once that is past (a payout: staff decide);
-  4. a final answer: the transition is checked (payments.state), the status and failure,
+  4. a step on the way (a settlement in transit): the transition is checked, the status and
+     updated_at written, nothing else;
+  5. a final answer: the transition is checked (payments.state), the status and failure,
      finalized_at and updated_at written, the kind's ledger row for that status written, and
      its event sent (core.events) with the change.
 A new kind of movement (a settlement) is a new Kind, not a copy of this.
@@ -76,6 +78,8 @@ class Kind:
 
     name: str  # the event types are f"{name}.{status}"
     model: type[models.Model]
+    # Its one final status that is not a failure (a settlement's is paid).
+    succeeded: str = SUCCEEDED
     transitions: Mapping[str, frozenset[str]]
     final: frozenset[str]
     signal: Signal  # its domain event (core.events)
@@ -151,7 +155,12 @@ def movement_apply_outcome(
         return row
     new_status = kind.aliases.get(outcome.status, outcome.status)
     state.check_transition(kind.name, kind.transitions, row.status, new_status)
-    failed = new_status != SUCCEEDED
+    if new_status not in kind.final:  # a step on the way: no money moves, nobody is told
+        row.status = new_status
+        row.updated_at = now
+        row.save(update_fields=[*fields, "status", "updated_at"])
+        return row
+    failed = new_status != kind.succeeded
     code, message = kind.failure_default
     row.status = new_status
     row.failure_code = (outcome.failure_code or code) if failed else ""

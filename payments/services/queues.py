@@ -73,6 +73,14 @@ def payout_refresh_enqueue(payout_id: str) -> None:
     enqueue("payments.tasks.payout_refresh", payout_id)
 
 
+def settlement_send_enqueue(*, settlement_id: str) -> None:
+    enqueue("payments.tasks.settlement_send", settlement_id)
+
+
+def settlement_refresh_enqueue(*, settlement_id: str) -> None:
+    enqueue("payments.tasks.settlement_refresh", settlement_id)
+
+
 def balance_checkpoint_enqueue(*, merchant_id: str, livemode: bool, currency: str) -> None:
     enqueue("payments.tasks.balance_checkpoint", merchant_id, livemode, currency)
 

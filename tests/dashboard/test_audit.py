@@ -44,6 +44,14 @@ def test_every_contract_action_is_a_choice():
         "api_payouts.enabled", "api_payouts.disabled",
         # Written by staff: a change of the merchant's price plan (docs/operations/staff.md).
         "pricing.updated",
+        # Settlements (docs/guides/dashboard.md): accounts added or removed (in the dashboard or
+        # through the API), a withdrawal, a schedule changed.
+        "settlement_account.added", "settlement_account.removed", "settlement_schedule.updated",
+        "settlement.created",
+        # The application for live mode: the owner's submission, the staff's decisions
+        # (docs/guides/going-live.md).
+        "activation.submitted", "activation.approved", "activation.rejected",
+        "activation.changes_requested",
     ]  # fmt: skip
     with pytest.raises(ValueError):
         audit.record(None, "charge.deleted")

@@ -7,6 +7,7 @@ import pytest
 
 from batches.services import batch_create_from_file
 from links.services import link_create
+from payments.services import settlements
 from tests.dashboard.pages.conftest import member
 from tests.dashboard.pages.test_browser import fits, signed_in_page
 from tests.factories import (
@@ -36,6 +37,19 @@ def every_page(shop, user) -> list[str]:
         merchant=shop, livemode=False, currency="CDF", description="Don", amount=250000
     )
     batch = batch_create_from_file(merchant=shop, livemode=False, data=FILE, user_id=user.pk)
+    settlements.account_add(
+        merchant=shop,
+        livemode=False,
+        type="bank_account",
+        currency="CDF",
+        bank_name="Rawbank",
+        account_holder="Boutique Gombe SARL",
+        account_number="05012345678904821",
+        swift="RAWBCDKI",
+    )
+    settlement = settlements.settlement_create(
+        merchant=shop, livemode=False, currency="CDF", amount=100000
+    )
     return [
         "/dashboard/test/",
         "/dashboard/test/payments/",
@@ -50,6 +64,10 @@ def every_page(shop, user) -> list[str]:
         f"/dashboard/test/payouts/batches/{batch.id}/",
         "/dashboard/test/payment-links/",
         f"/dashboard/test/payment-links/{link.id}/",
+        "/dashboard/test/settlements/",
+        "/dashboard/test/settlements/new/",
+        "/dashboard/test/settlements/schedule/",
+        f"/dashboard/test/settlements/{settlement.id}/",
         "/dashboard/test/developers/",
         "/dashboard/test/developers/events/",
         f"/dashboard/test/developers/events/{event.id}/",
@@ -57,6 +75,7 @@ def every_page(shop, user) -> list[str]:
         "/dashboard/settings/team/",
         "/dashboard/settings/security/",
         "/dashboard/settings/pricing/",
+        "/dashboard/settings/settlement/",
         "/dashboard/audit/",
     ]
 

@@ -21,8 +21,13 @@ TABLE = {
     "developers": {"owner", "admin", "developer"},
     "team": {"owner", "admin"},
     "security": {"owner"},
+    # The application for live mode (docs/guides/going-live.md).
+    "activation": {"owner"},
     # Amended: live keys (create, revoke) need both the payout right and the key right.
     "live_keys": {"owner", "admin"},
+    # Withdrawals and the schedule: the payout roles'; settlement accounts: the owner's.
+    "settlements": {"owner", "admin", "finance"},
+    "settlement_accounts": {"owner"},
 }
 
 

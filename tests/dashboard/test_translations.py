@@ -18,7 +18,8 @@ from tests.payments.api.test_api_language import (
 
 APP = settings.BASE_DIR / "dashboard"
 SAME_IN_FRENCH = {"Action", "Finance", "Test", "Mode", "Date", "Description", "Invitation",
-                  "Actions", "E-mail", "action", "invitation", "invitations", "Net"}  # fmt: skip
+                  "Actions", "E-mail", "action", "invitation", "invitations", "Net",
+                  "Minimum", "Documents", "Type", "Id. Nat."}  # fmt: skip
 
 
 def code_messages() -> set[tuple[str | None, str]]:
@@ -61,8 +62,9 @@ def test_every_message_has_its_french_text():
     assert missing == []
 
 
-# Field names payments' catalogue translates too, and first (it comes earlier in INSTALLED_APPS).
-SHARED = {(None, "created at"), (None, "expires at")}
+# Field names another app's catalogue translates too, and first (it comes earlier in
+# INSTALLED_APPS).
+SHARED = {(None, "created at"), (None, "expires at"), (None, "updated at"), (None, "submitted at")}
 
 
 def test_the_compiled_catalogue_is_the_one_written():

@@ -18,9 +18,14 @@ def directive(name: str) -> list[str]:
 
 
 def test_nginx_refuses_the_bodies_the_service_refuses():
-    (limit,) = directive("client_max_body_size")
+    limit, uploads = directive("client_max_body_size")
     assert int(limit) == settings.MAX_REQUEST_BODY
     assert f"larger than {settings.MAX_REQUEST_BODY} bytes." in SNIPPET.read_text()
+    # The pages that take documents, each in a location of its own with the larger limit.
+    assert int(uploads) == settings.MAX_UPLOAD_BODY
+    (path,) = settings.UPLOAD_PATHS
+    block = re.search(rf"(?s)location = {re.escape(path)} \{{(.*?)\}}", SNIPPET.read_text())
+    assert block and f"client_max_body_size {uploads};" in block.group(1)
 
 
 def test_nginx_buffers_both_ways_and_keeps_upstream_connections_alive():

@@ -21,8 +21,8 @@ NETWORK = {"airtel": "AIRTEL_MONEY", "mpesa": "VODACOM_MPESA", "orange": "ORANGE
 # Keys of the API's charge object: nothing else may appear.
 CHARGE_KEYS = {
     "id", "object", "livemode", "amount", "currency", "payment_method", "phone", "network",
-    "status", "description", "metadata", "amount_refunded", "failure_code", "failure_message",
-    "checkout_session", "created_at", "updated_at", "next_action",
+    "status", "description", "metadata", "amount_refunded", "fee", "net", "failure_code",
+    "failure_message", "checkout_session", "created_at", "updated_at", "next_action",
 }  # fmt: skip
 
 

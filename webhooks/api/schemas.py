@@ -9,7 +9,7 @@ from batches.api.schemas import PayoutBatch
 from checkout.api.schemas import SESSION, CheckoutSession
 from core.api import examples, schemas
 from payments.examples import CHARGE
-from payments.schemas import Charge, Payout, Refund
+from payments.schemas import Charge, Payout, Refund, Settlement
 from webhooks.models import DeliveryStatus, EventType
 
 
@@ -33,6 +33,7 @@ class EventData(serializers.Serializer):
             "charge": Charge,
             "refund": Refund,
             "payout": Payout,
+            "settlement": Settlement,
             "checkout.session": CheckoutSession,
             "payout_batch": PayoutBatch,
         },

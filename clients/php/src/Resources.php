@@ -21,6 +21,8 @@ abstract class Resources
     public readonly Resource\PayoutsResource $payouts;
     public readonly Resource\PricingResource $pricing;
     public readonly Resource\RefundsResource $refunds;
+    public readonly Resource\SettlementAccountsResource $settlementAccounts;
+    public readonly Resource\SettlementsResource $settlements;
     public readonly Resource\TransactionsResource $transactions;
     public readonly Resource\WebhookEndpointResource $webhookEndpoint;
 
@@ -37,6 +39,8 @@ abstract class Resources
         $this->payouts = new Resource\PayoutsResource($transport);
         $this->pricing = new Resource\PricingResource($transport);
         $this->refunds = new Resource\RefundsResource($transport);
+        $this->settlementAccounts = new Resource\SettlementAccountsResource($transport);
+        $this->settlements = new Resource\SettlementsResource($transport);
         $this->transactions = new Resource\TransactionsResource($transport);
         $this->webhookEndpoint = new Resource\WebhookEndpointResource($transport);
     }

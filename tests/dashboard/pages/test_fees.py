@@ -114,7 +114,10 @@ def test_the_balance_page_shows_available_pending_and_what_is_on_its_way_out(boo
     page = text(shown)
     assert "Disponible · CDF" in page and "49 898,50 CDF" in page
     assert "En attente · CDF" in page and "97 000,00 CDF" in page
-    assert "En cours de sortie (versements et remboursements en cours) : 101,50 CDF" in page
+    assert (
+        "En cours de sortie (versements, reversements et remboursements en cours) : 101,50 CDF"
+        in page
+    )
 
 
 def test_the_home_page_shows_available_and_pending(books, clients):

@@ -245,7 +245,16 @@ PLURAL = {
     "ngettext",
     "ngettext_lazy",
 }  # (singular, plural): kept as (PLURAL_MARK, "singular|plural")
-SAME_IN_FRENCH = {"live", "test", "ID", "Transaction"}  # French writes them alike
+SAME_IN_FRENCH = {  # French writes them alike
+    "live",
+    "test",
+    "ID",
+    "Transaction",
+    "Type",
+    "Mobile money",
+    "Kinshasa (UTC+1)",
+    "Lubumbashi (UTC+2)",
+}
 
 
 def marked_messages() -> set[tuple[str | None, str]]:

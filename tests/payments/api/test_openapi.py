@@ -131,6 +131,7 @@ def test_every_answer_is_a_named_schema_and_every_error_status_is_documented(doc
             "POST /v1/checkout/sessions",
             "POST /v1/payment_links",
             "POST /v1/payout_batches",
+            "POST /v1/settlements",
         }
     }
     for path, method, operation in operations(document):

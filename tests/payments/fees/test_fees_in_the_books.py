@@ -85,6 +85,7 @@ def test_a_balance_transaction_says_its_fee_net_details_and_availability(api, me
         "fee_details": [{"type": "processing_fee", "amount": 108, "currency": "USD"}],
         "currency": "USD",
         "source": card.id,
+        "settlement": None,
         "available_on": "2026-12-01T09:00:00.000000Z",
         "created_at": "2026-12-01T09:00:00.000000Z",
     }

@@ -62,6 +62,7 @@ def test_balance_transactions_list_filters_and_pages(api, live_api, merchant):
         "fee_details": [],
         "currency": "CDF",
         "source": refund.id,
+        "settlement": None,
         "available_on": "2026-11-22T09:00:00.000000Z",
         "created_at": "2026-11-22T09:00:00.000000Z",
     }

@@ -8,7 +8,7 @@ import pytest
 from django.apps import apps
 from django.contrib import admin
 
-from tests.factories import close_network, one_of_everything
+from tests.factories import close_network, live_bank_settlement, one_of_everything
 from tests.helpers import admin_url
 
 pytestmark = pytest.mark.django_db
@@ -27,6 +27,7 @@ def titles(html: str) -> list[str]:
 def test_every_model_page_names_its_model_without_a_missing_elision(staff, merchant):
     one_of_everything(merchant, webhook_url="https://shop.example.cd/hooks")
     close_network("ORANGE_MONEY")
+    live_bank_settlement(merchant)  # and its settlement account
     shown = [
         model
         for model in apps.get_models()

@@ -16,16 +16,20 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.contrib.sessions.models import Session
+from django.core.files.base import ContentFile
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
 from batches.services import batch_create_approved
 from checkout.services import session_attempt_create
+from dashboard.models import ActivationApplication
 from links.services import link_create, link_open_session
 from payments.models import ApiKey
 from payments.services.refunds import refund_create
 from tests.factories import (
     close_network,
+    exported_bank_settlement,
+    live_bank_settlement,
     make_session,
     payout_waiting_for_staff,
     record_event,
@@ -58,6 +62,9 @@ NEEDS = {
     ("payments.payout", "mark_succeeded"): "payments.change_payout",
     ("payments.payout", "mark_failed"): "payments.change_payout",
     ("payments.networkstate", "reopen"): "payments.change_networkstate",
+    ("payments.settlement", "export_bank_file"): "payments.send_settlement",
+    ("payments.settlement", "mark_paid"): "payments.send_settlement",
+    ("payments.settlement", "mark_failed"): "payments.send_settlement",
     ("webhooks.event", "resend"): "webhooks.add_delivery",
     ("webhooks.delivery", "delete_selected"): "webhooks.delete_delivery",
     ("auth.user", "delete_selected"): "auth.delete_user",
@@ -70,9 +77,24 @@ NEEDS = {
 }
 
 # Pages an admin adds beside Django's own five (list, add, change, delete, history), by URL name,
-# with the permission each needs; each is the page of one object of its admin's model. A new one
-# is listed here, and so tested.
-EXTRA_PAGES = {"auth_user_password_change": "auth.change_user"}
+# with the permission each needs; each is the page of one object of its admin's model, addressed
+# by its id unless ADDRESSED_BY names the field that addresses it. A new one is listed here, and
+# so tested.
+EXTRA_PAGES = {
+    "auth_user_password_change": "auth.change_user",
+    "payments_settlement_bank_file": "payments.send_settlement",
+    "payments_merchant_pricing": "payments.change_pricing",
+    "payments_fees_earned": "payments.view_ledgerentry",
+    # An application for live mode: its review (the decision) and its documents.
+    "dashboard_activationapplication_review": "payments.review_activation",
+    "dashboard_activationapplication_document": "payments.review_activation",
+}
+# Pages a staff member who may only see reads too, without changing anything through them: the
+# price plan (its form posts need payments.change_pricing) and the fees earned (a report).
+READ_BY_VIEWERS = {"payments_merchant_pricing", "payments_fees_earned"}
+ADDRESSED_BY = {"payments_settlement_bank_file": "bank_file"}  # a bank transfer file
+# What such a page's address takes after the object's id.
+EXTRA_ARGUMENTS = {"dashboard_activationapplication_document": ["rccm_certificate"]}
 
 
 def registered() -> dict:
@@ -135,16 +157,31 @@ def run(client: Client, label: str, action: str):
     model = apps.get_model(label)
     rows = [str(pk) for pk in model.objects.values_list("pk", flat=True)]
     assert rows, f"nothing of {label} to run {action} on"
+    # The bank's answer (its reference, or why it did not pay) that settlements' actions ask for.
+    answers = {f"answer-{row}": "FT2612345" for row in rows}
     return client.post(
         changelist(label),
-        {"action": action, "index": 0, "_selected_action": rows, "confirm": "yes", "post": "yes"},
+        {
+            "action": action,
+            "index": 0,
+            "_selected_action": rows,
+            "confirm": "yes",
+            "post": "yes",
+            **answers,
+        },
     )
 
 
 @pytest.fixture
-def world(merchant, settings):
+def world(merchant, settings, tmp_path):
     """One of each thing an action works on, in the state in which the action does something."""
     settings.SANDBOX_MOBILE_MONEY_DELAY = 3600  # the sandbox operator answers pending for now
+    settings.MEDIA_ROOT = tmp_path / "media"
+    application = ActivationApplication(
+        merchant=merchant, legal_name="Boutique", status="submitted"
+    )
+    application.rccm_certificate.save("rccm.pdf", ContentFile(b"%PDF-1.7\n"), save=False)
+    application.save()
     set_webhook_url(merchant, "https://shop.example.cd/hooks")
     succeeded_mobile_money_charge(merchant, amount=100000)
     paid = succeeded_mobile_money_charge(merchant, amount=250000)
@@ -168,6 +205,8 @@ def world(merchant, settings):
     )  # a payment link, and the receipt of its payment
     item = {"phone": "+243812345678", "amount": 1000, "currency": "CDF", "network": "VODACOM_MPESA"}
     batch_create_approved(merchant=merchant, livemode=False, items=[{**item, "reference": "A-1"}])
+    exported_bank_settlement(merchant, staff="exporter")  # for the bank's answer
+    live_bank_settlement(merchant)  # for a bank transfer file
     Group.objects.create(name="support")
     member = get_user_model().objects.create_user("member", "member@example.cd", "pw-123-long")
     EmailAddress.objects.create(user=member, email=member.email, verified=False, primary=True)
@@ -249,16 +288,26 @@ def test_no_page_beside_djangos_own_goes_untested(world):
     redirects), or listed in EXTRA_PAGES with the permission they need, which a staff member who
     may only see lacks: 403, nothing changed; the one who holds it is let in."""
     viewer = staff_member("viewer")
-    before = everything()
     for label, model_admin in registered().items():
         prefix = label.replace(".", "_")
         own = {f"{prefix}_{page}" for page in ("changelist", "add", "history", "delete", "change")}
         extra = {pattern.name for pattern in model_admin.urls if pattern.name} - own
         assert extra <= set(EXTRA_PAGES), label
         for name in extra:
-            page = reverse(f"admin:{name}", args=[model_admin.model.objects.first().pk])
-            assert viewer.get(page).status_code == 403, name
-            assert viewer.post(page).status_code == 403, name
+            objects = model_admin.model.objects
+            by = ADDRESSED_BY.get(name)
+            address = getattr(objects.exclude(**{by: ""}).first(), by) if by else objects.first().pk
+            page = reverse(
+                f"admin:{name}",
+                args=[]
+                if name == "payments_fees_earned"
+                else [address, *EXTRA_ARGUMENTS.get(name, [])],
+            )
+            before = everything()  # the holders of the pages before this one made since
+            assert viewer.get(page).status_code == (200 if name in READ_BY_VIEWERS else 403), name
+            before = everything()  # reading a page signs the viewer in: what a post changes
+            # 403; a report that takes no post at all answers 405.
+            assert viewer.post(page).status_code in (403, 405), name
             assert everything() == before, name
             holder = staff_member(f"holder-{name}", EXTRA_PAGES[name])
             assert holder.get(page).status_code == 200, name

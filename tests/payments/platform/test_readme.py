@@ -168,6 +168,10 @@ def test_the_examples_run_as_written_against_make_run(tmp_path):
     assert '"type": "payout_failure", "amount": 500000, "fee": -7500, "net": 507500' in fees
     assert ", 910000 more" in fees
     assert "\npayout_failure 500000 -7500 507500 " in fees
+    # The settlement of the getting-paid guide, paid by the sandbox's rail, fee reserved with it.
+    paid = outputs["docs/guides/getting-paid.md"]
+    assert '"amount":1000000,"fee":10000' in paid and '"status":"in_transit"' in paid
+    assert '"type":"settlement","amount":-1000000,"fee":10000,"net":-1010000' in paid
     libraries = outputs["docs/guides/libraries.md"]
     assert re.search(r"python: ch_\w+ succeeded 250000 CDF", libraries)
     assert re.search(r"refund: re_\w+ succeeded 100000", libraries)

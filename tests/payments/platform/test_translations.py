@@ -17,6 +17,7 @@ SAME_IN_FRENCH = {
     "source",
     "Source",
     "Webhooks",
+    "SWIFT/BIC",
 }
 
 

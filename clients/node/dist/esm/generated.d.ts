@@ -40,6 +40,8 @@ export interface BalanceTransaction {
     currency: Currency;
     /** The id of the charge, refund or payout that moved it. */
     source: string;
+    /** The automatic settlement that paid this transaction out (stl_…), if any. */
+    settlement: string | null;
     /** When its net becomes available: a charge's once its plan's delay has passed, every other transaction at its creation. */
     available_on: string;
     /** ISO 8601, UTC. */
@@ -58,7 +60,7 @@ export interface BalanceTransactionList {
     offset: number;
 }
 export type BalanceTransactionObject = "balance_transaction";
-export type BalanceTransactionType = "charge" | "refund" | "refund_failure" | "payout" | "payout_failure" | "late_payment";
+export type BalanceTransactionType = "charge" | "refund" | "refund_failure" | "payout" | "payout_failure" | "late_payment" | "settlement" | "settlement_failure";
 /** The answer to a card charge: send the customer's browser to `next_action`. */
 export interface CardChargeCreated {
     id: string;
@@ -222,6 +224,11 @@ export interface Counts {
     failed: number;
 }
 export type Currency = "CDF" | "USD";
+export interface Deleted {
+    id: string;
+    object: string;
+    deleted: boolean;
+}
 /** One event on its way to one URL, retried on a schedule until it succeeds or fails. */
 export interface Delivery {
     /** Always "delivery". */
@@ -297,7 +304,7 @@ export interface EventData {
     /** The object as it was right after the change. */
     object: EventDataObject;
 }
-export type EventDataObject = Charge | Refund | Payout | CheckoutSession | PayoutBatch;
+export type EventDataObject = Charge | Refund | Payout | Settlement | CheckoutSession | PayoutBatch;
 /** A page of Event objects, newest first. */
 export interface EventList {
     /** Always "list". */
@@ -311,15 +318,14 @@ export interface EventList {
     offset: number;
 }
 export type EventObject = "event";
-export type EventType = "charge.succeeded" | "charge.failed" | "charge.declined" | "refund.succeeded" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "payout.succeeded" | "payout.failed" | "payout_batch.completed";
+export type EventType = "charge.succeeded" | "charge.failed" | "charge.declined" | "refund.succeeded" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "payout.succeeded" | "payout.failed" | "payout_batch.completed" | "settlement.paid" | "settlement.failed";
 export interface FeeDetail {
-    type: FeeDetailTypeEnum;
+    type: FeeType;
     /** Negative where a failure gives the fee back. */
     amount: number;
     currency: Currency;
 }
-export type FeeDetailTypeEnum = "processing_fee" | "payout_fee" | "settlement_fee";
-export type KindEnum = "charge" | "payout" | "settlement";
+export type FeeType = "processing_fee" | "payout_fee" | "settlement_fee";
 export type ListObject = "list";
 /** Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned as given. */
 export type Metadata = {
@@ -617,14 +623,15 @@ export type PayoutObject = "payout";
  */
 export interface Pricing {
     /** Always "pricing". */
-    object: PricingObjectEnum;
+    object: PricingObject;
     /** true for a live key's object, false in test mode. */
     livemode: boolean;
     rates: Array<PricingRate>;
 }
-export type PricingObjectEnum = "pricing";
+export type PricingKind = "charge" | "payout" | "settlement";
+export type PricingObject = "pricing";
 export interface PricingRate {
-    kind: KindEnum;
+    kind: PricingKind;
     /** Null: the kind's rate for every method. */
     payment_method: PaymentMethod | null;
     /** Null: every network of the method. */
@@ -687,6 +694,126 @@ export interface RefundList {
 export type RefundObject = "refund";
 export type RefundReason = "duplicate" | "fraudulent" | "requested_by_customer" | "late_payment";
 export type RefundRequestReason = "duplicate" | "fraudulent" | "requested_by_customer";
+/** Available balance moved to one of the merchant's settlement accounts. */
+export interface Settlement {
+    /** stl_ followed by 24 characters. */
+    id: string;
+    /** Always "settlement". */
+    object: SettlementObject;
+    /** true for a live key's object, false in test mode. */
+    livemode: boolean;
+    /** In the smallest currency unit (250000 = 2 500.00 CDF). */
+    amount: number;
+    /** Taken from the balance with the amount; given back on failure. */
+    fee: number;
+    currency: Currency;
+    settlement_account: SettlementAccountShown;
+    /** manual: on demand; automatic: by schedule. */
+    method: SettlementMethod;
+    /** pending, in_transit (handed to the bank or the operator), then paid or failed. */
+    status: SettlementStatus;
+    /** What you will find on your bank or wallet statement. */
+    reference: string;
+    /** The operator's transaction id of a mobile money settlement (the bank's reference of a bank one, once paid). */
+    operator_reference: string | null;
+    /** Why it failed, as a stable code (insufficient_funds, customer_rejected, timeout, provider_error, card_declined, …); null unless failed or declined. */
+    failure_code: string | null;
+    /** The failure in words, for people; null unless failed. */
+    failure_message: string | null;
+    /** When the money is expected (when it arrived, once paid). */
+    arrival_estimate: string | null;
+    /** ISO 8601, UTC. */
+    created_at: string;
+    /** ISO 8601, UTC. */
+    updated_at: string;
+}
+/** Where settlements of one currency go: a bank account or the merchant's own wallet. */
+export interface SettlementAccount {
+    /** sa_ followed by 24 characters. */
+    id: string;
+    /** Always "settlement_account". */
+    object: SettlementAccountObject;
+    /** true for a live key's object, false in test mode. */
+    livemode: boolean;
+    type: SettlementAccountType;
+    currency: Currency;
+    /** Bank accounts only. */
+    bank_name?: string;
+    /** Mobile money accounts only. */
+    network?: MobileMoneyNetwork;
+    /** The business's name for a mobile money account. */
+    account_holder: string;
+    /** The last four characters of the number. */
+    last4: string;
+    /** Settlements of its currency go here by default. */
+    default: boolean;
+    /** Settlements to it can be made from then (a new live account is held). */
+    available_from: string;
+    /** ISO 8601, UTC. */
+    created_at: string;
+}
+/**
+ * A bank account (bank_name, account_holder, account_number, swift) or the merchant's own
+ * mobile money wallet (phone, network) that settlements of one currency go to.
+ */
+export interface SettlementAccountCreateIn {
+    type: SettlementAccountType;
+    currency: Currency;
+    bank_name?: string;
+    account_holder?: string;
+    /** 8 to 34 letters and digits; spaces are ignored. Never shown again: last4. */
+    account_number?: string;
+    /** SWIFT/BIC code. */
+    swift?: string;
+    /** The customer's DRC mobile number in E.164 format: +243 then 9 digits starting with 8 or 9 (+243812345678). */
+    phone?: string;
+    /** The operator of that number (its prefix must belong to it). */
+    network?: MobileMoneyNetwork;
+}
+/** A page of SettlementAccount objects, newest first. */
+export interface SettlementAccountList {
+    /** Always "list". */
+    object: ListObject;
+    /** The path that was asked. */
+    url: string;
+    data: Array<SettlementAccount>;
+    /** Whether another page follows. */
+    has_more: boolean;
+    limit: number;
+    offset: number;
+}
+export type SettlementAccountObject = "settlement_account";
+export interface SettlementAccountShown {
+    id: string;
+    type: SettlementAccountType;
+    bank_name?: string;
+    network?: MobileMoneyNetwork;
+    last4: string;
+}
+export type SettlementAccountType = "bank_account" | "mobile_money";
+/** A settlement of available balance to a settlement account. */
+export interface SettlementCreateIn {
+    currency: Currency;
+    /** By default the most the available balance covers with the fee (whole units for a mobile money account). */
+    amount?: number;
+    /** By default the currency's default account. */
+    settlement_account?: string;
+}
+/** A page of Settlement objects, newest first. */
+export interface SettlementList {
+    /** Always "list". */
+    object: ListObject;
+    /** The path that was asked. */
+    url: string;
+    data: Array<Settlement>;
+    /** Whether another page follows. */
+    has_more: boolean;
+    limit: number;
+    offset: number;
+}
+export type SettlementMethod = "manual" | "automatic";
+export type SettlementObject = "settlement";
+export type SettlementStatus = "pending" | "in_transit" | "paid" | "failed";
 export interface Total {
     currency: Currency;
     /** What the rows in that currency add up to. */
@@ -718,7 +845,7 @@ export interface BalanceTransactionsExportParams {
     date_from?: string;
     /** A date (YYYY-MM-DD, UTC) or an ISO 8601 datetime with offset (2026-11-21T09:30:00Z). date_from is inclusive; a date_to date includes that whole day, a date_to datetime is exclusive. */
     date_to?: string;
-    type?: "charge" | "refund" | "refund_failure" | "payout" | "payout_failure" | "late_payment";
+    type?: "charge" | "refund" | "refund_failure" | "payout" | "payout_failure" | "late_payment" | "settlement" | "settlement_failure";
 }
 /** The query parameters of `GET /v1/balance_transactions`. */
 export interface BalanceTransactionsListParams {
@@ -731,9 +858,11 @@ export interface BalanceTransactionsListParams {
     limit?: number;
     /** How many objects to skip. */
     offset?: number;
+    /** The transactions an automatic settlement paid out (stl_…). */
+    settlement?: string;
     /** The id of an object of the previous page: the page starts after it (offset must then be 0). Faster than offset for deep pages. */
     starting_after?: string;
-    type?: "charge" | "refund" | "refund_failure" | "payout" | "payout_failure" | "late_payment";
+    type?: "charge" | "refund" | "refund_failure" | "payout" | "payout_failure" | "late_payment" | "settlement" | "settlement_failure";
 }
 /** The query parameters of `GET /v1/charges/{charge_id}/refunds`. */
 export interface ChargeRefundsListParams {
@@ -789,7 +918,7 @@ export interface EventsListParams {
     offset?: number;
     /** The id of an object of the previous page: the page starts after it (offset must then be 0). Faster than offset for deep pages. */
     starting_after?: string;
-    type?: "charge.succeeded" | "charge.failed" | "charge.declined" | "refund.succeeded" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "payout.succeeded" | "payout.failed" | "payout_batch.completed";
+    type?: "charge.succeeded" | "charge.failed" | "charge.declined" | "refund.succeeded" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "payout.succeeded" | "payout.failed" | "payout_batch.completed" | "settlement.paid" | "settlement.failed";
 }
 /** The query parameters of `GET /v1/networks`. */
 export interface NetworksListParams {
@@ -846,6 +975,30 @@ export interface RefundsListParams {
     offset?: number;
     /** The id of an object of the previous page: the page starts after it (offset must then be 0). Faster than offset for deep pages. */
     starting_after?: string;
+}
+/** The query parameters of `GET /v1/settlement_accounts`. */
+export interface SettlementAccountsListParams {
+    /** How many objects to return. */
+    limit?: number;
+    /** How many objects to skip. */
+    offset?: number;
+    /** The id of an object of the previous page: the page starts after it (offset must then be 0). Faster than offset for deep pages. */
+    starting_after?: string;
+}
+/** The query parameters of `GET /v1/settlements`. */
+export interface SettlementsListParams {
+    currency?: "CDF" | "USD";
+    /** A date (YYYY-MM-DD, UTC) or an ISO 8601 datetime with offset (2026-11-21T09:30:00Z). date_from is inclusive; a date_to date includes that whole day, a date_to datetime is exclusive. */
+    date_from?: string;
+    /** A date (YYYY-MM-DD, UTC) or an ISO 8601 datetime with offset (2026-11-21T09:30:00Z). date_from is inclusive; a date_to date includes that whole day, a date_to datetime is exclusive. */
+    date_to?: string;
+    /** How many objects to return. */
+    limit?: number;
+    /** How many objects to skip. */
+    offset?: number;
+    /** The id of an object of the previous page: the page starts after it (offset must then be 0). Faster than offset for deep pages. */
+    starting_after?: string;
+    status?: "pending" | "in_transit" | "paid" | "failed";
 }
 /** `client.balance` */
 export declare class BalanceResource {
@@ -1157,6 +1310,64 @@ export declare class RefundsResource {
      */
     retrieve(refundId: string, options?: RequestOptions): Promise<Refund>;
 }
+/** `client.settlementAccounts` */
+export declare class SettlementAccountsResource {
+    #private;
+    constructor(client: APIClient);
+    /**
+     * Add a settlement account.
+     *
+     * A bank account or your own mobile money wallet that settlements of one currency go to. The first account of a currency is its default. The full number is never shown again (last4). A new live account is on hold until available_from (SETTLEMENT_ACCOUNT_HOLD, two days by default), and every owner and admin is told by e-mail at once.
+     *
+     * `POST /v1/settlement_accounts`
+     */
+    create(params: SettlementAccountCreateIn, options?: RequestOptions): Promise<SettlementAccount>;
+    /**
+     * Remove a settlement account.
+     *
+     * Settlements no longer go to it; its settlements keep it. When it was the default, the oldest remaining account of its currency becomes the default.
+     *
+     * `DELETE /v1/settlement_accounts/{account_id}`
+     */
+    delete(accountId: string, options?: RequestOptions): Promise<Deleted>;
+    /**
+     * List settlement accounts.
+     *
+     * Your settlement accounts in this key's mode, newest first.
+     *
+     * `GET /v1/settlement_accounts`
+     */
+    list(params?: SettlementAccountsListParams, options?: RequestOptions): PagePromise<SettlementAccount, SettlementAccountList>;
+}
+/** `client.settlements` */
+export declare class SettlementsResource {
+    #private;
+    constructor(client: APIClient);
+    /**
+     * Create a settlement.
+     *
+     * Move available balance to a settlement account. Amount and fee are taken from the available balance at once (400 balance_insufficient when it does not cover them) and given back if the settlement fails. The checks come in this order: live approval (403 live_mode_not_approved), the account (400 settlement_account_missing, then settlement_account_on_hold), the balance.
+     *
+     * `POST /v1/settlements`
+     */
+    create(params: SettlementCreateIn, options?: RequestOptions): Promise<Settlement>;
+    /**
+     * List settlements.
+     *
+     * Your settlements in this key's mode, newest first, with optional filters.
+     *
+     * `GET /v1/settlements`
+     */
+    list(params?: SettlementsListParams, options?: RequestOptions): PagePromise<Settlement, SettlementList>;
+    /**
+     * Retrieve a settlement.
+     *
+     * The settlement as it is now.
+     *
+     * `GET /v1/settlements/{settlement_id}`
+     */
+    retrieve(settlementId: string, options?: RequestOptions): Promise<Settlement>;
+}
 /** `client.transactions` */
 export declare class TransactionsResource {
     #private;
@@ -1212,6 +1423,8 @@ export declare class Resources extends APIClient {
     readonly payouts: PayoutsResource;
     readonly pricing: PricingResource;
     readonly refunds: RefundsResource;
+    readonly settlementAccounts: SettlementAccountsResource;
+    readonly settlements: SettlementsResource;
     readonly transactions: TransactionsResource;
     readonly webhookEndpoint: WebhookEndpointResource;
     constructor(options?: ClientOptions);

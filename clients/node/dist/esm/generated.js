@@ -385,6 +385,80 @@ export class RefundsResource {
         return this.#client.request({ method: "GET", path: `/v1/refunds/${encodeURIComponent(refundId)}` }, options);
     }
 }
+/** `client.settlementAccounts` */
+export class SettlementAccountsResource {
+    #client;
+    constructor(client) {
+        this.#client = client;
+    }
+    /**
+     * Add a settlement account.
+     *
+     * A bank account or your own mobile money wallet that settlements of one currency go to. The first account of a currency is its default. The full number is never shown again (last4). A new live account is on hold until available_from (SETTLEMENT_ACCOUNT_HOLD, two days by default), and every owner and admin is told by e-mail at once.
+     *
+     * `POST /v1/settlement_accounts`
+     */
+    create(params, options) {
+        return this.#client.request({ method: "POST", path: "/v1/settlement_accounts", body: params }, options);
+    }
+    /**
+     * Remove a settlement account.
+     *
+     * Settlements no longer go to it; its settlements keep it. When it was the default, the oldest remaining account of its currency becomes the default.
+     *
+     * `DELETE /v1/settlement_accounts/{account_id}`
+     */
+    delete(accountId, options) {
+        return this.#client.request({ method: "DELETE", path: `/v1/settlement_accounts/${encodeURIComponent(accountId)}` }, options);
+    }
+    /**
+     * List settlement accounts.
+     *
+     * Your settlement accounts in this key's mode, newest first.
+     *
+     * `GET /v1/settlement_accounts`
+     */
+    list(params, options) {
+        return this.#client.list({ path: "/v1/settlement_accounts", query: params, keyset: true }, options);
+    }
+}
+/** `client.settlements` */
+export class SettlementsResource {
+    #client;
+    constructor(client) {
+        this.#client = client;
+    }
+    /**
+     * Create a settlement.
+     *
+     * Move available balance to a settlement account. Amount and fee are taken from the available balance at once (400 balance_insufficient when it does not cover them) and given back if the settlement fails. The checks come in this order: live approval (403 live_mode_not_approved), the account (400 settlement_account_missing, then settlement_account_on_hold), the balance.
+     *
+     * `POST /v1/settlements`
+     */
+    create(params, options) {
+        return this.#client.request({ method: "POST", path: "/v1/settlements", body: params }, options);
+    }
+    /**
+     * List settlements.
+     *
+     * Your settlements in this key's mode, newest first, with optional filters.
+     *
+     * `GET /v1/settlements`
+     */
+    list(params, options) {
+        return this.#client.list({ path: "/v1/settlements", query: params, keyset: true }, options);
+    }
+    /**
+     * Retrieve a settlement.
+     *
+     * The settlement as it is now.
+     *
+     * `GET /v1/settlements/{settlement_id}`
+     */
+    retrieve(settlementId, options) {
+        return this.#client.request({ method: "GET", path: `/v1/settlements/${encodeURIComponent(settlementId)}` }, options);
+    }
+}
 /** `client.transactions` */
 export class TransactionsResource {
     #client;
@@ -452,6 +526,8 @@ export class Resources extends APIClient {
     payouts;
     pricing;
     refunds;
+    settlementAccounts;
+    settlements;
     transactions;
     webhookEndpoint;
     constructor(options) {
@@ -467,6 +543,8 @@ export class Resources extends APIClient {
         this.payouts = new PayoutsResource(this);
         this.pricing = new PricingResource(this);
         this.refunds = new RefundsResource(this);
+        this.settlementAccounts = new SettlementAccountsResource(this);
+        this.settlements = new SettlementsResource(this);
         this.transactions = new TransactionsResource(this);
         this.webhookEndpoint = new WebhookEndpointResource(this);
     }

@@ -15,13 +15,14 @@ use Congopay\ApiObject;
  * @property-read string $id txn_ followed by 24 characters.
  * @property-read 'balance_transaction' $object Always "balance_transaction".
  * @property-read bool $livemode true for a live key's object, false in test mode.
- * @property-read 'charge'|'refund'|'refund_failure'|'payout'|'payout_failure'|'late_payment' $type
+ * @property-read 'charge'|'refund'|'refund_failure'|'payout'|'payout_failure'|'late_payment'|'settlement'|'settlement_failure' $type
  * @property-read int $amount Signed, in the smallest currency unit: positive in, negative out.
  * @property-read int $fee What this transaction charges, in the smallest currency unit: a charge's or a payout's fee; negative on a payout_failure, which gives the fee back; 0 for refunds and late payments.
  * @property-read int $net amount − fee: what moves the balance.
  * @property-read list<FeeDetail> $fee_details The parts of fee, adding up to it; [] when 0.
  * @property-read 'CDF'|'USD' $currency
  * @property-read string $source The id of the charge, refund or payout that moved it.
+ * @property-read string|null $settlement The automatic settlement that paid this transaction out (stl_…), if any.
  * @property-read string $available_on When its net becomes available: a charge's once its plan's delay has passed, every other transaction at its creation.
  * @property-read string $created_at ISO 8601, UTC.
  */

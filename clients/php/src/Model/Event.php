@@ -14,7 +14,7 @@ use Congopay\ApiObject;
  *
  * @property-read string $id evt_ followed by 24 characters; the same on resends.
  * @property-read 'event' $object Always "event".
- * @property-read 'charge.succeeded'|'charge.failed'|'charge.declined'|'refund.succeeded'|'refund.failed'|'checkout.session.completed'|'checkout.session.expired'|'payout.succeeded'|'payout.failed'|'payout_batch.completed' $type
+ * @property-read 'charge.succeeded'|'charge.failed'|'charge.declined'|'refund.succeeded'|'refund.failed'|'checkout.session.completed'|'checkout.session.expired'|'payout.succeeded'|'payout.failed'|'payout_batch.completed'|'settlement.paid'|'settlement.failed' $type
  * @property-read bool $livemode true for a live key's object, false in test mode.
  * @property-read string $created_at ISO 8601, UTC.
  * @property-read EventData $data

@@ -10,7 +10,7 @@ namespace Congopay\Model;
 use Congopay\ApiObject;
 
 /**
- * @property-read Charge|Refund|Payout|CheckoutSession|PayoutBatch $object The object as it was right after the change.
+ * @property-read Charge|Refund|Payout|Settlement|CheckoutSession|PayoutBatch $object The object as it was right after the change.
  */
 final class EventData extends ApiObject
 {

@@ -10,21 +10,21 @@ namespace Congopay\Model;
 use Congopay\ApiObject;
 
 /**
- * One of: Charge, Refund, Payout, CheckoutSession, PayoutBatch.
+ * One of: Charge, Refund, Payout, Settlement, CheckoutSession, PayoutBatch.
  *
  * @property-read string $id
- * @property-read 'charge'|'refund'|'payout'|'checkout.session'|'payout_batch' $object
+ * @property-read 'charge'|'refund'|'payout'|'settlement'|'checkout.session'|'payout_batch' $object
  * @property-read bool $livemode true for a live key's object, false in test mode.
  * @property-read int|null $amount In the smallest currency unit (250000 = 2 500.00 CDF).
  * @property-read 'CDF'|'USD'|null $currency
  * @property-read 'mobile_money'|'card'|null $payment_method
  * @property-read string|null $phone The customer's number in E.164 format (+243 then 9 digits).
  * @property-read 'AIRTEL_MONEY'|'VODACOM_MPESA'|'ORANGE_MONEY'|null $network
- * @property-read 'pending'|'succeeded'|'failed'|'declined'|'open'|'complete'|'expired'|'draft'|'awaiting_approval'|'processing'|'rejected' $status
+ * @property-read 'pending'|'succeeded'|'failed'|'declined'|'in_transit'|'paid'|'open'|'complete'|'expired'|'draft'|'awaiting_approval'|'processing'|'rejected' $status
  * @property-read string|null $description
  * @property-read array<string, string>|null $metadata
  * @property-read int|null $amount_refunded Refunded so far (pending refunds included), of the payment the charge kept: the service's refund of a second payment of the charge is not counted.
- * @property-read int|null $fee What the charge cost, in the smallest currency unit, by the rate of the merchant's plan when it was created: round half up of amount × rate_bp / 10000, plus the fixed fee, never more than the amount. Null until it succeeded; kept when it is refunded.
+ * @property-read int|null $fee
  * @property-read int|null $net amount − fee: what the charge added to the balance. Null until it succeeded.
  * @property-read string|null $failure_code Why it failed, as a stable code (insufficient_funds, customer_rejected, timeout, provider_error, card_declined, …); null unless failed or declined.
  * @property-read string|null $failure_message The failure in words, for people; null unless failed.
@@ -34,7 +34,11 @@ use Congopay\ApiObject;
  * @property-read NextAction|null $next_action Present while a card charge is pending.
  * @property-read string|null $charge_id
  * @property-read 'duplicate'|'fraudulent'|'requested_by_customer'|'late_payment'|null $reason late_payment: a payment that could not be accepted (it arrived after its charge had failed, or it is a second payment of the charge), given back by the service itself.
- * @property-read string|null $operator_reference The operator's or card provider's transaction id. For a late_payment refund of a second payment of the charge: that payment's id (such a refund is not counted in the charge's amount_refunded). For any other refund: the provider's id of the refund itself, null until the provider gives one.
+ * @property-read string|null $operator_reference
+ * @property-read SettlementAccountShown|null $settlement_account
+ * @property-read 'manual'|'automatic'|null $method manual: on demand; automatic: by schedule.
+ * @property-read string|null $reference What you will find on your bank or wallet statement.
+ * @property-read string|null $arrival_estimate When the money is expected (when it arrived, once paid).
  * @property-read string|null $url The payment page to send the customer to.
  * @property-read string|null $success_url Where the customer goes after paying.
  * @property-read string|null $cancel_url Where the customer goes to give up.
@@ -53,6 +57,7 @@ final class EventDataObject extends ApiObject
 {
     protected const TYPES = [
         'next_action' => NextAction::class,
+        'settlement_account' => SettlementAccountShown::class,
         'counts' => Counts::class,
         'totals' => [Total::class],
     ];
@@ -61,6 +66,7 @@ final class EventDataObject extends ApiObject
         'charge' => Charge::class,
         'refund' => Refund::class,
         'payout' => Payout::class,
+        'settlement' => Settlement::class,
         'checkout.session' => CheckoutSession::class,
         'payout_batch' => PayoutBatch::class,
     ];

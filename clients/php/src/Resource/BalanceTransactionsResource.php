@@ -27,7 +27,7 @@ final class BalanceTransactionsResource
      *     currency?: 'CDF'|'USD',
      *     date_from?: string,
      *     date_to?: string,
-     *     type?: 'charge'|'refund'|'refund_failure'|'payout'|'payout_failure'|'late_payment',
+     *     type?: 'charge'|'refund'|'refund_failure'|'payout'|'payout_failure'|'late_payment'|'settlement'|'settlement_failure',
      * } $params
      * @param array{idempotency_key?: string, max_retries?: int, timeout?: float, headers?: array<string, string>} $options
      */
@@ -49,8 +49,9 @@ final class BalanceTransactionsResource
      *     date_to?: string,
      *     limit?: int,
      *     offset?: int,
+     *     settlement?: string,
      *     starting_after?: string,
-     *     type?: 'charge'|'refund'|'refund_failure'|'payout'|'payout_failure'|'late_payment',
+     *     type?: 'charge'|'refund'|'refund_failure'|'payout'|'payout_failure'|'late_payment'|'settlement'|'settlement_failure',
      * } $params
      * @param array{idempotency_key?: string, max_retries?: int, timeout?: float, headers?: array<string, string>} $options
      * @return \Congopay\Collection<\Congopay\Model\BalanceTransaction>

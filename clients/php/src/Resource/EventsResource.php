@@ -27,7 +27,7 @@ final class EventsResource
      *     limit?: int,
      *     offset?: int,
      *     starting_after?: string,
-     *     type?: 'charge.succeeded'|'charge.failed'|'charge.declined'|'refund.succeeded'|'refund.failed'|'checkout.session.completed'|'checkout.session.expired'|'payout.succeeded'|'payout.failed'|'payout_batch.completed',
+     *     type?: 'charge.succeeded'|'charge.failed'|'charge.declined'|'refund.succeeded'|'refund.failed'|'checkout.session.completed'|'checkout.session.expired'|'payout.succeeded'|'payout.failed'|'payout_batch.completed'|'settlement.paid'|'settlement.failed',
      * } $params
      * @param array{idempotency_key?: string, max_retries?: int, timeout?: float, headers?: array<string, string>} $options
      * @return \Congopay\Collection<\Congopay\Model\Event>

@@ -478,6 +478,98 @@ class RefundsResource:
         )
 
 
+class SettlementAccountsResource:
+    """`client.settlement_accounts`."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self, **params: Unpack[types.SettlementAccountsListParams]
+    ) -> Page[types.SettlementAccount]:
+        """List settlement accounts.
+
+        Your settlement accounts in this key's mode, newest first.
+
+        GET /v1/settlement_accounts"""
+        return Page(self._transport, "/v1/settlement_accounts", dict(params), "starting_after")
+
+    def create(
+        self,
+        *,
+        idempotency_key: str | None = None,
+        **params: Unpack[types.SettlementAccountsCreateParams],
+    ) -> types.SettlementAccount:
+        """Add a settlement account.
+
+        A bank account or your own mobile money wallet that settlements of one currency go to. The first account of a currency is its default. The full number is never shown again (last4). A new live account is on hold until available_from (SETTLEMENT_ACCOUNT_HOLD, two days by default), and every owner and admin is told by e-mail at once.
+
+        POST /v1/settlement_accounts"""
+        return cast(
+            "types.SettlementAccount",
+            self._transport.request(
+                "POST",
+                "/v1/settlement_accounts",
+                body=dict(params),
+                idempotency_key=idempotency_key,
+            ),
+        )
+
+    def delete(self, account_id: str) -> types.Deleted:
+        """Remove a settlement account.
+
+        Settlements no longer go to it; its settlements keep it. When it was the default, the oldest remaining account of its currency becomes the default.
+
+        DELETE /v1/settlement_accounts/{account_id}"""
+        return cast(
+            "types.Deleted",
+            self._transport.request(
+                "DELETE", f"/v1/settlement_accounts/{quote(account_id, safe='')}"
+            ),
+        )
+
+
+class SettlementsResource:
+    """`client.settlements`."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(self, **params: Unpack[types.SettlementsListParams]) -> Page[types.Settlement]:
+        """List settlements.
+
+        Your settlements in this key's mode, newest first, with optional filters.
+
+        GET /v1/settlements"""
+        return Page(self._transport, "/v1/settlements", dict(params), "starting_after")
+
+    def create(
+        self, *, idempotency_key: str | None = None, **params: Unpack[types.SettlementsCreateParams]
+    ) -> types.Settlement:
+        """Create a settlement.
+
+        Move available balance to a settlement account. Amount and fee are taken from the available balance at once (400 balance_insufficient when it does not cover them) and given back if the settlement fails. The checks come in this order: live approval (403 live_mode_not_approved), the account (400 settlement_account_missing, then settlement_account_on_hold), the balance.
+
+        POST /v1/settlements"""
+        return cast(
+            "types.Settlement",
+            self._transport.request(
+                "POST", "/v1/settlements", body=dict(params), idempotency_key=idempotency_key
+            ),
+        )
+
+    def retrieve(self, settlement_id: str) -> types.Settlement:
+        """Retrieve a settlement.
+
+        The settlement as it is now.
+
+        GET /v1/settlements/{settlement_id}"""
+        return cast(
+            "types.Settlement",
+            self._transport.request("GET", f"/v1/settlements/{quote(settlement_id, safe='')}"),
+        )
+
+
 class TransactionsResource:
     """`client.transactions`."""
 
@@ -557,5 +649,7 @@ class Resources:
         self.payouts = PayoutsResource(transport)
         self.pricing = PricingResource(transport)
         self.refunds = RefundsResource(transport)
+        self.settlement_accounts = SettlementAccountsResource(transport)
+        self.settlements = SettlementsResource(transport)
         self.transactions = TransactionsResource(transport)
         self.webhook_endpoint = WebhookEndpointResource(transport)

@@ -11,7 +11,14 @@ BalanceObject = Literal["balance"]
 BalanceTransactionObject = Literal["balance_transaction"]
 
 BalanceTransactionType = Literal[
-    "charge", "refund", "refund_failure", "payout", "payout_failure", "late_payment"
+    "charge",
+    "refund",
+    "refund_failure",
+    "payout",
+    "payout_failure",
+    "late_payment",
+    "settlement",
+    "settlement_failure",
 ]
 
 ChargeObject = Literal["charge"]
@@ -48,11 +55,11 @@ EventType = Literal[
     "payout.succeeded",
     "payout.failed",
     "payout_batch.completed",
+    "settlement.paid",
+    "settlement.failed",
 ]
 
-FeeDetailTypeEnum = Literal["processing_fee", "payout_fee", "settlement_fee"]
-
-KindEnum = Literal["charge", "payout", "settlement"]
+FeeType = Literal["processing_fee", "payout_fee", "settlement_fee"]
 
 ListObject = Literal["list"]
 
@@ -80,7 +87,9 @@ PayoutBatchStatusEnum = Literal["draft", "awaiting_approval", "processing", "com
 
 PayoutObject = Literal["payout"]
 
-PricingObjectEnum = Literal["pricing"]
+PricingKind = Literal["charge", "payout", "settlement"]
+
+PricingObject = Literal["pricing"]
 
 ProcessingStatus = Literal["pending", "succeeded", "failed"]
 
@@ -89,6 +98,16 @@ RefundObject = Literal["refund"]
 RefundReason = Literal["duplicate", "fraudulent", "requested_by_customer", "late_payment"]
 
 RefundRequestReason = Literal["duplicate", "fraudulent", "requested_by_customer"]
+
+SettlementAccountObject = Literal["settlement_account"]
+
+SettlementAccountType = Literal["bank_account", "mobile_money"]
+
+SettlementMethod = Literal["manual", "automatic"]
+
+SettlementObject = Literal["settlement"]
+
+SettlementStatus = Literal["pending", "in_transit", "paid", "failed"]
 
 WebhookEndpointObject = Literal["webhook_endpoint"]
 
@@ -134,6 +153,8 @@ class BalanceTransaction(TypedDict):
     currency: Currency
     source: str
     """The id of the charge, refund or payout that moved it."""
+    settlement: str | None
+    """The automatic settlement that paid this transaction out (stl_…), if any."""
     available_on: str
     """When its net becomes available: a charge's once its plan's delay has passed, every other transaction at its creation."""
     created_at: str
@@ -324,6 +345,12 @@ class Counts(TypedDict):
     """Rows that failed (see each row's failure_code)."""
 
 
+class Deleted(TypedDict):
+    id: str
+    object: str
+    deleted: bool
+
+
 class Delivery(TypedDict):
     """One event on its way to one URL, retried on a schedule until it succeeds or fails."""
 
@@ -423,7 +450,7 @@ class EventList(TypedDict):
 
 
 class FeeDetail(TypedDict):
-    type: FeeDetailTypeEnum
+    type: FeeType
     amount: int
     """Negative where a failure gives the fee back."""
     currency: Currency
@@ -733,7 +760,7 @@ class Pricing(TypedDict):
     """The merchant's price plan. Of its rates the most specific applies: the network's, else
     the payment method's, else the kind's. Test mode applies the same plan."""
 
-    object: PricingObjectEnum
+    object: PricingObject
     """Always "pricing"."""
     livemode: bool
     """true for a live key's object, false in test mode."""
@@ -741,7 +768,7 @@ class Pricing(TypedDict):
 
 
 class PricingRate(TypedDict):
-    kind: KindEnum
+    kind: PricingKind
     payment_method: PaymentMethod | None
     """Null: the kind's rate for every method."""
     network: MobileMoneyNetwork | None
@@ -807,6 +834,132 @@ class RefundList(TypedDict):
     offset: int
 
 
+class Settlement(TypedDict):
+    """Available balance moved to one of the merchant's settlement accounts."""
+
+    id: str
+    """stl_ followed by 24 characters."""
+    object: SettlementObject
+    """Always "settlement"."""
+    livemode: bool
+    """true for a live key's object, false in test mode."""
+    amount: int
+    """In the smallest currency unit (250000 = 2 500.00 CDF)."""
+    fee: int
+    """Taken from the balance with the amount; given back on failure."""
+    currency: Currency
+    settlement_account: SettlementAccountShown
+    method: SettlementMethod
+    """manual: on demand; automatic: by schedule."""
+    status: SettlementStatus
+    """pending, in_transit (handed to the bank or the operator), then paid or failed."""
+    reference: str
+    """What you will find on your bank or wallet statement."""
+    operator_reference: str | None
+    """The operator's transaction id of a mobile money settlement (the bank's reference of a bank one, once paid)."""
+    failure_code: str | None
+    """Why it failed, as a stable code (insufficient_funds, customer_rejected, timeout, provider_error, card_declined, …); null unless failed or declined."""
+    failure_message: str | None
+    """The failure in words, for people; null unless failed."""
+    arrival_estimate: str | None
+    """When the money is expected (when it arrived, once paid)."""
+    created_at: str
+    """ISO 8601, UTC."""
+    updated_at: str
+    """ISO 8601, UTC."""
+
+
+class SettlementAccount(TypedDict):
+    """Where settlements of one currency go: a bank account or the merchant's own wallet."""
+
+    id: str
+    """sa_ followed by 24 characters."""
+    object: SettlementAccountObject
+    """Always "settlement_account"."""
+    livemode: bool
+    """true for a live key's object, false in test mode."""
+    type: SettlementAccountType
+    currency: Currency
+    bank_name: NotRequired[str]
+    """Bank accounts only."""
+    network: NotRequired[MobileMoneyNetwork]
+    """Mobile money accounts only."""
+    account_holder: str
+    """The business's name for a mobile money account."""
+    last4: str
+    """The last four characters of the number."""
+    default: bool
+    """Settlements of its currency go here by default."""
+    available_from: str
+    """Settlements to it can be made from then (a new live account is held)."""
+    created_at: str
+    """ISO 8601, UTC."""
+
+
+class SettlementAccountCreateIn(TypedDict):
+    """A bank account (bank_name, account_holder, account_number, swift) or the merchant's own
+    mobile money wallet (phone, network) that settlements of one currency go to."""
+
+    type: SettlementAccountType
+    currency: Currency
+    bank_name: NotRequired[str]
+    account_holder: NotRequired[str]
+    account_number: NotRequired[str]
+    """8 to 34 letters and digits; spaces are ignored. Never shown again: last4."""
+    swift: NotRequired[str]
+    """SWIFT/BIC code."""
+    phone: NotRequired[str]
+    """The customer's DRC mobile number in E.164 format: +243 then 9 digits starting with 8 or 9 (+243812345678)."""
+    network: NotRequired[MobileMoneyNetwork]
+    """The operator of that number (its prefix must belong to it)."""
+
+
+class SettlementAccountList(TypedDict):
+    """A page of SettlementAccount objects, newest first."""
+
+    object: ListObject
+    """Always "list"."""
+    url: str
+    """The path that was asked."""
+    data: list[SettlementAccount]
+    has_more: bool
+    """Whether another page follows."""
+    limit: int
+    offset: int
+
+
+class SettlementAccountShown(TypedDict):
+    id: str
+    type: SettlementAccountType
+    bank_name: NotRequired[str]
+    network: NotRequired[MobileMoneyNetwork]
+    last4: str
+
+
+class SettlementCreateIn(TypedDict):
+    """A settlement of available balance to a settlement account."""
+
+    currency: Currency
+    amount: NotRequired[int]
+    """By default the most the available balance covers with the fee (whole units for a mobile money account)."""
+    settlement_account: NotRequired[str]
+    """By default the currency's default account."""
+
+
+class SettlementList(TypedDict):
+    """A page of Settlement objects, newest first."""
+
+    object: ListObject
+    """Always "list"."""
+    url: str
+    """The path that was asked."""
+    data: list[Settlement]
+    has_more: bool
+    """Whether another page follows."""
+    limit: int
+    offset: int
+
+
 class Total(TypedDict):
     currency: Currency
     amount: int
@@ -838,7 +991,7 @@ class WebhookEndpointUpdateRequest(TypedDict):
 ChargeCreated = MobileMoneyChargeCreated | CardChargeCreated
 
 
-EventDataObject = Charge | Refund | Payout | CheckoutSession | PayoutBatch
+EventDataObject = Charge | Refund | Payout | Settlement | CheckoutSession | PayoutBatch
 
 
 Metadata = dict[str, str]
@@ -856,10 +1009,21 @@ class BalanceTransactionsListParams(TypedDict):
     """How many objects to return."""
     offset: NotRequired[int]
     """How many objects to skip."""
+    settlement: NotRequired[str]
+    """The transactions an automatic settlement paid out (stl_…)."""
     starting_after: NotRequired[str]
     """The id of an object of the previous page: the page starts after it (offset must then be 0). Faster than offset for deep pages."""
     type: NotRequired[
-        Literal["charge", "refund", "refund_failure", "payout", "payout_failure", "late_payment"]
+        Literal[
+            "charge",
+            "refund",
+            "refund_failure",
+            "payout",
+            "payout_failure",
+            "late_payment",
+            "settlement",
+            "settlement_failure",
+        ]
     ]
 
 
@@ -872,7 +1036,16 @@ class BalanceTransactionsExportParams(TypedDict):
     date_to: NotRequired[str]
     """A date (YYYY-MM-DD, UTC) or an ISO 8601 datetime with offset (2026-11-21T09:30:00Z). date_from is inclusive; a date_to date includes that whole day, a date_to datetime is exclusive."""
     type: NotRequired[
-        Literal["charge", "refund", "refund_failure", "payout", "payout_failure", "late_payment"]
+        Literal[
+            "charge",
+            "refund",
+            "refund_failure",
+            "payout",
+            "payout_failure",
+            "late_payment",
+            "settlement",
+            "settlement_failure",
+        ]
     ]
 
 
@@ -989,6 +1162,8 @@ class EventsListParams(TypedDict):
             "payout.succeeded",
             "payout.failed",
             "payout_batch.completed",
+            "settlement.paid",
+            "settlement.failed",
         ]
     ]
 
@@ -1107,6 +1282,61 @@ class PayoutsCreateParams(TypedDict):
     metadata: NotRequired[Metadata]
     callback_url: NotRequired[str]
     """Where this object's webhook events go, instead of your webhook endpoint's URL."""
+
+
+class SettlementAccountsListParams(TypedDict):
+    """The keyword arguments of `settlement_accounts.list`."""
+
+    limit: NotRequired[int]
+    """How many objects to return."""
+    offset: NotRequired[int]
+    """How many objects to skip."""
+    starting_after: NotRequired[str]
+    """The id of an object of the previous page: the page starts after it (offset must then be 0). Faster than offset for deep pages."""
+
+
+class SettlementAccountsCreateParams(TypedDict):
+    """The keyword arguments of `settlement_accounts.create`."""
+
+    type: SettlementAccountType
+    currency: Currency
+    bank_name: NotRequired[str]
+    account_holder: NotRequired[str]
+    account_number: NotRequired[str]
+    """8 to 34 letters and digits; spaces are ignored. Never shown again: last4."""
+    swift: NotRequired[str]
+    """SWIFT/BIC code."""
+    phone: NotRequired[str]
+    """The customer's DRC mobile number in E.164 format: +243 then 9 digits starting with 8 or 9 (+243812345678)."""
+    network: NotRequired[MobileMoneyNetwork]
+    """The operator of that number (its prefix must belong to it)."""
+
+
+class SettlementsListParams(TypedDict):
+    """The keyword arguments of `settlements.list`."""
+
+    currency: NotRequired[Literal["CDF", "USD"]]
+    date_from: NotRequired[str]
+    """A date (YYYY-MM-DD, UTC) or an ISO 8601 datetime with offset (2026-11-21T09:30:00Z). date_from is inclusive; a date_to date includes that whole day, a date_to datetime is exclusive."""
+    date_to: NotRequired[str]
+    """A date (YYYY-MM-DD, UTC) or an ISO 8601 datetime with offset (2026-11-21T09:30:00Z). date_from is inclusive; a date_to date includes that whole day, a date_to datetime is exclusive."""
+    limit: NotRequired[int]
+    """How many objects to return."""
+    offset: NotRequired[int]
+    """How many objects to skip."""
+    starting_after: NotRequired[str]
+    """The id of an object of the previous page: the page starts after it (offset must then be 0). Faster than offset for deep pages."""
+    status: NotRequired[Literal["pending", "in_transit", "paid", "failed"]]
+
+
+class SettlementsCreateParams(TypedDict):
+    """The keyword arguments of `settlements.create`."""
+
+    currency: Currency
+    amount: NotRequired[int]
+    """By default the most the available balance covers with the fee (whole units for a mobile money account)."""
+    settlement_account: NotRequired[str]
+    """By default the currency's default account."""
 
 
 class WebhookEndpointUpdateParams(TypedDict):
