@@ -20,6 +20,7 @@ against a stolen password or key that adds an account of its own.
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
@@ -263,63 +264,22 @@ def settlement_create(
     in whole units for a wallet) to the account (by default the currency's). The checks come in
     this order: live approval, the account (missing, then on hold), then the balance. An
     automatic one (a schedule's, `period` set) is refused below the schedule's `minimum`."""
-    if livemode and not merchant.live_approved:
-        raise LiveModeNotApproved()
-    account = _account_for(merchant, livemode, currency, account_id)
-    now = timezone.now()
-    if account.available_from > now:
-        raise InvalidRequest(
-            gettext_noop(
-                "This settlement account is new and held until %(date)s, to protect your "
-                "money: settlements to it can be made from then."
-            ),
-            code="settlement_account_on_hold",
-            param="settlement_account",
-            params={"date": account.available_from.strftime("%Y-%m-%d %H:%M UTC")},
-        )
-    mobile = account.type == SettlementAccountType.MOBILE_MONEY
-    step = WHOLE_UNITS if mobile else 1
-    if amount is not None and amount % step:
-        raise InvalidRequest(
-            gettext_noop("A settlement to a wallet is in whole francs or dollars."),
-            code="amount_invalid",
-            param="amount",
-        )
-    available = balance_lock_available(
-        merchant_id=merchant.pk, livemode=livemode, currency=currency
+    # The balance read under its lock, after the account's checks (lock order:
+    # services.ledger.balance_lock_check).
+    quote = _quoted(
+        merchant=merchant,
+        livemode=livemode,
+        currency=currency,
+        amount=amount,
+        account_id=account_id,
+        minimum=minimum,
+        read_available=lambda: balance_lock_available(
+            merchant_id=merchant.pk, livemode=livemode, currency=currency
+        ),
     )
-
-    def fee_of(value: int) -> int:
-        return settlement_fee(merchant=merchant, account=account, amount=value)
-
-    if amount is None:
-        amount = largest_amount(available, fee_of=fee_of, step=step)
-    if amount < minimum:
-        raise BalanceInsufficient(
-            gettext_noop("%(amount)s is less than the schedule's minimum of %(minimum)s."),
-            params={"amount": Amount(amount, currency), "minimum": Amount(minimum, currency)},
-            param="amount",
-        )
-    if amount == 0:
-        raise BalanceInsufficient(
-            gettext_noop("There is nothing available to settle in %(currency)s."),
-            params={"currency": currency},
-            param="amount",
-        )
-    fee = fee_of(amount)
-    if amount + fee > available:
-        raise BalanceInsufficient(
-            gettext_noop(
-                "The available %(currency)s balance is %(available)s, less than the %(amount)s "
-                "this settlement takes with its fee."
-            ),
-            params={
-                "currency": currency,
-                "available": Amount(available, currency),
-                "amount": Amount(amount + fee, currency),
-            },
-            param="amount",
-        )
+    account, amount, fee = quote.account, quote.amount, quote.fee
+    mobile = account.type == SettlementAccountType.MOBILE_MONEY
+    now = timezone.now()
     settlement_id = ids.settlement_id()
     settlement = Settlement(
         id=settlement_id,
@@ -376,6 +336,34 @@ def settlement_quote(
     errors, in the same order), without making or reserving anything: what a person is shown
     before confirming a withdrawal. The balance is read without its lock, so the settlement made
     next checks it again."""
+    return _quoted(
+        merchant=merchant,
+        livemode=livemode,
+        currency=currency,
+        amount=amount,
+        account_id=account_id,
+        read_available=lambda: (
+            selectors.balance_sums(merchant=merchant, livemode=livemode, currencies=(currency,))[
+                currency
+            ].available
+        ),
+    )
+
+
+def _quoted(
+    *,
+    merchant: Merchant,
+    livemode: bool,
+    currency: str,
+    amount: int | None,
+    account_id: str | None,
+    read_available: Callable[[], int],
+    minimum: int = 0,
+) -> Quote:
+    """A settlement's checks, in their order: live approval, the account (missing, then on
+    hold), a wallet's whole units, then the available balance (`read_available`, called once the
+    account is known) against the amount (by default the most it covers with the fee) and its
+    fee; an automatic one below its schedule's `minimum` is refused."""
     if livemode and not merchant.live_approved:
         raise LiveModeNotApproved()
     account = _account_for(merchant, livemode, currency, account_id)
@@ -396,14 +384,19 @@ def settlement_quote(
             code="amount_invalid",
             param="amount",
         )
-    sums = selectors.balance_sums(merchant=merchant, livemode=livemode, currencies=(currency,))
-    available = sums[currency].available
+    available = read_available()
 
     def fee_of(value: int) -> int:
         return settlement_fee(merchant=merchant, account=account, amount=value)
 
     if amount is None:
         amount = largest_amount(available, fee_of=fee_of, step=step)
+    if amount < minimum:
+        raise BalanceInsufficient(
+            gettext_noop("%(amount)s is less than the schedule's minimum of %(minimum)s."),
+            params={"amount": Amount(amount, currency), "minimum": Amount(minimum, currency)},
+            param="amount",
+        )
     if amount == 0:
         raise BalanceInsufficient(
             gettext_noop("There is nothing available to settle in %(currency)s."),
