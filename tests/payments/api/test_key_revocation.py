@@ -28,10 +28,10 @@ from tests.helpers import (
 
 pytestmark = pytest.mark.redis
 
-# What the contract allows, and what a loaded machine may add to the waiting (the requests
-# themselves, a process scheduled late).
+# What the contract allows, and what a loaded machine may add (a process scheduled late).
 WITHIN = 5.0
 SLACK = 1.5
+REFUSED = (401, "invalid_api_key")
 
 
 def revoke_without_redis(plaintext: str) -> str:
@@ -94,7 +94,9 @@ def web_nodes(transactional_db, tmp_path):
                     base + "/v1/webhook_endpoint", headers={"Authorization": f"Bearer {key}"}
                 )
                 try:
-                    with urllib.request.urlopen(request, timeout=10) as response:
+                    # A loaded machine may answer slowly; what is checked is when a request
+                    # was sent, not how long it took.
+                    with urllib.request.urlopen(request, timeout=60) as response:
                         return response.status, None
                 except urllib.error.HTTPError as error:
                     return error.code, json.loads(error.read())["error"]["code"]
@@ -127,8 +129,18 @@ def test_a_key_revoked_out_of_reach_of_redis_is_refused_by_every_node_within_5_s
     before = generation()
 
     revoke_without_redis(key)
+    revoked_at = time.monotonic()
 
-    wait_for(lambda: all(node(key) == (401, "invalid_api_key") for node in nodes), WITHIN + SLACK)
+    def refused_everywhere() -> bool:
+        # Requests sent after the allowed time must all be refused, however long they take to
+        # be answered; those sent before may still be accepted.
+        sent_at = time.monotonic()
+        answers = [node(key) for node in nodes]
+        if sent_at - revoked_at > WITHIN + SLACK:
+            assert answers == [REFUSED] * len(nodes), "a revoked key still accepted after 5 s"
+        return answers == [REFUSED] * len(nodes)
+
+    wait_for(refused_everywhere)
     assert generation() == before  # no process was told: each found out by itself
     assert all(node(created.live_key.plaintext) == (200, None) for node in nodes)
 
