@@ -10,8 +10,11 @@ step. Nothing else changes our objects: every other difference is left open for 
 resolve it with a note."""
 
 import logging
+import os
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
+from pathlib import Path
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -43,7 +46,13 @@ from payments.models import (
     StatementLine,
     StatementNetwork,
 )
-from payments.operator_statement import Line, file_hash, our_id, parse_generic
+from payments.operator_statement import (
+    Line,
+    StatementInvalid,
+    file_hash,
+    our_id,
+    parse_generic,
+)
 from payments.services import charges
 
 logger = logging.getLogger(__name__)
@@ -508,3 +517,65 @@ def result_resolve(*, result_id: int, note: str, staff: str) -> ReconciliationRe
     result.save(update_fields=["resolved_at", "resolved_by", "resolution_note"])
     logger.info("reconciliation result %s (%s) resolved by %s", result.pk, result.outcome, staff)
     return result
+
+
+# --- The folder the periodic job reads ---------------------------------------------------------
+
+FOLDER_NAME = re.compile(
+    r"^(?P<network>AIRTEL_MONEY|VODACOM_MPESA|ORANGE_MONEY|CARD)[-_](?P<mode>live|test)\b.*\.csv$",
+    re.IGNORECASE,
+)
+DONE, REFUSED = "done", "refused"
+
+
+def _move(path: Path, into: str) -> Path | None:
+    target_dir = path.parent / into
+    target_dir.mkdir(exist_ok=True)
+    target = target_dir / path.name
+    try:
+        os.replace(path, target)
+    except FileNotFoundError:  # another run took it first
+        return None
+    return target
+
+
+def statements_from_folder() -> int:
+    """Reconcile every statement dropped in RECONCILE_FOLDER, each file once: named
+    NETWORK-MODE-anything.csv (VODACOM_MPESA-live-2026-12-07.csv), it is loaded and moved to
+    done/; a file that cannot be read, or whose name says neither network nor mode, is moved to
+    refused/ with its problems beside it (NAME.problems.txt). Returns how many were loaded."""
+    folder = settings.RECONCILE_FOLDER
+    if not folder:
+        return 0
+    loaded = 0
+    for path in sorted(Path(folder).glob("*")):
+        if not path.is_file():
+            continue
+        named = FOLDER_NAME.match(path.name)
+        if named is None:
+            problems = [
+                "The file's name must begin with the network and the mode, as in "
+                "VODACOM_MPESA-live-2026-12-07.csv, and end in .csv."
+            ]
+        else:
+            try:
+                result = statement_load(
+                    network=named["network"].upper(),
+                    livemode=named["mode"].lower() == "live",
+                    content=path.read_bytes(),
+                    file_name=path.name,
+                    loaded_by="reconciliation folder",
+                )
+            except StatementInvalid as exc:
+                problems = exc.problems
+            else:
+                _move(path, DONE)
+                loaded += int(result.new)
+                continue
+        moved = _move(path, REFUSED)
+        if moved is not None:
+            moved.with_name(moved.name + ".problems.txt").write_text(
+                "\n".join(problems) + "\n", encoding="utf-8"
+            )
+            logger.warning("statement %s refused: %s", path.name, "; ".join(problems))
+    return loaded
