@@ -1207,7 +1207,7 @@ class Statement(models.Model):
     livemode = models.BooleanField(_("live mode"))
     file_name = models.CharField(_("file name"), max_length=255, blank=True, default="")
     file_hash = models.CharField(_("file SHA-256"), max_length=64)
-    file_format = models.CharField(_("format"), max_length=20, default="generic")
+    file_format = models.CharField(_("file format"), max_length=20, default="generic")
     period_from = models.DateField(_("period from"), null=True, blank=True)
     period_to = models.DateField(_("period to"), null=True, blank=True)
     line_count = models.PositiveIntegerField(_("lines"), default=0)

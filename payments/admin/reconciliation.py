@@ -43,7 +43,7 @@ def _amount(value, currency) -> str:
 
 class LoadForm(forms.Form):
     network = forms.ChoiceField(label=_("Network"), choices=StatementNetwork.choices)
-    mode = forms.ChoiceField(label=_("Mode"), choices=Mode.choices)
+    mode = forms.ChoiceField(label=_("Mode (test or live)"), choices=Mode.choices)
     file = forms.FileField(
         label=_("Statement (CSV)"),
         help_text=_("The generic format, or the operator's export where it is supported."),

@@ -21,7 +21,7 @@ class Migration(migrations.Migration):
                 ('livemode', models.BooleanField(verbose_name='live mode')),
                 ('file_name', models.CharField(blank=True, default='', max_length=255, verbose_name='file name')),
                 ('file_hash', models.CharField(max_length=64, verbose_name='file SHA-256')),
-                ('file_format', models.CharField(default='generic', max_length=20, verbose_name='format')),
+                ('file_format', models.CharField(default='generic', max_length=20, verbose_name='file format')),
                 ('period_from', models.DateField(blank=True, null=True, verbose_name='period from')),
                 ('period_to', models.DateField(blank=True, null=True, verbose_name='period to')),
                 ('line_count', models.PositiveIntegerField(default=0, verbose_name='lines')),

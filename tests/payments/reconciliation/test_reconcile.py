@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import time_machine
 from django.core.management import CommandError, call_command
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from payments.models import (
     Charge,
@@ -300,9 +300,19 @@ def test_a_malformed_file_is_refused_whole_and_nothing_recorded(merchant, tmp_pa
     charge = succeeded_mobile_money_charge(merchant)
     path = tmp_path / "bad.csv"
     path.write_bytes(content)
-    with pytest.raises(CommandError) as refused:
+    with pytest.raises(CommandError) as refused, translation.override("en"):
         call_command("reconcile", "--network", NETWORK, "--mode", "test", str(path))
     assert said in str(refused.value)
     assert "nothing was recorded" in str(refused.value)
     assert not Statement.objects.exists() and not StatementLine.objects.exists()
     assert Charge.objects.get(pk=charge.id).status == "succeeded"
+
+
+def test_the_problems_are_said_in_french_too(merchant, tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_bytes(
+        ",".join(COLUMNS).encode() + b"\nX,ch_1,collection,12a,CDF,succeeded,2026-12-01,0\n"
+    )
+    with pytest.raises(CommandError) as refused, translation.override("fr"):
+        call_command("reconcile", "--network", NETWORK, "--mode", "test", str(path))
+    assert "Ligne 2 : le montant « 12a » n’est pas un nombre entier positif." in str(refused.value)
