@@ -144,8 +144,9 @@ def _line(number: int, row: dict[str, str], problems: list[str]) -> Line | None:
     )
 
 
-def parse_generic(content: bytes) -> list[Line]:
-    """Every line of a generic statement, or StatementInvalid naming every problem found."""
+def parse_generic(content: bytes, *, header_line: int = 1) -> list[Line]:
+    """Every line of a generic statement, or StatementInvalid naming every problem found (each
+    line numbered as in the file, whose header is on `header_line`)."""
     try:
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -172,7 +173,7 @@ def parse_generic(content: bytes) -> list[Line]:
         )
     problems: list[str] = []
     lines: list[Line] = []
-    for number, row in enumerate(rows[1:], start=2):
+    for number, row in enumerate(rows[1:], start=header_line + 1):
         if not any(cell.strip() for cell in row):
             continue  # a blank line (a trailing one, most often)
         if len(row) != len(COLUMNS):
@@ -193,6 +194,85 @@ def parse_generic(content: bytes) -> list[Line]:
     if not lines:
         raise StatementInvalid([_("The file has no lines after its header.")])
     return lines
+
+
+# CyberSource's Payment Batch Detail Report, CSV (Business Center Reporting User Guide, "CSV
+# Reports" and its sample): a title line, then these columns; amounts signed, in major units.
+CYBERSOURCE_TITLE = "Payment Batch Detail Report"
+CYBERSOURCE_COLUMNS = (
+    "batch_id",
+    "merchant_id",
+    "batch_date",
+    "request_id",
+    "merchant_ref_number",
+    "trans_ref_no",
+    "payment_method",
+    "currency",
+    "amount",
+    "transaction_type",
+)
+CYBERSOURCE_TYPES = {"ics_bill": "collection", "ics_credit": "reversal"}
+
+
+def _minor_units(text: str) -> str:
+    """A report's decimal amount (100.00, -100.00) as minor units without its sign, or the text
+    as it is when it is not one (the generic checks then say so)."""
+    found = re.fullmatch(r"-?([0-9]+)(?:\.([0-9]{1,2}))?", text.strip())
+    if not found:
+        return text
+    return str(int(found.group(1)) * 100 + int((found.group(2) or "0").ljust(2, "0")))
+
+
+def parse_cybersource_batch(content: bytes) -> list[Line]:
+    """CyberSource's Payment Batch Detail Report read as generic lines: request_id is the
+    operator's reference, merchant_ref_number ours (the charge's or refund's id we send),
+    ics_bill a collection and ics_credit a reversal, each settled (succeeded) on its batch's
+    date; the report states no fee."""
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise StatementInvalid([_("The file is not UTF-8 text.")]) from None
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    if len(rows) < 2 or [c.strip() for c in rows[1]] != list(CYBERSOURCE_COLUMNS):
+        raise StatementInvalid(
+            [
+                _("The first line must name the columns %(columns)s.")
+                % {"columns": ",".join(CYBERSOURCE_COLUMNS)}
+            ]
+        )
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(COLUMNS)
+    for row in rows[2:]:
+        if not any(cell.strip() for cell in row):
+            writer.writerow([])
+            continue
+        if len(row) != len(CYBERSOURCE_COLUMNS):
+            writer.writerow(row)  # the generic checks say how many columns it has
+            continue
+        cell = dict(zip(CYBERSOURCE_COLUMNS, (c.strip() for c in row), strict=True))
+        writer.writerow(
+            [
+                cell["request_id"],
+                cell["merchant_ref_number"],
+                CYBERSOURCE_TYPES.get(cell["transaction_type"], cell["transaction_type"]),
+                _minor_units(cell["amount"]),
+                cell["currency"],
+                "succeeded",
+                f"{cell['batch_date']}T00:00:00Z" if cell["batch_date"] else "",
+                "0",
+            ]
+        )
+    # The report's header is its second line: lines are numbered as in the file.
+    return parse_generic(out.getvalue().encode(), header_line=2)
+
+
+def parse(content: bytes, *, network: str) -> tuple[str, list[Line]]:
+    """The statement's format and lines: the card provider's Payment Batch Detail Report when
+    the file is one, the generic format otherwise."""
+    if network == "CARD" and content.lstrip(b"\xef\xbb\xbf").startswith(CYBERSOURCE_TITLE.encode()):
+        return "cybersource_pbdr", parse_cybersource_batch(content)
+    return "generic", parse_generic(content)
 
 
 def write_generic(out, lines: Iterable[dict]) -> None:

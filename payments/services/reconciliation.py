@@ -51,7 +51,7 @@ from payments.operator_statement import (
     StatementInvalid,
     file_hash,
     our_id,
-    parse_generic,
+    parse,
 )
 from payments.services import charges
 
@@ -325,13 +325,13 @@ def statement_load(
     again changes nothing: its first statement is returned."""
     if network not in StatementNetwork.values:
         raise ValueError(f"unknown network {network!r}")
-    lines = parse_generic(content)
+    file_format, lines = parse(content, network=network)
     digest = file_hash(content)
     earlier = Statement.objects.filter(network=network, livemode=livemode, file_hash=digest).first()
     if earlier is not None:
         return Loaded(earlier, new=False)
     try:
-        statement = _reconcile(network, livemode, lines, digest, file_name, loaded_by)
+        statement = _reconcile(network, livemode, lines, digest, file_name, loaded_by, file_format)
     except IntegrityError:
         # The same file loaded at the same moment by someone else: theirs stands.
         earlier = Statement.objects.filter(
@@ -344,13 +344,14 @@ def statement_load(
 
 
 @transaction.atomic
-def _reconcile(network, livemode, lines, digest, file_name, loaded_by) -> Statement:
+def _reconcile(network, livemode, lines, digest, file_name, loaded_by, file_format) -> Statement:
     period_from, period_to = _period(lines)
     statement = Statement.objects.create(
         network=network,
         livemode=livemode,
         file_hash=digest,
         file_name=file_name[:255],
+        file_format=file_format,
         period_from=period_from,
         period_to=period_to,
         line_count=len(lines),

@@ -316,3 +316,37 @@ def test_the_problems_are_said_in_french_too(merchant, tmp_path):
     with pytest.raises(CommandError) as refused, translation.override("fr"):
         call_command("reconcile", "--network", NETWORK, "--mode", "test", str(path))
     assert "Ligne 2 : le montant « 12a » n’est pas un nombre entier positif." in str(refused.value)
+
+
+def test_the_card_providers_payment_batch_detail_report_is_read(merchant, tmp_path):
+    """The report as CyberSource's Reporting User Guide shows it: a title line, its columns,
+    signed amounts in dollars; ics_bill a capture, ics_credit a refund."""
+    from tests.factories import succeeded_card_charge
+
+    charge = succeeded_card_charge(merchant, amount=1999)
+    day = charge.finalized_at.astimezone(UTC).date().isoformat()
+    report = (
+        f"Payment Batch Detail Report,1.0,{day} to {day},,,,,,,\r\n"
+        "batch_id,merchant_id,batch_date,request_id,merchant_ref_number,trans_ref_no,"
+        "payment_method,currency,amount,transaction_type\r\n"
+        f"123456,congopay,{day},{charge.provider_reference},{charge.id},5652882910,Visa,USD,"
+        "19.99,ics_bill\r\n"
+        f"123456,congopay,{day},0004173790000167905139,re_{'z' * 24},5629152830,Visa,USD,"
+        "-5.00,ics_credit\r\n"
+    )
+    path = tmp_path / "pbdr.csv"
+    path.write_text(report, encoding="utf-8")
+    summary, status = reconcile(path, network="CARD")
+    assert summary["results"]["matched"] == 1 and summary["results"]["unknown"] == 1
+    assert summary["period"] == {"from": day, "to": day} and status == 1
+    statement = Statement.objects.get()
+    assert statement.file_format == "cybersource_pbdr"
+    assert list(statement.lines.values_list("number", "type", "amount")) == [
+        (3, "collection", 1999),
+        (4, "reversal", 500),
+    ]
+    bad = tmp_path / "bad.csv"
+    bad.write_text(report.replace("19.99", "19,99"), encoding="utf-8")
+    with pytest.raises(CommandError) as refused, translation.override("en"):
+        call_command("reconcile", "--network", "CARD", "--mode", "test", str(bad))
+    assert "Line 3" in str(refused.value)
