@@ -23,6 +23,7 @@ from payments.operator_statement import COLUMNS
 from payments.services import charges, refunds
 from tests.factories import (
     make_charge,
+    sent_charge,
     sent_payout,
     succeeded_mobile_money_charge,
     timed_out_charge,
@@ -350,3 +351,18 @@ def test_the_card_providers_payment_batch_detail_report_is_read(merchant, tmp_pa
     with pytest.raises(CommandError) as refused, translation.override("en"):
         call_command("reconcile", "--network", "CARD", "--mode", "test", str(bad))
     assert "Line 3" in str(refused.value)
+
+
+def test_an_operator_success_on_a_charge_we_hold_pending_is_applied_as_the_status_check_would(
+    merchant, tmp_path, settings
+):
+    settings.SANDBOX_MOBILE_MONEY_DELAY = 3
+    charge = sent_charge(merchant, phone=SILENT)
+    assert charge.status == "pending"
+    path = statement_file(tmp_path, [line_of(charge, operator_reference="MP-PAID-1")])
+    summary, status = reconcile(path)
+    assert summary["late_payments"] == 1 and status == 0
+    charge.refresh_from_db()
+    # Still within its time: accepted, as the operator's success through a status check would be.
+    assert (charge.status, charge.provider_reference) == ("succeeded", "MP-PAID-1")
+    assert not charge.refunds.exists()
