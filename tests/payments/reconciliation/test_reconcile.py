@@ -166,6 +166,7 @@ def test_an_operator_success_on_a_charge_we_failed_is_given_back_as_a_late_payme
     # The status checks finding it too give nothing back twice.
     charges.charge_payment_confirmed(charge_id=charge.id, reference="MP-LATE-1", answer={})
     assert Refund.objects.filter(charge=charge).count() == 1
+    call_command("checkledger", stdout=io.StringIO())  # raises on any disagreement
 
 
 def test_a_second_payment_of_a_succeeded_charge_is_given_back(merchant, tmp_path):
@@ -180,6 +181,7 @@ def test_a_second_payment_of_a_succeeded_charge_is_given_back(merchant, tmp_path
     assert (refund.reason, refund.payment_reference) == ("late_payment", "MP-SECOND")
     charge.refresh_from_db()
     assert charge.amount_refunded == 0
+    call_command("checkledger", stdout=io.StringIO())
 
 
 def test_a_line_of_nothing_of_ours_is_unknown(merchant, tmp_path):
