@@ -50,6 +50,11 @@ app.conf.beat_schedule = {
         "task": "payments.tasks.settlements_schedule_due",
         "schedule": 60.0,
     },
+    # Operator statements dropped in RECONCILE_FOLDER (nothing to do when it is not set).
+    "statements-from-folder": {
+        "task": "payments.tasks.statements_from_folder",
+        "schedule": 300.0,
+    },
     "checkout-sessions-expire-due": {
         "task": "checkout.tasks.sessions_expire_due",
         "schedule": 60.0,

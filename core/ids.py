@@ -90,3 +90,7 @@ def payment_link_slug() -> str:
 
 def payout_batch_id() -> str:
     return new_id("pob")
+
+
+def statement_id() -> str:
+    return new_id("stmt")

@@ -86,6 +86,7 @@ CHARGE = {
     "net": 242500,
     "failure_code": None,
     "failure_message": None,
+    "operator_reference": "sbx_8KdV2nQ4wLm7XpR1tYc5Hb3Z",
     "checkout_session": None,
     "created_at": "2026-11-21T09:30:12.482913Z",
     "updated_at": "2026-11-21T09:30:19.107254Z",
@@ -119,6 +120,7 @@ PAYOUT = {
     "metadata": {},
     "failure_code": None,
     "failure_message": None,
+    "operator_reference": None,
     "created_at": "2026-11-23T08:00:03.000417Z",
     "updated_at": "2026-11-23T08:00:03.000417Z",
 }

@@ -1159,3 +1159,184 @@ class IdempotencyRecord(idempotency.IdempotencyRecord):
                 fields=["merchant", "livemode", "key"], name="idempotency_scope_unique"
             )
         ]
+
+
+class StatementNetwork(models.TextChoices):
+    """Whose statement: one of the mobile money operators, or the card provider."""
+
+    AIRTEL_MONEY = "AIRTEL_MONEY", AirtelMoney.label
+    VODACOM_MPESA = "VODACOM_MPESA", VodacomMpesa.label
+    ORANGE_MONEY = "ORANGE_MONEY", OrangeMoney.label
+    CARD = "CARD", _("Card provider")
+
+
+class LineType(models.TextChoices):
+    COLLECTION = "collection", _("Collection")
+    DISBURSEMENT = "disbursement", _("Disbursement")
+    REVERSAL = "reversal", _("Reversal")
+
+
+class LineStatus(models.TextChoices):
+    SUCCEEDED = "succeeded", pgettext_lazy("status", "Succeeded")
+    FAILED = "failed", pgettext_lazy("status", "Failed")
+
+
+class ReconciliationOutcome(models.TextChoices):
+    MATCHED = "matched", _("Matched")
+    AMOUNT_MISMATCH = "amount_mismatch", _("Amount differs")
+    CURRENCY_MISMATCH = "currency_mismatch", _("Currency differs")
+    STATUS_MISMATCH = "status_mismatch", _("Status differs")
+    LATE_PAYMENT = "late_payment", _("Late payment")
+    UNKNOWN = "unknown", _("Unknown to us")
+    MISSING = "missing", _("Missing from the statement")
+
+
+# The results that need nobody: the others stay open until staff resolve them.
+CLOSED_OUTCOMES = (ReconciliationOutcome.MATCHED, ReconciliationOutcome.LATE_PAYMENT)
+
+
+class Statement(models.Model):
+    """An operator's (or the card provider's) statement as staff loaded it: each file once per
+    network and mode (its SHA-256), its lines and the results of comparing them with our books
+    (services.reconciliation)."""
+
+    id = models.CharField(
+        "ID", primary_key=True, max_length=40, default=ids.statement_id, editable=False
+    )
+    network = models.CharField(_("network"), max_length=20, choices=StatementNetwork.choices)
+    livemode = models.BooleanField(_("live mode"))
+    file_name = models.CharField(_("file name"), max_length=255, blank=True, default="")
+    file_hash = models.CharField(_("file SHA-256"), max_length=64)
+    file_format = models.CharField(_("file format"), max_length=20, default="generic")
+    period_from = models.DateField(_("period from"), null=True, blank=True)
+    period_to = models.DateField(_("period to"), null=True, blank=True)
+    line_count = models.PositiveIntegerField(_("lines"), default=0)
+    # The operator's closing balance per currency ({"CDF": 123}) when its format states one.
+    closing_balance = models.JSONField(_("closing balance"), default=dict, blank=True)
+    summary = models.JSONField(_("summary"), default=dict, blank=True)
+    loaded_at = models.DateTimeField(_("loaded at"), default=timezone.now, editable=False)
+    loaded_by = models.CharField(_("loaded by"), max_length=150, blank=True, default="")
+
+    class Meta:
+        verbose_name = _("operator statement")
+        verbose_name_plural = _("operator statements")
+        ordering = ["-loaded_at", "-id"]
+        permissions = [("reconcile", _("Can reconcile operator statements"))]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["network", "livemode", "file_hash"], name="statement_file_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.id
+
+    @property
+    def mode(self) -> str:
+        return Mode.LIVE if self.livemode else Mode.TEST
+
+
+class StatementLine(models.Model):
+    """One line of a statement, as the operator wrote it (in the generic format's terms)."""
+
+    statement = models.ForeignKey(
+        Statement, verbose_name=_("statement"), on_delete=models.CASCADE, related_name="lines"
+    )
+    number = models.PositiveIntegerField(_("line"))
+    operator_reference = models.CharField(
+        _("operator reference"), max_length=100, blank=True, default=""
+    )
+    merchant_reference = models.CharField(
+        _("our reference"), max_length=100, blank=True, default=""
+    )
+    type = models.CharField("type", max_length=15, choices=LineType.choices)
+    amount = models.BigIntegerField(_("amount (minor units)"))
+    currency = models.CharField(_("currency"), max_length=3)
+    status = models.CharField(_("status"), max_length=10, choices=LineStatus.choices)
+    completed_at = models.DateTimeField(_("completed at"))
+    fee = models.BigIntegerField(_("operator fee (minor units)"), default=0)
+    # Another statement of the same network and mode had this operator reference first: the line
+    # is counted there, and gets no result here.
+    counted_before = models.BooleanField(_("counted in an earlier statement"), default=False)
+
+    class Meta:
+        verbose_name = _("statement line")
+        verbose_name_plural = _("statement lines")
+        ordering = ["statement", "number"]
+        indexes = [
+            models.Index(
+                fields=["operator_reference"],
+                name="statement_line_reference_idx",
+                condition=~models.Q(operator_reference=""),
+            )
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["statement", "number"], name="statement_line_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.statement_id} #{self.number}"
+
+
+class ReconciliationResult(models.Model):
+    """What one line of a statement, or one of our objects with no line (`missing`), came to.
+    A result other than matched or late_payment is open until staff resolve it with a note."""
+
+    statement = models.ForeignKey(
+        Statement, verbose_name=_("statement"), on_delete=models.CASCADE, related_name="results"
+    )
+    line = models.OneToOneField(
+        StatementLine,
+        verbose_name=_("statement line"),
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="result",
+    )
+    outcome = models.CharField(
+        _("result"), max_length=20, choices=ReconciliationOutcome.choices, db_index=True
+    )
+    # Our charge, refund, payout or settlement (its id), when one was found.
+    object_id = models.CharField(_("our object"), max_length=40, blank=True, default="")
+    merchant = models.ForeignKey(
+        Merchant,
+        verbose_name=_("merchant"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    livemode = models.BooleanField(_("live mode"))
+    currency = models.CharField(_("currency"), max_length=3, blank=True, default="")
+    amount = models.BigIntegerField(_("our amount (minor units)"), null=True, blank=True)
+    our_status = models.CharField(_("our status"), max_length=12, blank=True, default="")
+    detail = models.CharField(_("difference"), max_length=500, blank=True, default="")
+    # Our money at risk (a success the operator denies, or that is missing): the merchant's
+    # available balance in that currency when it was found.
+    available_balance = models.BigIntegerField(
+        _("merchant's available balance"), null=True, blank=True
+    )
+    needs_staff = models.BooleanField(_("flagged for staff"), default=False)
+    created_at = models.DateTimeField(_("found at"), default=timezone.now, editable=False)
+    resolved_at = models.DateTimeField(_("resolved at"), null=True, blank=True)
+    resolved_by = models.CharField(_("resolved by"), max_length=150, blank=True, default="")
+    resolution_note = models.TextField(_("resolution note"), blank=True, default="")
+
+    class Meta:
+        verbose_name = _("reconciliation result")
+        verbose_name_plural = _("reconciliation results")
+        ordering = ["statement", "line__number", "id"]
+        indexes = [
+            models.Index(
+                fields=["object_id"],
+                name="reconciliation_object_idx",
+                condition=~models.Q(object_id=""),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.statement_id} {self.outcome}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.outcome not in CLOSED_OUTCOMES and self.resolved_at is None

@@ -38,7 +38,7 @@ def _next_action(charge: Charge) -> dict | None:
 CHARGE_REPR_FIELDS = (
     "id", "livemode", "amount", "currency", "payment_method", "phone", "network", "status",
     "description", "metadata", "amount_refunded", "failure_code", "failure_message",
-    "fee_rate_bp", "fee_fixed",
+    "fee_rate_bp", "fee_fixed", "provider_reference",
     "checkout_session_id", "created_at", "updated_at", "next_action",
 )  # fmt: skip
 
@@ -74,6 +74,8 @@ def charge_repr(charge: Charge) -> dict:
             **charge_fee_and_net(charge),
             "failure_code": charge.failure_code or None,
             "failure_message": charge.failure_message or None,
+            # The operator's or card provider's transaction id of the payment that stands.
+            "operator_reference": charge.provider_reference or None,
             "checkout_session": charge.checkout_session_id,
             "created_at": iso(charge.created_at),
             "updated_at": iso(charge.updated_at),
@@ -138,6 +140,7 @@ def payout_repr(payout: Payout) -> dict:
         "metadata": payout.metadata,
         "failure_code": payout.failure_code or None,
         "failure_message": payout.failure_message or None,
+        "operator_reference": payout.provider_reference or None,
         "created_at": iso(payout.created_at),
         "updated_at": iso(payout.updated_at),
     }

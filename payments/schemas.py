@@ -92,6 +92,12 @@ class Charge(serializers.Serializer):
     )
     failure_code = failure_code_field()
     failure_message = failure_message_field()
+    operator_reference = serializers.CharField(
+        allow_null=True,
+        help_text="The operator's or card provider's transaction id of the payment that stands "
+        "(the one that made the charge succeed, or the late payment given back); null until "
+        "known. What the operator's statement names it by.",
+    )
     checkout_session = serializers.CharField(
         allow_null=True, help_text="The checkout session the charge was made from, if any."
     )
@@ -183,6 +189,10 @@ class Payout(serializers.Serializer):
     metadata = MetadataField()
     failure_code = failure_code_field()
     failure_message = failure_message_field()
+    operator_reference = serializers.CharField(
+        allow_null=True,
+        help_text="The operator's transaction id of the payout; null until the operator gives one.",
+    )
     created_at = timestamp_field()
     updated_at = timestamp_field()
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from django.db.models import Q, QuerySet
 
 from core import money
-from payments.models import LedgerEntry
+from payments.models import LedgerEntry, Settlement
 from payments.representations import iso
 
 EXPORT_CHUNK = 2000  # rows read from the database at a time
@@ -54,13 +54,27 @@ def _origin(entry: LedgerEntry):
     return entry.payout or entry.refund or entry.charge
 
 
+def _settlement_reference(entry: LedgerEntry) -> str:
+    """A settlement's row names it by its source only: its operator reference (a wallet's) is
+    read from it. A few rows a day at most."""
+    if not entry.source.startswith("stl_"):
+        return ""
+    found = Settlement.objects.filter(pk=entry.source).values_list("provider_reference", flat=True)
+    return next(iter(found), "") or ""
+
+
 def _row(entry: LedgerEntry) -> list[str]:
     origin = _origin(entry)
     phone = entry.payout.phone if entry.payout else (entry.charge.phone if entry.charge else "")
     network = (
         entry.payout.network if entry.payout else (entry.charge.network if entry.charge else "")
     )
-    reference = getattr(origin, "provider_reference", "") or ""
+    if origin is None:
+        reference = _settlement_reference(entry)
+    else:
+        # The object's operator_reference as the API shows it (a refund of another payment of its
+        # charge: that payment's).
+        reference = getattr(origin, "operator_reference", None) or origin.provider_reference
     return [
         entry.id,
         iso(entry.created_at),

@@ -4,7 +4,7 @@ decided by payments.services.queues."""
 from celery import shared_task
 
 from core.api import idempotency
-from payments.services import charges, ledger, payouts, refunds, settlements
+from payments.services import charges, ledger, payouts, reconciliation, refunds, settlements
 
 
 @shared_task(acks_late=True)
@@ -110,3 +110,8 @@ def balance_checkpoint(merchant_id: str, livemode: bool, currency: str) -> None:
 @shared_task
 def idempotency_records_purge() -> int:
     return idempotency.purge_expired()
+
+
+@shared_task
+def statements_from_folder() -> int:
+    return reconciliation.statements_from_folder()

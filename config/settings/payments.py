@@ -92,3 +92,9 @@ PRICING_DEFAULT_PLAN = [
 SETTLEMENT_ACCOUNT_HOLD = env.int("SETTLEMENT_ACCOUNT_HOLD", default=172800)
 SANDBOX_SETTLEMENT_DELAY = env.float("SANDBOX_SETTLEMENT_DELAY", default=5)
 PRICING_DEFAULT = env.json("PRICING_DEFAULT", default=PRICING_DEFAULT_PLAN)
+# Seconds after its creation before one of our objects that no operator statement line names
+# is reported `missing` by reconciliation (contract §21).
+RECONCILE_GRACE = env.int("RECONCILE_GRACE", default=86400)
+# A folder the periodic job reads operator statements from (files named
+# NETWORK-live-….csv / NETWORK-test-….csv), each file once; empty: no periodic reconciliation.
+RECONCILE_FOLDER = env.str("RECONCILE_FOLDER", default="")

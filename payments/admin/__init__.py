@@ -11,6 +11,7 @@ from payments.admin import (
     merchants,
     networks,
     payouts,
+    reconciliation,
     refunds,
     settlements,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "merchants",
     "networks",
     "payouts",
+    "reconciliation",
     "refunds",
     "settlements",
 ]

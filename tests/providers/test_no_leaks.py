@@ -69,6 +69,8 @@ def test_logs_name_the_payment_and_never_a_secret(name, request, live_api, setti
     charge.refresh_from_db()
     assert charge.provider_raw
     answer = live_api.get(f"/v1/charges/{charge.id}").json()
+    # The operator's transaction id is shown (§21: what its statement names the charge by).
+    assert answer.pop("operator_reference") in (None, charge.provider_reference)
     assert set(answer) <= CHARGE_KEYS, set(answer) - CHARGE_KEYS
     refund_answer = live_api.get(f"/v1/refunds/{refund['id']}").json()
     assert not {"provider_raw", "provider_reference", "raw"} & set(refund_answer)

@@ -117,6 +117,8 @@ export interface Charge {
   failure_code: string | null;
   /** The failure in words, for people; null unless failed. */
   failure_message: string | null;
+  /** The operator's or card provider's transaction id of the payment that stands (the one that made the charge succeed, or the late payment given back); null until known. What the operator's statement names it by. */
+  operator_reference: string | null;
   /** The checkout session the charge was made from, if any. */
   checkout_session: string | null;
   /** ISO 8601, UTC. */
@@ -563,6 +565,8 @@ export interface Payout {
   failure_code: string | null;
   /** The failure in words, for people; null unless failed. */
   failure_message: string | null;
+  /** The operator's transaction id of the payout; null until the operator gives one. */
+  operator_reference: string | null;
   /** ISO 8601, UTC. */
   created_at: string;
   /** ISO 8601, UTC. */

@@ -30,7 +30,8 @@ def test_a_payout_is_created_pending_and_its_amount_reserved(api, funded):
     body = response.json()
     assert set(body) == {
         "id", "object", "livemode", "amount", "currency", "phone", "network", "status",
-        "description", "metadata", "failure_code", "failure_message", "created_at", "updated_at",
+        "description", "metadata", "failure_code", "failure_message", "operator_reference",
+        "created_at", "updated_at",
     }  # fmt: skip
     assert body["id"].startswith("po_") and len(body["id"]) == 27
     assert (body["object"], body["livemode"], body["status"]) == ("payout", False, "pending")

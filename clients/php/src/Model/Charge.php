@@ -28,6 +28,7 @@ use Congopay\ApiObject;
  * @property-read int|null $net amount − fee: what the charge added to the balance. Null until it succeeded.
  * @property-read string|null $failure_code Why it failed, as a stable code (insufficient_funds, customer_rejected, timeout, provider_error, card_declined, …); null unless failed or declined.
  * @property-read string|null $failure_message The failure in words, for people; null unless failed.
+ * @property-read string|null $operator_reference The operator's or card provider's transaction id of the payment that stands (the one that made the charge succeed, or the late payment given back); null until known. What the operator's statement names it by.
  * @property-read string|null $checkout_session The checkout session the charge was made from, if any.
  * @property-read string $created_at ISO 8601, UTC.
  * @property-read string $updated_at ISO 8601, UTC.

@@ -28,13 +28,13 @@ use Congopay\ApiObject;
  * @property-read int|null $net amount − fee: what the charge added to the balance. Null until it succeeded.
  * @property-read string|null $failure_code Why it failed, as a stable code (insufficient_funds, customer_rejected, timeout, provider_error, card_declined, …); null unless failed or declined.
  * @property-read string|null $failure_message The failure in words, for people; null unless failed.
+ * @property-read string|null $operator_reference
  * @property-read string|null $checkout_session The checkout session the charge was made from, if any.
  * @property-read string $created_at ISO 8601, UTC.
  * @property-read string|null $updated_at ISO 8601, UTC.
  * @property-read NextAction|null $next_action Present while a card charge is pending.
  * @property-read string|null $charge_id
  * @property-read 'duplicate'|'fraudulent'|'requested_by_customer'|'late_payment'|null $reason late_payment: a payment that could not be accepted (it arrived after its charge had failed, or it is a second payment of the charge), given back by the service itself.
- * @property-read string|null $operator_reference
  * @property-read SettlementAccountShown|null $settlement_account
  * @property-read 'manual'|'automatic'|null $method manual: on demand; automatic: by schedule.
  * @property-read string|null $reference What you will find on your bank or wallet statement.

@@ -24,6 +24,7 @@ use Congopay\ApiObject;
  * @property-read array<string, string> $metadata
  * @property-read string|null $failure_code Why it failed, as a stable code (insufficient_funds, customer_rejected, timeout, provider_error, card_declined, …); null unless failed or declined.
  * @property-read string|null $failure_message The failure in words, for people; null unless failed.
+ * @property-read string|null $operator_reference The operator's transaction id of the payout; null until the operator gives one.
  * @property-read string $created_at ISO 8601, UTC.
  * @property-read string $updated_at ISO 8601, UTC.
  */

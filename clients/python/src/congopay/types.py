@@ -222,6 +222,8 @@ class Charge(TypedDict):
     """Why it failed, as a stable code (insufficient_funds, customer_rejected, timeout, provider_error, card_declined, …); null unless failed or declined."""
     failure_message: str | None
     """The failure in words, for people; null unless failed."""
+    operator_reference: str | None
+    """The operator's or card provider's transaction id of the payment that stands (the one that made the charge succeed, or the late payment given back); null until known. What the operator's statement names it by."""
     checkout_session: str | None
     """The checkout session the charge was made from, if any."""
     created_at: str
@@ -637,6 +639,8 @@ class Payout(TypedDict):
     """Why it failed, as a stable code (insufficient_funds, customer_rejected, timeout, provider_error, card_declined, …); null unless failed or declined."""
     failure_message: str | None
     """The failure in words, for people; null unless failed."""
+    operator_reference: str | None
+    """The operator's transaction id of the payout; null until the operator gives one."""
     created_at: str
     """ISO 8601, UTC."""
     updated_at: str
