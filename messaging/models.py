@@ -85,3 +85,35 @@ class MessagingSettings(models.Model):
 
     def __str__(self) -> str:
         return str(self.merchant_id)
+
+
+class SmsReceipt(models.Model):
+    """The receipt a paying phone got by SMS: its page (/r/{token}, an unguessable token) shows
+    the payment in the customer's language."""
+
+    token = models.CharField(
+        _("token"), max_length=40, unique=True, default=ids.receipt_token, editable=False
+    )
+    session = models.OneToOneField(
+        "checkout.CheckoutSession",
+        on_delete=models.PROTECT,
+        related_name="sms_receipt",
+        verbose_name=_("checkout session"),
+    )
+    message = models.OneToOneField(
+        Message,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="receipt",
+        verbose_name=_("text message"),
+    )
+    language = models.CharField(_("language"), max_length=8)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+
+    class Meta:
+        verbose_name = _("receipt by SMS")
+        verbose_name_plural = _("receipts by SMS")
+
+    def __str__(self) -> str:
+        return str(self.session_id)

@@ -14,7 +14,6 @@ SMS_SENDER_NAME = env.str("SMS_SENDER_NAME", default="CongoPay")
 SMS_RETRY_SCHEDULE = [
     int(s) for s in env.list("SMS_RETRY_SCHEDULE", default=["30", "120", "600", "1800", "7200"])
 ]
-SMS_HTTP_TIMEOUT = env.float("SMS_HTTP_TIMEOUT", default=15)
 
 # Orange's SMS API (developer.orange.com, "SMS Africa"): an application's client credentials,
 # and the sender address of the country's offer ("tel:+243…").
@@ -22,9 +21,9 @@ ORANGE_SMS_BASE_URL = env.str("ORANGE_SMS_BASE_URL", default="https://api.orange
 ORANGE_SMS_CLIENT_ID = env.str("ORANGE_SMS_CLIENT_ID", default="")
 ORANGE_SMS_CLIENT_SECRET = env.str("ORANGE_SMS_CLIENT_SECRET", default="")
 ORANGE_SMS_SENDER_ADDRESS = env.str("ORANGE_SMS_SENDER_ADDRESS", default="")
-# The value of the Authorization header Orange sends with delivery receipts (set when the
-# subscription to them is made); none accepted while unset.
-ORANGE_SMS_CALLBACK_AUTHORIZATION = env.str("ORANGE_SMS_CALLBACK_AUTHORIZATION", default="")
+# A secret word in the delivery-receipt address given to Orange ("Real time SMS DR"): its
+# notifications carry no signature, so the address is the secret; none accepted while unset.
+ORANGE_SMS_CALLBACK_TOKEN = env.str("ORANGE_SMS_CALLBACK_TOKEN", default="")
 
 # Twilio's Messages API: the account and its auth token (which also signs StatusCallback
 # requests), and the sender (a number or an alphanumeric sender id).
