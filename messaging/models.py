@@ -1,6 +1,7 @@
 """Text messages: one row per message, sent at most once (claimed by a conditional update before
 the vendor is called), and the receipts customers get by SMS."""
 
+from django.core.validators import RegexValidator
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -77,7 +78,18 @@ class MessagingSettings(models.Model):
         verbose_name=_("merchant"),
     )
     sms_receipts = models.BooleanField(_("receipts by SMS"), default=True)
-    sender_name = models.CharField(_("SMS sender name"), max_length=11, blank=True, default="")
+    sender_name = models.CharField(
+        _("SMS sender name"),
+        max_length=11,
+        blank=True,
+        default="",
+        validators=[
+            RegexValidator(
+                r"^[A-Za-z0-9]{1,11}$",
+                _("At most 11 letters and digits, as the vendor registered it."),
+            )
+        ],
+    )
 
     class Meta:
         verbose_name = _("text message settings")

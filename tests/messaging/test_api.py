@@ -56,3 +56,29 @@ def test_another_merchants_messages_are_not_shown(api, merchant):
     other = merchant_with_keys().merchant
     services.sms_queue(merchant=other, livemode=False, to="+243812345678", body="x", kind="receipt")
     assert api.get("/v1/test_helpers/messages").json()["data"] == []
+
+
+def test_staff_read_messages_and_set_a_merchants_sender_name(merchant):
+    from messaging.models import MessagingSettings
+    from tests.factories import staff_client
+
+    message = services.sms_queue(
+        merchant=merchant, livemode=False, to="+243812345678", body="Un", kind="receipt"
+    )
+    staff = staff_client()
+    assert staff.get("/admin/messaging/message/").status_code == 200
+    assert (
+        message.id in staff.get(f"/admin/messaging/message/{message.id}/change/").content.decode()
+    )
+    assert staff.get("/admin/messaging/smsreceipt/").status_code == 200
+    refused = staff.post(
+        "/admin/messaging/messagingsettings/add/",
+        {"merchant": merchant.pk, "sender_name": "Boutique Lumière"},
+    )
+    assert refused.status_code == 200 and not MessagingSettings.objects.exists()
+    staff.post(
+        "/admin/messaging/messagingsettings/add/",
+        {"merchant": merchant.pk, "sender_name": "Lumiere"},
+    )
+    assert services.sender_name(merchant) == "Lumiere"
+    assert services.messaging_settings(merchant).sms_receipts is True
