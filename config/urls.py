@@ -35,8 +35,10 @@ urlpatterns = [
     path("v1/", include("links.api.urls")),
     path("v1/", include("webhooks.api.urls")),
     path("v1/", include("batches.api.urls")),
+    path("v1/", include("messaging.api.urls")),
     re_path(r"^v1(?:/.*)?$", api_errors.not_found_view),
     path("", include("payments.callbacks.urls")),
+    path("", include("messaging.urls")),  # /r/{token}, the SMS vendors' delivery reports
     path("", include("links.urls")),  # /pay/{slug}: before checkout's /pay/{session id}
     path("", include("checkout.urls")),
     path("sandbox/", include("sandbox.urls")),

@@ -94,3 +94,13 @@ def payout_batch_id() -> str:
 
 def statement_id() -> str:
     return new_id("stmt")
+
+
+def message_id() -> str:
+    return new_id("sms")
+
+
+def receipt_token() -> str:
+    """The random part of an SMS receipt's page (/r/{token}): 22 characters drawn by the OS's
+    random source (about 131 bits), unrelated to any id."""
+    return random_token(22)

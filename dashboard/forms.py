@@ -57,8 +57,24 @@ class SignupForm(AllauthSignupForm):
 
 
 class BusinessForm(forms.ModelForm):
-    """The merchant's name and support contact, checked by the model's own rules; saved by
-    services.business_update (which audits), never by the form."""
+    """The merchant's name and support contact, checked by the model's own rules, and whether
+    its customers get a receipt by SMS; saved by services.business_update (which audits), never
+    by the form."""
+
+    # Radio buttons, one always checked: a form without the field changes nothing.
+    sms_receipts = forms.ChoiceField(
+        label=_("Send customers a receipt by SMS"),
+        help_text=_(
+            "After each payment, the phone that paid receives a short text message with the "
+            "amount, the operator's reference and a link to the receipt."
+        ),
+        choices=[("on", _("Yes, after each payment")), ("off", _("No"))],
+        widget=forms.RadioSelect,
+        required=False,
+    )
+
+    def clean_sms_receipts(self) -> bool | None:
+        return {"on": True, "off": False}.get(self.cleaned_data.get("sms_receipts"))
 
     class Meta:
         model = Merchant

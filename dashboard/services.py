@@ -17,6 +17,7 @@ from dashboard import audit
 from dashboard.models import Action, Invitation, Membership, MerchantSettings, Role
 from dashboard.permissions import may_manage
 from dashboard.roles import roles_with
+from messaging import services as messaging
 from payments.services import accounts
 
 
@@ -192,15 +193,25 @@ def ownership_transfer(request, actor: Membership, target_id: int) -> Membership
 
 
 @transaction.atomic
-def business_update(request, membership: Membership, **values) -> bool:
+def business_update(request, membership: Membership, sms_receipts=None, **values) -> bool:
+    """The merchant's fields in `values`, and its customers' receipts by SMS (messaging's
+    setting) when `sms_receipts` is given; one audit row names what changed."""
     merchant = type(membership.merchant).objects.select_for_update().get(pk=membership.merchant_id)
     changed = [name for name, value in values.items() if getattr(merchant, name) != value]
-    if not changed:
+    receipts_changed = (
+        sms_receipts is not None
+        and messaging.messaging_settings(merchant).sms_receipts != sms_receipts
+    )
+    if not changed and not receipts_changed:
         return False
     for name in changed:
         setattr(merchant, name, values[name])
     merchant.full_clean()
-    merchant.save(update_fields=changed)
+    if changed:
+        merchant.save(update_fields=changed)
+    if receipts_changed:
+        messaging.sms_receipts_set(merchant=merchant, enabled=sms_receipts)
+        changed.append("sms_receipts")
     audit.record(request, Action.SETTINGS_UPDATED, merchant=merchant, object_id=",".join(changed))
     return True
 

@@ -53,6 +53,7 @@ from dashboard.permissions import (
 )
 from dashboard.plan import plan_words
 from dashboard.roles import roles_with
+from messaging import services as messaging
 from payments import pricing, selectors
 from payments.statement import spreadsheet_safe
 
@@ -144,6 +145,7 @@ def settings_business(request):
         "name": merchant.name,
         "support_email": merchant.support_email,
         "support_phone": merchant.support_phone,
+        "sms_receipts": "on" if messaging.messaging_settings(merchant).sms_receipts else "off",
     }
     form = BusinessForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():

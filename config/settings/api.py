@@ -57,6 +57,11 @@ SPECTACULAR_SETTINGS = {
             "description": "Links to share (a message, a QR code) that open a payment page.",
         },
         {"name": "Webhooks", "description": "Where events go, and what was sent."},
+        {
+            "name": "Test helpers",
+            "description": "What test mode keeps for you to check: the text messages it would "
+            "have sent.",
+        },
     ],
     "ENUM_NAME_OVERRIDES": {
         "Currency": "payments.models.Currency.values",
@@ -96,6 +101,9 @@ SPECTACULAR_SETTINGS = {
         "SettlementObject": ["settlement"],
         "SettlementAccountObject": ["settlement_account"],
         "PricingObject": ["pricing"],
+        "MessageObject": ["message"],
+        "MessageKind": ["receipt", "notification"],
+        "MessageStatus": ["queued", "sent", "delivered", "failed"],
     },
     "ENUM_GENERATE_CHOICE_DESCRIPTION": False,
     "ENUM_ADD_EXPLICIT_BLANK_NULL_CHOICE": False,

@@ -371,6 +371,47 @@ export type FeeType = "processing_fee" | "payout_fee" | "settlement_fee";
 
 export type ListObject = "list";
 
+/**
+ * A text message a customer (a receipt) or a member (a notification) would get. Test mode
+ * sends none: its messages are kept, `sent`, to be read here.
+ */
+export interface Message {
+  /** sms_ followed by 24 characters. */
+  id: string;
+  /** Always "message". */
+  object: MessageObject;
+  /** true for a live key's object, false in test mode. */
+  livemode: boolean;
+  /** The phone, E.164 (+243…). */
+  to: string;
+  /** The text, as the phone shows it. */
+  body: string;
+  kind: MessageKind;
+  /** A kept test message is `sent`. */
+  status: MessageStatus;
+  /** ISO 8601, UTC. */
+  created_at: string;
+}
+
+export type MessageKind = "receipt" | "notification";
+
+/** A page of Message objects, newest first. */
+export interface MessageList {
+  /** Always "list". */
+  object: ListObject;
+  /** The path that was asked. */
+  url: string;
+  data: Array<Message>;
+  /** Whether another page follows. */
+  has_more: boolean;
+  limit: number;
+  offset: number;
+}
+
+export type MessageObject = "message";
+
+export type MessageStatus = "queued" | "sent" | "delivered" | "failed";
+
 /** Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned as given. */
 export type Metadata = { [key: string]: string };
 
@@ -1115,6 +1156,16 @@ export interface SettlementsListParams {
   status?: "pending" | "in_transit" | "paid" | "failed";
 }
 
+/** The query parameters of `GET /v1/test_helpers/messages`. */
+export interface TestHelpersMessagesListParams {
+  /** How many objects to return. */
+  limit?: number;
+  /** How many objects to skip. */
+  offset?: number;
+  /** The id of an object of the previous page: the page starts after it (offset must then be 0). Faster than offset for deep pages. */
+  starting_after?: string;
+}
+
 /** `client.balance` */
 export class BalanceResource {
   readonly #client: APIClient;
@@ -1764,6 +1815,38 @@ export class SettlementsResource {
   }
 }
 
+/** `client.testHelpers` */
+export class TestHelpersResource {
+  readonly messages: TestHelpersMessagesResource;
+
+  constructor(client: APIClient) {
+    this.messages = new TestHelpersMessagesResource(client);
+  }
+}
+
+/** `client.testHelpers.messages` */
+export class TestHelpersMessagesResource {
+  readonly #client: APIClient;
+
+  constructor(client: APIClient) {
+    this.#client = client;
+  }
+
+  /**
+   * List test mode's text messages.
+   *
+   * The text messages test mode would have sent (customers' receipts, members' notifications), newest first: nothing is sent to a phone in test mode, each is kept here, `sent`. Test keys only: a live key gets 404 `resource_missing`.
+   *
+   * `GET /v1/test_helpers/messages`
+   */
+  list(params?: TestHelpersMessagesListParams, options?: RequestOptions): PagePromise<Message, MessageList> {
+    return this.#client.list<Message, MessageList>(
+      { path: "/v1/test_helpers/messages", query: params, keyset: true },
+      options,
+    );
+  }
+}
+
 /** `client.transactions` */
 export class TransactionsResource {
   readonly #client: APIClient;
@@ -1853,6 +1936,7 @@ export class Resources extends APIClient {
   readonly refunds: RefundsResource;
   readonly settlementAccounts: SettlementAccountsResource;
   readonly settlements: SettlementsResource;
+  readonly testHelpers: TestHelpersResource;
   readonly transactions: TransactionsResource;
   readonly webhookEndpoint: WebhookEndpointResource;
 
@@ -1871,6 +1955,7 @@ export class Resources extends APIClient {
     this.refunds = new RefundsResource(this);
     this.settlementAccounts = new SettlementAccountsResource(this);
     this.settlements = new SettlementsResource(this);
+    this.testHelpers = new TestHelpersResource(this);
     this.transactions = new TransactionsResource(this);
     this.webhookEndpoint = new WebhookEndpointResource(this);
   }

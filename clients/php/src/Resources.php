@@ -23,6 +23,7 @@ abstract class Resources
     public readonly Resource\RefundsResource $refunds;
     public readonly Resource\SettlementAccountsResource $settlementAccounts;
     public readonly Resource\SettlementsResource $settlements;
+    public readonly Resource\TestHelpersResource $testHelpers;
     public readonly Resource\TransactionsResource $transactions;
     public readonly Resource\WebhookEndpointResource $webhookEndpoint;
 
@@ -41,6 +42,7 @@ abstract class Resources
         $this->refunds = new Resource\RefundsResource($transport);
         $this->settlementAccounts = new Resource\SettlementAccountsResource($transport);
         $this->settlements = new Resource\SettlementsResource($transport);
+        $this->testHelpers = new Resource\TestHelpersResource($transport);
         $this->transactions = new Resource\TransactionsResource($transport);
         $this->webhookEndpoint = new Resource\WebhookEndpointResource($transport);
     }

@@ -570,6 +570,29 @@ class SettlementsResource:
         )
 
 
+class TestHelpersResource:
+    """`client.test_helpers`."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+        self.messages = TestHelpersMessagesResource(transport)
+
+
+class TestHelpersMessagesResource:
+    """`client.test_helpers.messages`."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(self, **params: Unpack[types.TestHelpersMessagesListParams]) -> Page[types.Message]:
+        """List test mode's text messages.
+
+        The text messages test mode would have sent (customers' receipts, members' notifications), newest first: nothing is sent to a phone in test mode, each is kept here, `sent`. Test keys only: a live key gets 404 `resource_missing`.
+
+        GET /v1/test_helpers/messages"""
+        return Page(self._transport, "/v1/test_helpers/messages", dict(params), "starting_after")
+
+
 class TransactionsResource:
     """`client.transactions`."""
 
@@ -651,5 +674,6 @@ class Resources:
         self.refunds = RefundsResource(transport)
         self.settlement_accounts = SettlementAccountsResource(transport)
         self.settlements = SettlementsResource(transport)
+        self.test_helpers = TestHelpersResource(transport)
         self.transactions = TransactionsResource(transport)
         self.webhook_endpoint = WebhookEndpointResource(transport)

@@ -63,6 +63,12 @@ FeeType = Literal["processing_fee", "payout_fee", "settlement_fee"]
 
 ListObject = Literal["list"]
 
+MessageKind = Literal["receipt", "notification"]
+
+MessageObject = Literal["message"]
+
+MessageStatus = Literal["queued", "sent", "delivered", "failed"]
+
 MobileMoneyNetwork = Literal["AIRTEL_MONEY", "VODACOM_MPESA", "ORANGE_MONEY"]
 
 NetworkObject = Literal["network"]
@@ -456,6 +462,41 @@ class FeeDetail(TypedDict):
     amount: int
     """Negative where a failure gives the fee back."""
     currency: Currency
+
+
+class Message(TypedDict):
+    """A text message a customer (a receipt) or a member (a notification) would get. Test mode
+    sends none: its messages are kept, `sent`, to be read here."""
+
+    id: str
+    """sms_ followed by 24 characters."""
+    object: MessageObject
+    """Always "message"."""
+    livemode: bool
+    """true for a live key's object, false in test mode."""
+    to: str
+    """The phone, E.164 (+243…)."""
+    body: str
+    """The text, as the phone shows it."""
+    kind: MessageKind
+    status: MessageStatus
+    """A kept test message is `sent`."""
+    created_at: str
+    """ISO 8601, UTC."""
+
+
+class MessageList(TypedDict):
+    """A page of Message objects, newest first."""
+
+    object: ListObject
+    """Always "list"."""
+    url: str
+    """The path that was asked."""
+    data: list[Message]
+    has_more: bool
+    """Whether another page follows."""
+    limit: int
+    offset: int
 
 
 class MobileMoneyChargeCreated(TypedDict):
@@ -1341,6 +1382,17 @@ class SettlementsCreateParams(TypedDict):
     """By default the most the available balance covers with the fee (whole units for a mobile money account)."""
     settlement_account: NotRequired[str]
     """By default the currency's default account."""
+
+
+class TestHelpersMessagesListParams(TypedDict):
+    """The keyword arguments of `test_helpers.messages.list`."""
+
+    limit: NotRequired[int]
+    """How many objects to return."""
+    offset: NotRequired[int]
+    """How many objects to skip."""
+    starting_after: NotRequired[str]
+    """The id of an object of the previous page: the page starts after it (offset must then be 0). Faster than offset for deep pages."""
 
 
 class WebhookEndpointUpdateParams(TypedDict):
