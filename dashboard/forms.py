@@ -57,17 +57,32 @@ class SignupForm(AllauthSignupForm):
 
 
 class BusinessForm(forms.ModelForm):
-    """The merchant's name and support contact, checked by the model's own rules; saved by
-    services.business_update (which audits), never by the form."""
+    """The merchant's name, support contact and time zone, checked by the model's own rules;
+    saved by services.business_update (which audits), never by the form."""
 
     class Meta:
         model = Merchant
-        fields = ["name", "support_email", "support_phone"]
+        fields = ["name", "support_email", "support_phone", "time_zone"]
         labels = {
             "name": _("Business name"),
             "support_email": _("Support e-mail"),
             "support_phone": _("Support phone"),
+            "time_zone": _("Time zone"),
         }
+        help_texts = {
+            "time_zone": _(
+                "The times of the dashboard, the mails and the downloads for people; the API "
+                "and the downloads for machines stay in UTC."
+            ),
+        }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # A form sent without the zone (an older page, a script) keeps the merchant's.
+        self.fields["time_zone"].required = False
+
+    def clean_time_zone(self):
+        return self.cleaned_data["time_zone"] or self.initial.get("time_zone", "Africa/Kinshasa")
 
 
 class InviteForm(forms.Form):

@@ -144,6 +144,7 @@ def settings_business(request):
         "name": merchant.name,
         "support_email": merchant.support_email,
         "support_phone": merchant.support_phone,
+        "time_zone": merchant.time_zone,
     }
     form = BusinessForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
