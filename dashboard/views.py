@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from core.errors import ApiError
-from dashboard import activation, services
+from dashboard import activation, downloads, services
 from dashboard.filters import AuditFilter
 from dashboard.forms import (
     ActivationForm,
@@ -351,6 +351,12 @@ def audit_log(request):
     rows = found.qs if found.is_bound and found.is_valid() else entries
     if request.GET.get("format") == "csv":
         return _audit_csv(rows)
+    if request.GET.get("format") == downloads.PEOPLE:
+        reader = downloads.people_csv(request)
+        return downloads.attachment(
+            downloads.audit_lines(reader, downloads.newest_first_in_chunks(rows)),
+            f"audit-{reader.language}.csv",
+        )
     page = Paginator(rows, 50).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
