@@ -65,6 +65,7 @@ app.conf.beat_schedule = {
     "webhooks-sweep": {"task": "webhooks.tasks.deliveries_sweep", "schedule": 30.0},
     "receipts-enqueue-unsent": {"task": "links.tasks.receipts_enqueue_unsent", "schedule": 300.0},
     "payout-batches-resume": {"task": "batches.tasks.batches_resume", "schedule": 10.0},
+    "messages-sweep": {"task": "messaging.tasks.messages_sweep", "schedule": 60.0},
 }
 # The sweeps run on their own queue, so a backlog of ordinary tasks never delays them.
 app.conf.task_routes = {

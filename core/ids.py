@@ -90,3 +90,13 @@ def payment_link_slug() -> str:
 
 def payout_batch_id() -> str:
     return new_id("pob")
+
+
+def message_id() -> str:
+    return new_id("sms")
+
+
+def receipt_token() -> str:
+    """The random part of an SMS receipt's page (/r/{token}): 22 characters drawn by the OS's
+    random source (about 131 bits), unrelated to any id."""
+    return random_token(22)

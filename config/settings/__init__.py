@@ -17,6 +17,7 @@ the service at start (ImproperlyConfigured), in the part that reads it.
   logging            the log's format and level
   providers          the live providers' credentials, the adapters, the rails offered live
   networks           the networks' amount limits, typed card amounts, when a network is degraded
+  sms                text messages: the SMS vendor, its credentials, the sender name, retries
 """
 
 # isort: skip_file
@@ -32,3 +33,4 @@ from config.settings.payments import *  # noqa: F403
 from config.settings.logging import *  # noqa: F403
 from config.settings.providers import *  # noqa: F403
 from config.settings.networks import *  # noqa: F403
+from config.settings.sms import *  # noqa: F403

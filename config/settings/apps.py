@@ -23,6 +23,7 @@ INSTALLED_APPS = [
     "webhooks",
     "sandbox",
     "batches",
+    "messaging",
     "dashboard",
     "allauth",
     "allauth.account",

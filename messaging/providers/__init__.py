@@ -1,0 +1,1 @@
+"""The SMS vendors' adapters (dataclasses in, dataclasses out), one chosen by SMS_PROVIDER."""
