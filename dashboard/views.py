@@ -19,12 +19,13 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from core.errors import ApiError
-from dashboard import activation, downloads, services
+from dashboard import activation, downloads, notifications, services
 from dashboard.filters import AuditFilter
 from dashboard.forms import (
     ActivationForm,
     BusinessForm,
     InviteForm,
+    NotificationForm,
     RoleForm,
     SecurityForm,
     account_words,
@@ -35,6 +36,7 @@ from dashboard.models import (
     Invitation,
     Membership,
     MerchantSettings,
+    NoticeKind,
     Role,
 )
 from dashboard.pages.common import row_id
@@ -447,6 +449,34 @@ def settings_pricing(request):
         "dashboard/settings_pricing.html",
         {"parts": plan_words(pricing.plan_of(request.merchant))},
     )
+
+
+@merchant_view("view", mode_in_path=False)
+def settings_notifications(request):
+    """The member's own notices (dashboard.notifications): every member chooses for
+    themselves, among the kinds their role may hear of."""
+    membership = request.membership
+    kinds = [kind for kind in NoticeKind.values if notifications.may_get(membership, kind)]
+    preference = notifications.preference_of(membership)
+    initial = {"phone": preference.phone}
+    for kind in kinds:
+        for channel in ("email", "sms"):
+            initial[f"{kind}_{channel}"] = preference.wants(kind, channel)
+    form = NotificationForm(request.POST or None, initial=initial, kinds=kinds)
+    if request.method == "POST" and form.is_valid():
+        notifications.preference_update(membership=membership, **form.cleaned_data)
+        messages.success(request, _("Your notifications are saved."))
+        return _back(request, "settings-notifications")
+    rows = [
+        {
+            "kind": kind,
+            "label": NoticeKind(kind).label,
+            "email": form[f"{kind}_email"],
+            "sms": form[f"{kind}_sms"],
+        }
+        for kind in kinds
+    ]
+    return render(request, "dashboard/settings_notifications.html", {"form": form, "rows": rows})
 
 
 @merchant_view("view", mode_in_path=False)
