@@ -499,6 +499,11 @@ class Notice(models.Model):
                 condition=models.Q(sent_at__isnull=False),
                 name="notice_last_sent_idx",
             ),
+            models.Index(
+                fields=["sent_at"],
+                condition=models.Q(sent_at__isnull=False),
+                name="notice_sent_idx",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -296,8 +296,12 @@ def _footer() -> str:
 
 def summaries_send(*, now: datetime | None = None) -> int:
     """Each merchant's summary of the day before, once its clock has passed
-    NOTIFY_SUMMARY_HOUR. Returns how many were sent."""
+    NOTIFY_SUMMARY_HOUR (and the notices sent over a day ago deleted). Returns how many
+    summaries were sent."""
     now = now or timezone.now()
+    # The notices sent long before any grouping could read them again are of no more use.
+    keep = max(timedelta(days=1), 2 * timedelta(seconds=settings.NOTIFY_GROUP_SECONDS))
+    Notice.objects.filter(sent_at__lt=now - keep).delete()
     sent = 0
     for zone_name, _label in TIME_ZONES:
         zone = ZoneInfo(zone_name)

@@ -129,6 +129,9 @@ def test_a_burst_of_payments_is_grouped(shop, other_shop, mailoutbox, eager_task
     assert "3 000,00 CDF" in spaced(mailoutbox[1].body)
     assert run_notices(START + timedelta(seconds=1000)) == 0  # nothing new
     assert not Notice.objects.filter(sent_at__isnull=True).exists()
+    with time_machine.travel(START + timedelta(days=2), tick=False):
+        tasks.summaries_send.delay().get()
+    assert not Notice.objects.exists()  # sent long ago: deleted
 
 
 def test_payment_notices_by_sms_go_to_the_test_inbox(shop, mailoutbox, eager_tasks, run_notices):
