@@ -18,7 +18,7 @@ from tests.dashboard.test_payout_batches_pages import BATCHES, action, draft
 from tests.factories import succeeded_mobile_money_charge
 from tests.helpers import api_client
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
+pytestmark = [pytest.mark.django_db]
 
 BALANCE = "/dashboard/test/balance/"
 FIRST = datetime(2026, 12, 7, 23, 30, tzinfo=UTC)  # 00:30 on the 8th in Kinshasa
