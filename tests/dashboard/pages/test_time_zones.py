@@ -10,7 +10,7 @@ import time_machine
 from payments.models import Merchant
 from tests.dashboard.pages.conftest import member
 from tests.dashboard.pages.test_browser import fits, signed_in_page
-from tests.factories import make_charge
+from tests.factories import make_charge, succeeded_mobile_money_charge
 from tests.helpers import api_client, axe_violations, screenshot
 
 PAYMENTS = "/dashboard/test/payments/"
@@ -102,3 +102,13 @@ def test_an_owner_moves_the_shop_to_lubumbashi(
         screenshot(page, f"dashboard-payments-lubumbashi-{language}-{width}")
     finally:
         context.close()
+
+
+def test_the_home_pages_today_is_the_merchants(shop, owner):
+    # 23:30 UTC on the 7th is 00:30 on the 8th in Kinshasa: today's, seen at 10:00 there.
+    for hour in (23, 22):
+        with time_machine.travel(datetime(2026, 12, 7, hour, 30, tzinfo=UTC), tick=False):
+            succeeded_mobile_money_charge(shop)
+    with time_machine.travel(datetime(2026, 12, 8, 9, 0, tzinfo=UTC), tick=False):
+        (totals,) = owner.get("/dashboard/test/").context["totals"]
+    assert (totals["today_count"], totals["week_count"]) == (1, 2)
