@@ -247,3 +247,39 @@ def test_security_notices_are_always_mailed(shop, mailoutbox, django_capture_on_
     assert all(
         "is now an admin" in mail.body or "est désormais" in mail.body for mail in mailoutbox
     )
+
+
+def test_a_settlement_paid_and_the_summary_by_sms(
+    shop, mailoutbox, eager_tasks, run_notices, django_capture_on_commit_callbacks
+):
+    from payments.services import settlements
+
+    owner = make_member(shop, "owner")
+    choose(owner, payout_sms=True, summary_sms=True, phone="+243812345678")
+    paid_at(shop, START, amount=5_000_000)  # 14:05 on the 8th in Kinshasa
+    settlements.account_add(
+        merchant=shop,
+        livemode=False,
+        type="bank_account",
+        currency="CDF",
+        bank_name="Rawbank",
+        account_holder="Boutique Gombe SARL",
+        account_number="0501 2345 6789 4821",
+        swift="RAWBCDKI",
+    )
+    with time_machine.travel(START, tick=False):
+        settlement = settlements.settlement_create(
+            merchant=shop, livemode=False, currency="CDF", amount=100000
+        )
+        settlements.settlement_apply_outcome(
+            settlement_id=settlement.id, outcome=ProviderOutcome(status="paid")
+        )
+    run_notices(START + timedelta(seconds=5))
+    (message,) = Message.objects.filter(kind="notification")
+    assert settlement.id in message.body and "1 000,00 CDF" in spaced(message.body)
+    assert mailoutbox == []  # SMS only, as chosen
+
+    with time_machine.travel(datetime(2026, 12, 9, 6, 0, tzinfo=UTC), tick=False):
+        tasks.summaries_send.delay().get()
+    texts = [m.body for m in Message.objects.filter(kind="notification").order_by("created_at")]
+    assert len(texts) == 2 and "1 paiement, 50 000,00 CDF" in spaced(texts[1])
