@@ -134,3 +134,38 @@ def test_a_batchs_results_for_people(funded_clients):
 def funded_clients(shop) -> Members:
     succeeded_mobile_money_charge(shop, amount=1_000_000)
     return Members(shop)
+
+
+@pytest.mark.browser
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("width", [360, 1280])
+@pytest.mark.parametrize("language", ["fr", "en"])
+def test_both_downloads_side_by_side_in_chromium(
+    browser, live_server, shop, axe_source, language, width
+):
+    from tests.dashboard.pages.conftest import member
+    from tests.dashboard.pages.test_browser import fits, signed_in_page
+    from tests.helpers import axe_violations, screenshot
+
+    user = member(shop, "finance", f"finance-{language}-{width}@example.com")
+    succeeded_mobile_money_charge(shop, amount=250000, phone="+243812345678")
+    context, page = signed_in_page(browser, live_server.url, user, language=language, width=width)
+    try:
+        page.goto(f"{live_server.url}{BALANCE}")
+        buttons = page.locator("[data-downloads] button")
+        assert buttons.count() == 2
+        with page.expect_download() as machine:
+            buttons.nth(0).click()
+        assert machine.value.suggested_filename.startswith("balance-transactions-test-")
+        with page.expect_download() as people:
+            buttons.nth(1).click()
+        assert people.value.suggested_filename.endswith(f"-{language}.csv")
+        text = open(people.value.path(), encoding="utf-8").read()  # noqa: PTH123, SIM115
+        header = {"fr": "Date (heure de Kinshasa);", "en": "Date (Kinshasa time),"}[language]
+        assert text.startswith("\ufeff" + header)
+        assert fits(page)
+        assert axe_violations(page, axe_source) == []
+        screenshot(page, f"dashboard-balance-downloads-{language}-{width}")
+    finally:
+        context.close()
