@@ -254,7 +254,9 @@ def batch_submit(
                 "submitted: upload the file again to see which."
             )
         )
-    return _moved(batch, BatchStatus.AWAITING_APPROVAL, step="submitted", user_id=user_id)
+    batch = _moved(batch, BatchStatus.AWAITING_APPROVAL, step="submitted", user_id=user_id)
+    events.payout_batch_awaiting_approval.send(sender=PayoutBatch, instance=batch)
+    return batch
 
 
 def _references_free_check(

@@ -71,6 +71,9 @@ app.conf.beat_schedule = {
     "receipts-enqueue-unsent": {"task": "links.tasks.receipts_enqueue_unsent", "schedule": 300.0},
     "payout-batches-resume": {"task": "batches.tasks.batches_resume", "schedule": 10.0},
     "messages-sweep": {"task": "messaging.tasks.messages_sweep", "schedule": 60.0},
+    # A payment notice within a minute of the payment (docs/guides/notifications.md).
+    "notices-send": {"task": "dashboard.tasks.notices_send", "schedule": 15.0},
+    "summaries-send": {"task": "dashboard.tasks.summaries_send", "schedule": 300.0},
 }
 # The sweeps run on their own queue, so a backlog of ordinary tasks never delays them.
 app.conf.task_routes = {

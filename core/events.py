@@ -27,6 +27,10 @@ session_changed = Signal()
 session_completing = Signal()
 # A payout batch (batches.services) whose rows are all settled: `payout_batch.completed`.
 payout_batch_changed = Signal()
+# A payout batch submitted, now awaiting a member's approval (batches.services.batch_submit),
+# sent in that transaction with `instance`: the dashboard tells the members who may approve it
+# (one the API approves at once in the same transaction is told of no more).
+payout_batch_awaiting_approval = Signal()
 # A new merchant (payments.services.accounts.merchant_create), sent in its transaction with
 # `instance`, `webhook_url` (its default URL, maybe "") and `webhook_secrets` (its first signing
 # secret of each mode, by livemode: shown once to whoever created it).

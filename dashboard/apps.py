@@ -18,10 +18,13 @@ class DashboardConfig(AppConfig):
         the API asks the team's rules before a live key pays out alone; a staff user's address
         counts as verified (dashboard/staff.py); a password reset lifts the sign-in lock
         (dashboard/signin.py); a settlement account added or removed is audited, and a live one
-        mailed to every owner and admin (dashboard/settlements.py)."""
+        mailed to every owner and admin (dashboard/settlements.py); payments received, payouts
+        and settlements paid or failed and batches awaiting approval are noticed for the
+        members who chose to hear of them (dashboard/notifications.py)."""
         from dashboard import (  # need the registry
             audit,
             demo,
+            notifications,
             services,
             settlements,
             signals,
@@ -52,3 +55,13 @@ class DashboardConfig(AppConfig):
             dispatch_uid="dashboard.staff_address_verified",
         )
         password_reset.connect(signin.lift_lock, dispatch_uid="dashboard.lift_lock")
+        events.charge_changed.connect(
+            notifications.charge_changed, dispatch_uid="dashboard.notify_charge"
+        )
+        for name in ("payout_changed", "settlement_changed"):
+            getattr(events, name).connect(
+                notifications.payout_or_settlement_changed, dispatch_uid=f"dashboard.notify_{name}"
+            )
+        events.payout_batch_awaiting_approval.connect(
+            notifications.batch_awaiting_approval, dispatch_uid="dashboard.notify_batch"
+        )

@@ -57,9 +57,9 @@ class SignupForm(AllauthSignupForm):
 
 
 class BusinessForm(forms.ModelForm):
-    """The merchant's name and support contact, checked by the model's own rules, and whether
-    its customers get a receipt by SMS; saved by services.business_update (which audits), never
-    by the form."""
+    """The merchant's name, support contact and time zone, checked by the model's own rules, and
+    whether its customers get a receipt by SMS; saved by services.business_update (which audits),
+    never by the form."""
 
     # Radio buttons, one always checked: a form without the field changes nothing.
     sms_receipts = forms.ChoiceField(
@@ -78,12 +78,27 @@ class BusinessForm(forms.ModelForm):
 
     class Meta:
         model = Merchant
-        fields = ["name", "support_email", "support_phone"]
+        fields = ["name", "support_email", "support_phone", "time_zone"]
         labels = {
             "name": _("Business name"),
             "support_email": _("Support e-mail"),
             "support_phone": _("Support phone"),
+            "time_zone": _("Time zone"),
         }
+        help_texts = {
+            "time_zone": _(
+                "The times of the dashboard, the mails and the downloads for people; the API "
+                "and the downloads for machines stay in UTC."
+            ),
+        }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # A form sent without the zone (an older page, a script) keeps the merchant's.
+        self.fields["time_zone"].required = False
+
+    def clean_time_zone(self):
+        return self.cleaned_data["time_zone"] or self.initial.get("time_zone", "Africa/Kinshasa")
 
 
 class InviteForm(forms.Form):
@@ -329,3 +344,45 @@ def account_words(account) -> str:
     where = account.bank_name if account.type == SettlementAccountType.BANK_ACCOUNT else None
     where = where or account.get_network_display() or account.get_type_display()
     return f"{where} ···{account.last4} ({account.currency})"
+
+
+class NotificationForm(forms.Form):
+    """A member's notices: e-mail and/or SMS per kind (only the kinds the role may hear of),
+    and the phone the SMS go to, typed as people write it and kept in E.164."""
+
+    phone = forms.CharField(
+        label=_("Your mobile phone for SMS"),
+        required=False,
+        max_length=30,
+        help_text=_("For example 0812 345 678 or +243 81 234 5678."),
+    )
+
+    def __init__(self, *args, kinds=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.kinds = list(kinds)
+        for kind in self.kinds:
+            for channel in ("email", "sms"):
+                self.fields[f"{kind}_{channel}"] = forms.BooleanField(
+                    required=False,
+                    widget=forms.CheckboxInput(
+                        attrs={"data-notify": kind, "data-channel": channel}
+                    ),
+                )
+
+    def clean_phone(self):
+        typed = self.cleaned_data["phone"].strip()
+        if not typed:
+            return ""
+        number = phones.normalise(typed)
+        if number is None or not phones.is_valid_drc_mobile(number):
+            raise forms.ValidationError(
+                _("Enter a Congolese mobile number, for example 0812 345 678.")
+            )
+        return number
+
+    def clean(self):
+        cleaned = super().clean()
+        wants_sms = any(cleaned.get(f"{kind}_sms") for kind in self.kinds)
+        if wants_sms and not cleaned.get("phone") and "phone" not in self.errors:
+            self.add_error("phone", _("Enter your mobile number to get notices by SMS."))
+        return cleaned

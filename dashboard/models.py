@@ -422,3 +422,109 @@ class ActivationApplication(models.Model):
     def editable(self) -> bool:
         """Whether its owner may change it: a draft, or one sent back with changes requested."""
         return self.status in (ActivationStatus.DRAFT, ActivationStatus.CHANGES_REQUESTED)
+
+
+# --- Notifications (docs/guides/notifications.md) ------------------------------------------
+
+
+class NoticeKind(models.TextChoices):
+    """What a member may be told of (the page's `data-notify`), security notices aside."""
+
+    PAYMENT = "payment", _("Each payment received")
+    SUMMARY = "summary", _("A daily summary at 07:00")
+    PAYOUT = "payout", _("Payouts and settlements paid or failed")
+    BATCH = "batch", _("Payout batches awaiting approval")
+
+
+class NotificationPreference(models.Model):
+    """A member's choices: by e-mail and/or SMS for each kind, and the phone (E.164) the SMS go
+    to. A member without a row has the defaults below."""
+
+    membership = models.OneToOneField(
+        Membership,
+        verbose_name=_("membership"),
+        on_delete=models.CASCADE,
+        related_name="notification_preference",
+    )
+    phone = models.CharField(_("phone"), max_length=16, blank=True, default="")
+    payment_email = models.BooleanField(default=False)
+    payment_sms = models.BooleanField(default=False)
+    summary_email = models.BooleanField(default=True)
+    summary_sms = models.BooleanField(default=False)
+    payout_email = models.BooleanField(default=True)
+    payout_sms = models.BooleanField(default=False)
+    batch_email = models.BooleanField(default=True)
+    batch_sms = models.BooleanField(default=False)
+
+    class Meta:
+        verbose_name = _("notification preference")
+        verbose_name_plural = _("notification preferences")
+
+    def __str__(self) -> str:
+        return f"{self.membership_id} · {self.phone or '-'}"
+
+    def wants(self, kind: str, channel: str) -> bool:
+        return getattr(self, f"{kind}_{channel}")
+
+
+class Notice(models.Model):
+    """One thing to tell a merchant's team (a payment received, a payout or settlement paid or
+    failed, a batch awaiting approval), written in the transaction of the change it tells of.
+    The beat job sends a merchant's unsent notices of a kind and mode as one message per
+    member, at most one every NOTIFY_GROUP_SECONDS: a burst is one message, not one per row."""
+
+    merchant = models.ForeignKey(
+        Merchant, verbose_name=_("merchant"), on_delete=models.CASCADE, related_name="+"
+    )
+    livemode = models.BooleanField(_("live mode"))
+    kind = models.CharField(_("kind"), max_length=10, choices=NoticeKind.choices)
+    object_id = models.CharField(_("object"), max_length=40)
+    status = models.CharField(_("status"), max_length=20, blank=True, default="")
+    amount = models.BigIntegerField(_("amount (minor units)"), null=True, blank=True)
+    currency = models.CharField(_("currency"), max_length=3, blank=True, default="")
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    sent_at = models.DateTimeField(_("sent at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("notice")
+        verbose_name_plural = _("notices")
+        indexes = [
+            models.Index(
+                fields=["created_at"],
+                condition=models.Q(sent_at__isnull=True),
+                name="notice_unsent_idx",
+            ),
+            models.Index(
+                fields=["merchant", "livemode", "kind", "-sent_at"],
+                condition=models.Q(sent_at__isnull=False),
+                name="notice_last_sent_idx",
+            ),
+            models.Index(
+                fields=["sent_at"],
+                condition=models.Q(sent_at__isnull=False),
+                name="notice_sent_idx",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.object_id} ({self.merchant_id})"
+
+
+class DailySummary(models.Model):
+    """A merchant's summary of one day (its own calendar day), sent once: the row is the claim."""
+
+    merchant = models.ForeignKey(
+        Merchant, verbose_name=_("merchant"), on_delete=models.CASCADE, related_name="+"
+    )
+    day = models.DateField(_("day"))
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("daily summary")
+        verbose_name_plural = _("daily summaries")
+        constraints = [
+            models.UniqueConstraint(fields=["merchant", "day"], name="daily_summary_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.merchant_id} {self.day}"

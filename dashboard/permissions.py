@@ -13,6 +13,7 @@ object that is not the merchant's in that mode: that is 404 for every role, neve
 
 import time
 from functools import wraps
+from zoneinfo import ZoneInfo
 
 from allauth.account.authentication import get_authentication_records
 from allauth.core.exceptions import ReauthenticationRequired
@@ -22,6 +23,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from batches.models import PayoutBatch
@@ -165,7 +167,13 @@ def merchant_view(perm: str = "view", *, mode_in_path: bool = True):
                 if names_another_merchants_object(merchant, mode, kwargs):
                     raise Http404  # another merchant's objects answer 404, never 403
                 return forbidden(request)
-            return view(request, *args, **kwargs)
+            # Every time the page shows is the merchant's (docs/guides/dashboard.md); the
+            # pages render before the view returns, so the zone is the view's alone.
+            timezone.activate(ZoneInfo(merchant.time_zone))
+            try:
+                return view(request, *args, **kwargs)
+            finally:
+                timezone.deactivate()
 
         guarded.dashboard_permission = perm
         return guarded

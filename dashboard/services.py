@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from dashboard import audit
+from dashboard import audit, notifications
 from dashboard.models import Action, Invitation, Membership, MerchantSettings, Role
 from dashboard.permissions import may_manage
 from dashboard.roles import roles_with
@@ -189,6 +189,9 @@ def ownership_transfer(request, actor: Membership, target_id: int) -> Membership
             merchant=actor.merchant,
             object_id=member.user.email,
         )
+    notifications.ownership_transfer_told(
+        merchant=actor.merchant, by=actor.user, new_owner=target.user
+    )
     return target
 
 

@@ -12,7 +12,7 @@ from allauth.mfa.signals import (
 )
 from django.contrib.auth.signals import user_login_failed
 
-from dashboard import audit
+from dashboard import audit, notifications
 from dashboard.models import Action
 from dashboard.sessions import other_sessions_end
 
@@ -43,6 +43,7 @@ def mfa_added(sender, request, user, authenticator, **kwargs):
 def mfa_removed(sender, request, user, authenticator, **kwargs):
     if authenticator.type == Authenticator.Type.TOTP:
         audit.record_for_person(request, Action.MFA_DEACTIVATED, user=user)
+        notifications.two_factor_off_told(user)
 
 
 def mfa_changed(sender, request, user, **kwargs):

@@ -29,6 +29,7 @@ urlpatterns = [
     path("settings/team/<int:member_id>/remove/", views.member_remove, name="member-remove"),
     path("settings/security/", views.settings_security, name="settings-security"),
     path("settings/pricing/", views.settings_pricing, name="settings-pricing"),
+    path("settings/notifications/", views.settings_notifications, name="settings-notifications"),
     path(
         "settings/settlement/",
         settlement_accounts.settlement_accounts,

@@ -19,12 +19,13 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from core.errors import ApiError
-from dashboard import activation, services
+from dashboard import activation, downloads, notifications, services
 from dashboard.filters import AuditFilter
 from dashboard.forms import (
     ActivationForm,
     BusinessForm,
     InviteForm,
+    NotificationForm,
     RoleForm,
     SecurityForm,
     account_words,
@@ -35,6 +36,7 @@ from dashboard.models import (
     Invitation,
     Membership,
     MerchantSettings,
+    NoticeKind,
     Role,
 )
 from dashboard.pages.common import row_id
@@ -146,6 +148,7 @@ def settings_business(request):
         "support_email": merchant.support_email,
         "support_phone": merchant.support_phone,
         "sms_receipts": "on" if messaging.messaging_settings(merchant).sms_receipts else "off",
+        "time_zone": merchant.time_zone,
     }
     form = BusinessForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
@@ -352,6 +355,12 @@ def audit_log(request):
     rows = found.qs if found.is_bound and found.is_valid() else entries
     if request.GET.get("format") == "csv":
         return _audit_csv(rows)
+    if request.GET.get("format") == downloads.PEOPLE:
+        reader = downloads.people_csv(request)
+        return downloads.attachment(
+            downloads.audit_lines(reader, downloads.newest_first_in_chunks(rows)),
+            f"audit-{reader.language}.csv",
+        )
     page = Paginator(rows, 50).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
@@ -442,6 +451,34 @@ def settings_pricing(request):
         "dashboard/settings_pricing.html",
         {"parts": plan_words(pricing.plan_of(request.merchant))},
     )
+
+
+@merchant_view("view", mode_in_path=False)
+def settings_notifications(request):
+    """The member's own notices (dashboard.notifications): every member chooses for
+    themselves, among the kinds their role may hear of."""
+    membership = request.membership
+    kinds = [kind for kind in NoticeKind.values if notifications.may_get(membership, kind)]
+    preference = notifications.preference_of(membership)
+    initial = {"phone": preference.phone}
+    for kind in kinds:
+        for channel in ("email", "sms"):
+            initial[f"{kind}_{channel}"] = preference.wants(kind, channel)
+    form = NotificationForm(request.POST or None, initial=initial, kinds=kinds)
+    if request.method == "POST" and form.is_valid():
+        notifications.preference_update(membership=membership, **form.cleaned_data)
+        messages.success(request, _("Your notifications are saved."))
+        return _back(request, "settings-notifications")
+    rows = [
+        {
+            "kind": kind,
+            "label": NoticeKind(kind).label,
+            "email": form[f"{kind}_email"],
+            "sms": form[f"{kind}_sms"],
+        }
+        for kind in kinds
+    ]
+    return render(request, "dashboard/settings_notifications.html", {"form": form, "rows": rows})
 
 
 @merchant_view("view", mode_in_path=False)

@@ -41,3 +41,8 @@ SESSION_COOKIE_AGE = env.int("DASHBOARD_SESSION_AGE", default=12 * 3600)
 SESSION_COOKIE_SAMESITE = "Lax"
 # Days an invitation to a merchant's team stays valid.
 DASHBOARD_INVITATION_DAYS = env.int("DASHBOARD_INVITATION_DAYS", default=7)
+# Merchant notifications (contract §23): the notices that come within this many seconds of the
+# last one of their kind are grouped into the next one (docs/guides/notifications.md).
+NOTIFY_GROUP_SECONDS = env.int("NOTIFY_GROUP_SECONDS", default=300)
+# The local hour of each merchant's daily summary of the day before.
+NOTIFY_SUMMARY_HOUR = 7

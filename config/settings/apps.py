@@ -91,6 +91,8 @@ LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+# English dates as read beside French ones: day first, 24-hour clock (config/formats/en).
+FORMAT_MODULE_PATH = ["config.formats"]
 
 STATIC_URL = "static/"
 # Built once per release (`manage.py collectstatic`) into the release's own tree, read by

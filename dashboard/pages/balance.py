@@ -9,12 +9,13 @@ import django_filters
 from django.db.models import F, Sum
 from django.http import StreamingHttpResponse
 from django.shortcuts import render
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from core import slots
 from core.errors import StatementsBusy
+from dashboard import downloads
 from dashboard.pages.common import livemode, page_of, query_without_cursor
 from dashboard.pages.search import DateBounds, date_range
 from dashboard.permissions import can, forbidden, merchant_view
@@ -44,8 +45,8 @@ def balance(request, mode):
     live = livemode(request)
     scope = selectors.ledger_of(merchant=request.merchant, livemode=live)
     found = LedgerFilter(request.GET or None, queryset=scope)
-    if request.GET.get("format") == "csv":
-        return _statement(request, found)
+    if request.GET.get("format") in ("csv", downloads.PEOPLE):
+        return _statement(request, found, people=request.GET["format"] == downloads.PEOPLE)
     sums = selectors.balance_sums(merchant=request.merchant, livemode=live)
     ledger.ledger_checkpoints_ask(merchant_id=request.merchant.pk, livemode=live, sums=sums)
     outgoing = _on_its_way_out(request.merchant, live)
@@ -105,9 +106,10 @@ def _on_its_way_out(merchant, live: bool) -> dict[str, int]:
     return totals
 
 
-def _statement(request, found: LedgerFilter):
+def _statement(request, found: LedgerFilter, *, people: bool):
     """The ledger as the API's CSV statement (payments.statement), oldest first, for the roles
-    that may export statements."""
+    that may export statements; or (`people`) as a spreadsheet in the user's language reads it,
+    newest first as the page (dashboard.downloads)."""
     if not can(request.membership, "payouts"):
         return forbidden(request)
     rows = found.qs.select_related("charge", "refund", "payout").order_by("created_at", "id")
@@ -116,11 +118,19 @@ def _statement(request, found: LedgerFilter):
     if slot is None:
         error = StatementsBusy(params={"count": STATEMENTS_AT_ONCE})
         return render(request, "dashboard/403.html", {"reason": error.localized()}, status=429)
+    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
+    if people:
+        lines = downloads.statement_lines(
+            downloads.people_csv(request), downloads.newest_first_in_chunks(rows)
+        )
+        return downloads.attachment(
+            slot.holding(lines),
+            f"balance-transactions-{request.mode}-{stamp}-{translation.get_language()}.csv",
+        )
     response = StreamingHttpResponse(
         slot.holding(statement_lines(rows_in_chunks(rows, chunk=EXPORT_CHUNK))),
         content_type="text/csv; charset=utf-8",
     )
-    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
     response["Content-Disposition"] = (
         f'attachment; filename="balance-transactions-{request.mode}-{stamp}.csv"'
     )

@@ -19,7 +19,7 @@ from batches.models import BatchStatus
 from batches.parsing import FileRefused
 from batches.problems import Problem
 from core.errors import ApiError
-from dashboard import audit
+from dashboard import audit, downloads
 from dashboard import services as team_rules
 from dashboard.pages.common import livemode, of_merchant, page_of
 from dashboard.pages.forms import BatchUploadForm
@@ -204,8 +204,15 @@ batch_reject = _action(
 
 @merchant_view("payouts")
 def batch_results(request, mode, batch_id):
-    """The batch's results as CSV (batches.services.results_csv_lines), streamed."""
+    """The batch's results as CSV (batches.services.results_csv_lines), streamed; with
+    `?format=people`, as a spreadsheet in the user's language reads them (dashboard.downloads)."""
     batch = _batch(request, batch_id)
+    if request.GET.get("format") == downloads.PEOPLE:
+        reader = downloads.people_csv(request)
+        return downloads.attachment(
+            downloads.batch_results_lines(reader, batch),
+            f"{batch.id}-results-{reader.language}.csv",
+        )
     response = StreamingHttpResponse(
         services.results_csv_lines(batch=batch), content_type="text/csv; charset=utf-8"
     )

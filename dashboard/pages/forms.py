@@ -204,7 +204,7 @@ class PaymentLinkForm(OnceForm):
         help_text=_("Leave empty for no limit."),
     )
     expires_at = forms.DateTimeField(
-        label=_("Expires at (UTC)"),
+        label=_("Expires at (your time zone)"),
         required=False,
         help_text=_("Leave empty for a link that does not expire."),
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
@@ -221,7 +221,7 @@ class PaymentLinkForm(OnceForm):
         """The link as POST /v1/payment_links would receive it (its body, and the values the
         API's own serializer made of it), or None with the serializer's errors on the form.
         The amount typed in francs or dollars is in minor units (MajorAmountField); a date and
-        time is read in UTC."""
+        time is read in the merchant's time zone (the page's, activated by merchant_view)."""
         if not self.is_valid():
             return None
         data = self.cleaned_data

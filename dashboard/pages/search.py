@@ -8,16 +8,17 @@ anything else is an operator reference (exact) or, from three characters on, wor
 description. Each of these is read through an index (payments migration 0019), not by reading
 every charge of the merchant."""
 
+from datetime import datetime, time, timedelta
+
 import django_filters
 from django import forms
 from django.db.models import Q, QuerySet
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from core.errors import InvalidRequest
 from payments import phones
 from payments.models import ChargeStatus, Network
-from payments.selectors import parse_date_bound
 
 CHARGE_ID_PREFIX = "ch_"
 MAX_QUERY = 200
@@ -41,12 +42,15 @@ def charge_search(queryset: QuerySet, q: str) -> QuerySet:
 
 
 def date_bound(queryset: QuerySet, name: str, value, *, upper: bool) -> QuerySet:
-    """Rows created from the day `value` on, or (upper) up to the end of that day, UTC: the
-    API's reading of date_from and date_to (selectors.parse_date_bound)."""
-    try:
-        moment, _inclusive = parse_date_bound(value.isoformat(), param=name, upper=upper)
-    except InvalidRequest:  # 9999-12-31 has no next day: nothing is later
-        return queryset
+    """Rows created from the day `value` on, or (upper) up to the end of that day, the days
+    being the merchant's (the active time zone, as the page shows the times; the API's
+    date_from and date_to are UTC days)."""
+    if upper:
+        try:
+            value += timedelta(days=1)
+        except OverflowError:  # 9999-12-31 has no next day: nothing is later
+            return queryset
+    moment = datetime.combine(value, time.min, tzinfo=timezone.get_current_timezone())
     return queryset.filter(**{"created_at__lt" if upper else "created_at__gte": moment})
 
 

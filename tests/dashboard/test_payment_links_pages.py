@@ -94,7 +94,8 @@ def test_a_fixed_amount_link_in_francs(shop, owner):
         False,
     )
     assert (link.max_payments, link.success_url) == (20, "https://shop.example.cd/merci")
-    assert link.expires_at.isoformat() == "2031-01-31T18:30:00+00:00"
+    # Typed in the merchant's time (Kinshasa, UTC+1), kept in UTC.
+    assert link.expires_at.isoformat() == "2031-01-31T17:30:00+00:00"
     assert AuditEntry.objects.get(action="payment_link.created").object_id == link.id
     shown = owner.get(answer["Location"]).content.decode()
     assert f"/pay/{link.slug}" in shown

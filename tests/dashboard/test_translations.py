@@ -19,7 +19,8 @@ from tests.payments.api.test_api_language import (
 APP = settings.BASE_DIR / "dashboard"
 SAME_IN_FRENCH = {"Action", "Finance", "Test", "Mode", "Date", "Description", "Invitation",
                   "Actions", "E-mail", "action", "invitation", "invitations", "Net",
-                  "Minimum", "Documents", "Type", "Id. Nat."}  # fmt: skip
+                  "Minimum", "Documents", "Type", "Id. Nat.", "Date (%(zone)s)",
+                  "Notifications"}  # fmt: skip
 
 
 def code_messages() -> set[tuple[str | None, str]]:

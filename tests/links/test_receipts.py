@@ -59,6 +59,8 @@ def test_a_paid_session_gets_one_receipt_in_french(merchant, sink, eager_tasks):
         assert charge.provider_reference in body and "Sac de riz 25 kg" in body
         assert "aide@boutique.cd" in body and "+243 81 234 5678" in body
         assert "Référence de l’opérateur" in body
+        # The merchant's time, its zone named (Kinshasa: WAT), never UTC.
+        assert " WAT" in body and " UTC" not in body
     assert '<html lang="fr">' in bodies["text/html"]
     receipt = Receipt.objects.get()
     assert receipt.sent_at is not None and receipt.attempts == 1

@@ -4,6 +4,7 @@ out, and each ledger row's fee, net and available on; the price plan in words at
 /dashboard/settings/pricing/ for every member; a payout's fee said before it is sent."""
 
 from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.utils import formats, timezone, translation
@@ -136,8 +137,10 @@ def test_the_ledger_shows_each_rows_fee_net_and_when_it_is_available(books, clie
     charge_row = LedgerEntry.objects.get(charge=later, type="charge")
     with translation.override(lang):
         on = formats.date_format(
-            timezone.localtime(charge_row.available_on), "SHORT_DATETIME_FORMAT"
+            timezone.localtime(charge_row.available_on, ZoneInfo("Africa/Kinshasa")),
+            "SHORT_DATETIME_FORMAT",
         ).replace("\xa0", " ")
+        on += " WAT"  # the merchant's time, its zone named
     row = page[page.index(f'<tr data-id="{charge_row.id}">') :]
     row = row[: row.index("</tr>")]
     fee, net = {"fr": ("3 000,00 CDF", "97 000,00 CDF"), "en": ("3,000.00 CDF", "97,000.00 CDF")}[

@@ -97,7 +97,8 @@ def test_search_by_id_description_and_operator_reference(shop, owner):
 
 
 def test_filters_by_status_network_and_dates(shop, owner):
-    old = make_charge(shop, at=datetime(2026, 11, 2, 23, 30, tzinfo=UTC))
+    # 23:30 on the 2nd in Kinshasa, whose days the filters read (UTC+1).
+    old = make_charge(shop, at=datetime(2026, 11, 2, 22, 30, tzinfo=UTC))
     paid = succeeded_mobile_money_charge(shop)
     airtel = make_charge(shop, phone="+243991234567", network="AIRTEL_MONEY")
     assert ids_on(owner.get(LIST, {"status": "succeeded"})) == [paid.id]

@@ -198,7 +198,7 @@ def test_a_new_live_account_is_held_and_mailed_to_every_owner_and_admin_in_their
     assert "patron@example.cd added a live settlement account to Boutique Gombe" in text
     assert "Bank account at Rawbank ending in 4821 (CDF)" in text
     assert "Account holder: Boutique Gombe SARL" in text
-    assert "from Dec. 3, 2026, 11 a.m. (Lubumbashi time), not before" in text
+    assert "from 3 December 2026, 11:00 (Lubumbashi time), not before" in text
     assert "tell an owner of the business at once" in text  # an admin cannot remove it
     assert "050123456789" not in text
     french = body_of(by_address["associee@example.cd"])
@@ -221,7 +221,7 @@ def test_a_new_live_account_is_held_and_mailed_to_every_owner_and_admin_in_their
     )
     with translation.override("en"):
         assert entry.details_text() == (
-            "Bank account at Rawbank ending in 4821 (CDF), on hold until Dec. 3, 2026, 11 a.m. "
+            "Bank account at Rawbank ending in 4821 (CDF), on hold until 3 December 2026, 11:00 "
             "(Lubumbashi time)"
         )
 
