@@ -10,7 +10,7 @@
       table.querySelectorAll("tbody tr").forEach(function (row) {
         Array.prototype.forEach.call(row.cells, function (cell, index) {
           var empty = !cell.textContent.trim() && !cell.querySelector("input, select, button, img");
-          if (names[index] && !empty && !cell.hasAttribute("data-label")) {
+          if (names[index] && !empty && cell.colSpan === 1 && !cell.hasAttribute("data-label")) {
             cell.setAttribute("data-label", names[index]);
           }
         });
