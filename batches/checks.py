@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from django.utils.text import get_text_list
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from batches.models import REFERENCE_MAX, PayoutBatchItem
 from batches.problems import Problem, column_order, problem
@@ -387,9 +388,12 @@ def phones_paid_twice(items) -> list[str]:
         if item.phone and not any(found.get("column") == "phone" for found in item.problems):
             rows_of.setdefault(item.phone, []).append(item.row)
     return [
-        _(
+        ngettext(
             "Rows %(rows)s all pay %(phone)s: check that this person is to be paid %(count)s "
-            "times before you submit the batch."
+            "time before you submit the batch.",
+            "Rows %(rows)s all pay %(phone)s: check that this person is to be paid %(count)s "
+            "times before you submit the batch.",
+            len(rows),
         )
         % {
             "rows": get_text_list([str(row) for row in rows], _("and")),

@@ -363,6 +363,23 @@ def batch_reject(
 
 
 @transaction.atomic
+def batch_discard_draft(*, merchant: Merchant, livemode: bool, batch_id: str) -> bool:
+    """Delete a draft that a corrected file replaces: a draft has paid nothing and holds no
+    reference (its rows' references are held only once it is submitted), so nothing of it needs
+    keeping. A batch that is no longer a draft (submitted meanwhile), or none, is left alone."""
+    batch = (
+        PayoutBatch.objects.select_for_update()
+        .filter(pk=batch_id, merchant=merchant, livemode=livemode, status=BatchStatus.DRAFT)
+        .first()
+    )
+    if batch is None:
+        return False
+    batch.items.all().delete()
+    batch.delete()
+    return True
+
+
+@transaction.atomic
 def batch_create_approved(
     *, merchant: Merchant, livemode: bool, items: list[dict], api_key: ApiKey | None = None
 ) -> PayoutBatch:

@@ -343,6 +343,12 @@ def sessions_expire_due(*, limit: int = 500) -> int:
 # --- Payment attempts from the hosted page -------------------------------------------------------
 
 
+def session_description(session: CheckoutSession) -> str:
+    """What the customer is paying for: a payment link's description (what was sold), which its
+    page showed, then the session's page and each of its payments carry; none otherwise."""
+    return session.payment_link.description if session.payment_link_id else ""
+
+
 @transaction.atomic
 def session_attempt_create(
     *,
@@ -384,6 +390,7 @@ def session_attempt_create(
         payment_method=payment_method,
         phone=phone,
         network=network,
+        description=session_description(session),
         metadata=dict(session.metadata),
         checkout_session=session,
         locale=locale,

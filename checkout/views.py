@@ -75,6 +75,7 @@ def _context(request, session: CheckoutSession, **extra) -> dict:
         "merchant": session.merchant,
         "merchant_name": session.merchant.name,
         "amount_display": format_customer_amount(session.amount, session.currency, language),
+        "description": services.session_description(session),
         "language": language,
         "language_links": language_links(request),
         "cancel_url": services.cancel_redirect_url(session),

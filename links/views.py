@@ -130,11 +130,24 @@ def page(request, slug: str):
 @require_safe
 @hosted_page
 def done(request, slug: str):
-    """Where a customer lands after paying when the link has no success_url."""
+    """Where a customer lands after paying when the link has no success_url: what they paid
+    for, and, for the session the address names, the amount and the references they can show
+    the merchant (the receipt's)."""
     link = selectors.link_for_page(slug=slug)
     if link is None:
         return _not_found(request)
-    return render(request, "links/done.html", _context(request, link))
+    session = selectors.paid_session_of(link=link, session_id=request.GET.get("session_id", ""))
+    charge = session.succeeded_charge if session is not None else None
+    paid = {}
+    if charge is not None:
+        paid = {
+            "charge": charge,
+            "paid_amount": format_customer_amount(
+                charge.amount, charge.currency, translation.get_language()[:2]
+            ),
+            "paid_at": charge.finalized_at or session.completed_at,
+        }
+    return render(request, "links/done.html", _context(request, link, **paid))
 
 
 def _qr(request, slug: str, *, kind: str, content_type: str, scale: int):

@@ -54,6 +54,7 @@ def batch_new(request, mode):
     if data is None:
         return render(request, "dashboard/batches/new.html", {"form": form}, status=400)
     upload = form.cleaned_data["file"]
+    replaces = form.cleaned_data["replaces"]
     live = livemode(request)
 
     def create() -> str:
@@ -64,13 +65,21 @@ def batch_new(request, mode):
             filename=upload.name,
             user_id=request.user.pk,
         )
+        if replaces:
+            services.batch_discard_draft(
+                merchant=request.merchant, livemode=live, batch_id=replaces
+            )
         return batch.id
 
     try:
         done = once(
             request,
             key=form.cleaned_data[FIELD],
-            data={"file": hashlib.sha256(data).hexdigest(), "filename": upload.name},
+            data={
+                "file": hashlib.sha256(data).hexdigest(),
+                "filename": upload.name,
+                "replaces": replaces,
+            },
             operation=create,
         )
     except FileRefused as refused:
@@ -79,12 +88,15 @@ def batch_new(request, mode):
     except ApiError as error:
         form.add_api_error(error)
         return render(request, "dashboard/batches/new.html", {"form": form}, status=error.status)
-    tell(
-        request,
-        done,
-        made=_("Payout batch %(id)s read: check its rows, then submit it."),
-        again=_("This file had already been sent: payout batch %(id)s."),
-    )
+    # A file with problems gets no "read" banner: its page's alert, which says that it cannot be
+    # submitted and why, is the one message.
+    if done.replayed or not services.batch_problems(batch=_batch(request, done.object_id)):
+        tell(
+            request,
+            done,
+            made=_("Payout batch %(id)s read: check its rows, then submit it."),
+            again=_("This file had already been sent: payout batch %(id)s."),
+        )
     return redirect("dashboard:payout-batch", mode=mode, batch_id=done.object_id)
 
 
@@ -126,6 +138,8 @@ def _detail(request, batch, *, error: str = "", status: int = 200):
         return render(request, "dashboard/batches/_live.html", context)
     if batch.status == BatchStatus.DRAFT:
         context["preview"] = services.batch_preview(batch=batch)
+        if can(request.membership, "payouts"):
+            context["replace_form"] = BatchUploadForm(initial={"replaces": batch.id})
     if batch.status == BatchStatus.AWAITING_APPROVAL:
         context.update(_approval(request, batch))
     return render(request, "dashboard/batches/detail.html", context, status=status)

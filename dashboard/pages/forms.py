@@ -257,6 +257,9 @@ class BatchUploadForm(OnceForm):
         widget=forms.FileInput(attrs={"accept": ".csv,text/csv", "data-max-bytes": MAX_BYTES}),
     )
 
+    # The draft this file corrects (sent from that draft's page): deleted once the file is read.
+    replaces = forms.CharField(widget=forms.HiddenInput, required=False, max_length=40)
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["file"].widget.attrs["data-too-large"] = too_large()
