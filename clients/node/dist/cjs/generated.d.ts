@@ -105,6 +105,8 @@ export interface Charge {
     failure_code: string | null;
     /** The failure in words, for people; null unless failed. */
     failure_message: string | null;
+    /** The operator's or card provider's transaction id of the payment that stands (the one that made the charge succeed, or the late payment given back); null until known. What the operator's statement names it by. */
+    operator_reference: string | null;
     /** The checkout session the charge was made from, if any. */
     checkout_session: string | null;
     /** ISO 8601, UTC. */
@@ -327,6 +329,42 @@ export interface FeeDetail {
 }
 export type FeeType = "processing_fee" | "payout_fee" | "settlement_fee";
 export type ListObject = "list";
+/**
+ * A text message a customer (a receipt) or a member (a notification) would get. Test mode
+ * sends none: its messages are kept, `sent`, to be read here.
+ */
+export interface Message {
+    /** sms_ followed by 24 characters. */
+    id: string;
+    /** Always "message". */
+    object: MessageObject;
+    /** true for a live key's object, false in test mode. */
+    livemode: boolean;
+    /** The phone, E.164 (+243…). */
+    to: string;
+    /** The text, as the phone shows it. */
+    body: string;
+    kind: MessageKind;
+    /** A kept test message is `sent`. */
+    status: MessageStatus;
+    /** ISO 8601, UTC. */
+    created_at: string;
+}
+export type MessageKind = "receipt" | "notification";
+/** A page of Message objects, newest first. */
+export interface MessageList {
+    /** Always "list". */
+    object: ListObject;
+    /** The path that was asked. */
+    url: string;
+    data: Array<Message>;
+    /** Whether another page follows. */
+    has_more: boolean;
+    limit: number;
+    offset: number;
+}
+export type MessageObject = "message";
+export type MessageStatus = "queued" | "sent" | "delivered" | "failed";
 /** Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned as given. */
 export type Metadata = {
     [key: string]: string;
@@ -507,6 +545,8 @@ export interface Payout {
     failure_code: string | null;
     /** The failure in words, for people; null unless failed. */
     failure_message: string | null;
+    /** The operator's transaction id of the payout; null until the operator gives one. */
+    operator_reference: string | null;
     /** ISO 8601, UTC. */
     created_at: string;
     /** ISO 8601, UTC. */
@@ -1000,6 +1040,15 @@ export interface SettlementsListParams {
     starting_after?: string;
     status?: "pending" | "in_transit" | "paid" | "failed";
 }
+/** The query parameters of `GET /v1/test_helpers/messages`. */
+export interface TestHelpersMessagesListParams {
+    /** How many objects to return. */
+    limit?: number;
+    /** How many objects to skip. */
+    offset?: number;
+    /** The id of an object of the previous page: the page starts after it (offset must then be 0). Faster than offset for deep pages. */
+    starting_after?: string;
+}
 /** `client.balance` */
 export declare class BalanceResource {
     #private;
@@ -1368,6 +1417,24 @@ export declare class SettlementsResource {
      */
     retrieve(settlementId: string, options?: RequestOptions): Promise<Settlement>;
 }
+/** `client.testHelpers` */
+export declare class TestHelpersResource {
+    readonly messages: TestHelpersMessagesResource;
+    constructor(client: APIClient);
+}
+/** `client.testHelpers.messages` */
+export declare class TestHelpersMessagesResource {
+    #private;
+    constructor(client: APIClient);
+    /**
+     * List test mode's text messages.
+     *
+     * The text messages test mode would have sent (customers' receipts, members' notifications), newest first: nothing is sent to a phone in test mode, each is kept here, `sent`. Test keys only: a live key gets 404 `resource_missing`.
+     *
+     * `GET /v1/test_helpers/messages`
+     */
+    list(params?: TestHelpersMessagesListParams, options?: RequestOptions): PagePromise<Message, MessageList>;
+}
 /** `client.transactions` */
 export declare class TransactionsResource {
     #private;
@@ -1425,6 +1492,7 @@ export declare class Resources extends APIClient {
     readonly refunds: RefundsResource;
     readonly settlementAccounts: SettlementAccountsResource;
     readonly settlements: SettlementsResource;
+    readonly testHelpers: TestHelpersResource;
     readonly transactions: TransactionsResource;
     readonly webhookEndpoint: WebhookEndpointResource;
     constructor(options?: ClientOptions);

@@ -459,6 +459,30 @@ export class SettlementsResource {
         return this.#client.request({ method: "GET", path: `/v1/settlements/${encodeURIComponent(settlementId)}` }, options);
     }
 }
+/** `client.testHelpers` */
+export class TestHelpersResource {
+    messages;
+    constructor(client) {
+        this.messages = new TestHelpersMessagesResource(client);
+    }
+}
+/** `client.testHelpers.messages` */
+export class TestHelpersMessagesResource {
+    #client;
+    constructor(client) {
+        this.#client = client;
+    }
+    /**
+     * List test mode's text messages.
+     *
+     * The text messages test mode would have sent (customers' receipts, members' notifications), newest first: nothing is sent to a phone in test mode, each is kept here, `sent`. Test keys only: a live key gets 404 `resource_missing`.
+     *
+     * `GET /v1/test_helpers/messages`
+     */
+    list(params, options) {
+        return this.#client.list({ path: "/v1/test_helpers/messages", query: params, keyset: true }, options);
+    }
+}
 /** `client.transactions` */
 export class TransactionsResource {
     #client;
@@ -528,6 +552,7 @@ export class Resources extends APIClient {
     refunds;
     settlementAccounts;
     settlements;
+    testHelpers;
     transactions;
     webhookEndpoint;
     constructor(options) {
@@ -545,6 +570,7 @@ export class Resources extends APIClient {
         this.refunds = new RefundsResource(this);
         this.settlementAccounts = new SettlementAccountsResource(this);
         this.settlements = new SettlementsResource(this);
+        this.testHelpers = new TestHelpersResource(this);
         this.transactions = new TransactionsResource(this);
         this.webhookEndpoint = new WebhookEndpointResource(this);
     }
