@@ -9,6 +9,7 @@ path the status checks take, so that whichever finds it first gives it back once
 step. Nothing else changes our objects: every other difference is left open for staff, who
 resolve it with a note."""
 
+import hashlib
 import logging
 import os
 import re
@@ -17,7 +18,7 @@ from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -343,8 +344,24 @@ def statement_load(
     return Loaded(statement, new=True)
 
 
+def _one_statement_at_a_time(network: str, livemode: bool) -> None:
+    """Wait for any other statement of the network and mode being loaded to commit (until the
+    end of this transaction), so that two overlapping statements loaded at once still count each
+    line once and find each missing object once. SQLite runs one writing transaction at a time
+    (transaction_mode IMMEDIATE), which is stronger."""
+    if connection.vendor != "postgresql":
+        return
+    digest = hashlib.blake2b(f"statement\0{network}\0{int(livemode)}".encode(), digest_size=8)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(%s)",
+            [int.from_bytes(digest.digest(), "big", signed=True)],
+        )
+
+
 @transaction.atomic
 def _reconcile(network, livemode, lines, digest, file_name, loaded_by, file_format) -> Statement:
+    _one_statement_at_a_time(network, livemode)
     period_from, period_to = _period(lines)
     statement = Statement.objects.create(
         network=network,
