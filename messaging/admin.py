@@ -52,3 +52,7 @@ class MessagingSettingsAdmin(admin.ModelAdmin):
     search_fields = ("=merchant__id", "merchant__name")
     readonly_fields = ("sms_receipts",)
     autocomplete_fields = ("merchant",)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        # Deleting the row would silently turn the merchant's choice back to the default.
+        return False

@@ -531,3 +531,16 @@ def one_of_everything(merchant, *, webhook_url: str) -> dict:
         webhook_services.delivery_attempt(delivery_id=delivery.pk)
     objects["event"] = Event.objects.filter(merchant=merchant).order_by("created_at").first()
     return objects
+
+
+def statement_with_a_difference():
+    """A test-mode M-Pesa statement whose one line names nothing of ours: a statement, its
+    line and an open difference for staff (§21)."""
+    from payments.services.reconciliation import statement_load
+
+    return statement_load(
+        network="VODACOM_MPESA",
+        livemode=False,
+        content=b"operator_reference,merchant_reference,type,amount,currency,status,completed_at,"
+        b"fee\nMP-UNKNOWN-1,,collection,5000,CDF,succeeded,2026-12-01T10:00:00Z,0\n",
+    ).statement

@@ -426,7 +426,8 @@ class ReconciliationResultAdmin(ActionsByPermission, ReadOnlyMixin, admin.ModelA
             },
         )
 
-    @admin.action(description=_("Export the selected results as CSV"))
+    # Amounts, merchants and their balances: for the staff who reconcile, not every viewer.
+    @admin.action(description=_("Export the selected results as CSV"), permissions=["reconcile"])
     def export_csv(self, request, queryset):
         rows = queryset.select_related("statement", "line", "merchant").order_by(
             "statement__loaded_at", "statement_id", "line__number", "id"

@@ -8,12 +8,18 @@ import pytest
 from django.apps import apps
 from django.contrib import admin
 
-from tests.factories import close_network, live_bank_settlement, one_of_everything
+from messaging.services import sms_receipts_set
+from tests.factories import (
+    close_network,
+    live_bank_settlement,
+    one_of_everything,
+    statement_with_a_difference,
+)
 from tests.helpers import admin_url
 
 pytestmark = pytest.mark.django_db
 
-OURS = ("payments", "checkout", "webhooks")
+OURS = ("payments", "checkout", "webhooks", "messaging")
 
 
 def titles(html: str) -> list[str]:
@@ -28,6 +34,8 @@ def test_every_model_page_names_its_model_without_a_missing_elision(staff, merch
     one_of_everything(merchant, webhook_url="https://shop.example.cd/hooks")
     close_network("ORANGE_MONEY")
     live_bank_settlement(merchant)  # and its settlement account
+    statement_with_a_difference()
+    sms_receipts_set(merchant=merchant, enabled=True)
     shown = [
         model
         for model in apps.get_models()

@@ -24,6 +24,7 @@ from batches.services import batch_create_approved
 from checkout.services import session_attempt_create
 from dashboard.models import ActivationApplication
 from links.services import link_create, link_open_session
+from messaging.services import sms_receipts_set
 from payments.models import ApiKey
 from payments.services.refunds import refund_create
 from tests.factories import (
@@ -35,6 +36,7 @@ from tests.factories import (
     record_event,
     sent_charge,
     settle,
+    statement_with_a_difference,
     succeeded_mobile_money_charge,
     with_totp,
 )
@@ -65,6 +67,8 @@ NEEDS = {
     ("payments.settlement", "export_bank_file"): "payments.send_settlement",
     ("payments.settlement", "mark_paid"): "payments.send_settlement",
     ("payments.settlement", "mark_failed"): "payments.send_settlement",
+    ("payments.reconciliationresult", "resolve"): "payments.reconcile",
+    ("payments.reconciliationresult", "export_csv"): "payments.reconcile",
     ("webhooks.event", "resend"): "webhooks.add_delivery",
     ("webhooks.delivery", "delete_selected"): "webhooks.delete_delivery",
     ("auth.user", "delete_selected"): "auth.delete_user",
@@ -85,6 +89,7 @@ EXTRA_PAGES = {
     "payments_settlement_bank_file": "payments.send_settlement",
     "payments_merchant_pricing": "payments.change_pricing",
     "payments_fees_earned": "payments.view_ledgerentry",
+    "payments_statement_load": "payments.reconcile",  # an operator's statement loaded by staff
     # An application for live mode: its review (the decision) and its documents.
     "dashboard_activationapplication_review": "payments.review_activation",
     "dashboard_activationapplication_document": "payments.review_activation",
@@ -93,6 +98,7 @@ EXTRA_PAGES = {
 # price plan (its form posts need payments.change_pricing) and the fees earned (a report).
 READ_BY_VIEWERS = {"payments_merchant_pricing", "payments_fees_earned"}
 ADDRESSED_BY = {"payments_settlement_bank_file": "bank_file"}  # a bank transfer file
+NOT_ADDRESSED = {"payments_fees_earned", "payments_statement_load"}  # pages of no one object
 # What such a page's address takes after the object's id.
 EXTRA_ARGUMENTS = {"dashboard_activationapplication_document": ["rccm_certificate"]}
 
@@ -207,6 +213,8 @@ def world(merchant, settings, tmp_path):
     batch_create_approved(merchant=merchant, livemode=False, items=[{**item, "reference": "A-1"}])
     exported_bank_settlement(merchant, staff="exporter")  # for the bank's answer
     live_bank_settlement(merchant)  # for a bank transfer file
+    statement_with_a_difference()  # and its difference for staff to resolve
+    sms_receipts_set(merchant=merchant, enabled=True)  # the merchant's choice, recorded
     Group.objects.create(name="support")
     member = get_user_model().objects.create_user("member", "member@example.cd", "pw-123-long")
     EmailAddress.objects.create(user=member, email=member.email, verified=False, primary=True)
@@ -299,9 +307,7 @@ def test_no_page_beside_djangos_own_goes_untested(world):
             address = getattr(objects.exclude(**{by: ""}).first(), by) if by else objects.first().pk
             page = reverse(
                 f"admin:{name}",
-                args=[]
-                if name == "payments_fees_earned"
-                else [address, *EXTRA_ARGUMENTS.get(name, [])],
+                args=[] if name in NOT_ADDRESSED else [address, *EXTRA_ARGUMENTS.get(name, [])],
             )
             before = everything()  # the holders of the pages before this one made since
             assert viewer.get(page).status_code == (200 if name in READ_BY_VIEWERS else 403), name

@@ -112,6 +112,7 @@ def test_the_examples_run_as_written_against_make_run(tmp_path):
             "/tmp/payments-client": str(tmp_path / "payments-client"),  # and its -venv
             "/tmp/congopay-venv": str(tmp_path / "congopay-venv"),
             "-o statement.csv": f"-o {tmp_path / 'statement.csv'}",  # not into the checkout
+            "/tmp/day.csv": str(tmp_path / "day.csv"),
         }
         for page in PAGES:
             script = "\n".join(runnable(page))
