@@ -19,6 +19,7 @@ from dashboard.pages.once import FIELD, new_key
 from links.serializers import LINK_DESCRIPTION_MAX, LinkCreateIn
 from payments import phones
 from payments.models import (
+    KEY_NAME_MAX,
     MERCHANT_REFUND_REASONS,
     Currency,
     Network,
@@ -99,6 +100,17 @@ class OnceForm(ServiceForm):
         super().__init__(*args, **kwargs)
         if not self.is_bound:
             self.initial[FIELD] = new_key()
+
+
+class KeyForm(OnceForm):
+    """A new API key and what it is for."""
+
+    name = forms.CharField(
+        label=_("Key name"),
+        required=False,
+        max_length=KEY_NAME_MAX,
+        help_text=_("What the key is for, e.g. Shop website."),
+    )
 
 
 class RefundForm(OnceForm):
