@@ -183,6 +183,7 @@ def payment_refund(request, mode, charge_id):
     if request.method != "POST":
         return redirect("dashboard:payment", mode=mode, charge_id=charge.id)
     form = RefundForm(request.POST)
+    form.currency_of_amount = charge.currency
     if not form.is_valid():
         return _detail(request, charge, form=form, status=400)
     amount, reason = form.cleaned_data["amount"], form.cleaned_data["reason"]
