@@ -1,0 +1,14 @@
+"""The test numbers a test-mode checkout or payment link page shows (sandbox.providers' table),
+said in the page's language: a context processor (config/settings/apps.py)."""
+
+from payments.failures import failure_words
+from sandbox.providers import test_numbers
+
+
+def sandbox_numbers(request) -> dict:
+    return {
+        "sandbox_numbers": [
+            {"number": number, "approves": status == "succeeded", "words": failure_words(code)}
+            for number, status, code in test_numbers()
+        ]
+    }
