@@ -20,6 +20,7 @@ problem of a row is noted on that row and column (batches.problems) and every ro
 import csv
 import io
 import re
+import unicodedata
 from decimal import Decimal
 
 from django.utils.translation import gettext as _
@@ -37,6 +38,19 @@ MAX_BYTES = 1_000_000
 REQUIRED = ("phone", "amount", "currency", "reference")
 OPTIONAL = ("network", "description")
 HEADER = "phone,amount,currency,network,reference,description"
+# The columns' French names, which a file may give instead (the French template's header):
+# accents optional, as keyboards and spreadsheets type them.
+FRENCH_COLUMNS = {
+    "téléphone": "phone",
+    "telephone": "phone",
+    "montant": "amount",
+    "devise": "currency",
+    "réseau": "network",
+    "reseau": "network",
+    "référence": "reference",
+    "description": "description",
+}
+FRENCH_HEADER = "téléphone;montant;devise;réseau;référence;description"
 
 # Digits with at most one separator, `.` or `,`, followed by 1 or 2 digits.
 PLAIN = re.compile(r"([0-9]+)(?:[.,]([0-9]{1,2}))?")
@@ -159,8 +173,13 @@ def _delimiter(header_line: str) -> str:
         return ";" if header_line.count(";") > header_line.count(",") else ","
 
 
+def _column_name(cell: str) -> str:
+    name = unicodedata.normalize("NFC", cell.strip().lower())
+    return FRENCH_COLUMNS.get(name, name)
+
+
 def _columns(header: list[str]) -> dict[str, int]:
-    names = [name.strip().lower() for name in header]
+    names = [_column_name(name) for name in header]
     for name in names:
         if name not in REQUIRED + OPTIONAL:
             raise _refuse(
@@ -284,3 +303,37 @@ def _row(number: int, record: list[str], columns: dict[str, int]) -> Row:
     if amount_problem is not None:
         row.add(amount_problem)
     return row
+
+
+# The template offered for download: the header and two rows to overwrite, in the page's
+# language. The French one is what a French spreadsheet opens as columns (`;`, a byte order mark
+# for Excel's UTF-8). Its phone numbers are written with spaces, which a spreadsheet keeps as text
+# (digits alone lose their leading 0, or turn into 8.12E+08) and this file's reading takes.
+TEMPLATES = {
+    "fr": (
+        FRENCH_HEADER.split(";"),
+        ";",
+        [
+            ["0812 345 678", "25000", "CDF", "", "SAL-001", "Salaire de novembre"],
+            ["0991 234 567", "15", "USD", "", "SAL-002", "Prime de fin d’année"],
+        ],
+    ),
+    "en": (
+        HEADER.split(","),
+        ",",
+        [
+            ["0812 345 678", "25000", "CDF", "", "SAL-001", "November salary"],
+            ["0991 234 567", "15", "USD", "", "SAL-002", "Year-end bonus"],
+        ],
+    ),
+}
+
+
+def template(language: str) -> bytes:
+    """The batch template in `language` (French unless English), as a CSV file's bytes."""
+    header, delimiter, rows = TEMPLATES["en" if language.startswith("en") else "fr"]
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=delimiter, lineterminator="\r\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return ("\ufeff" + out.getvalue()).encode("utf-8")

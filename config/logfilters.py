@@ -15,3 +15,29 @@ class SecurityOneLine(logging.Filter):
             record.exc_info = record.exc_text = None
             record.levelno, record.levelname = logging.WARNING, "WARNING"
         return True
+
+
+# Celery's routine lines: beat sending each periodic job (every few seconds, docs/operations/
+# production.md's schedule), and a worker receiving and finishing each task. Said at DEBUG, so
+# that at INFO the log holds what a person acts on: start-up, failures, retries, the service's
+# own lines.
+BEAT_SENDING = "Scheduler: Sending due task %s (%s)"
+
+
+def _routine_messages() -> frozenset[str]:
+    from celery.app.trace import LOG_RECEIVED, LOG_SUCCESS
+
+    return frozenset({BEAT_SENDING, LOG_RECEIVED, LOG_SUCCESS})
+
+
+class RoutineAtDebug(logging.Filter):
+    """Celery's routine lines (beat's ticks, a task received, a task succeeded), which it logs at
+    INFO, demoted to DEBUG: shown only when the log's level (the root logger's) is DEBUG."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno != logging.INFO or not record.name.startswith("celery."):
+            return True
+        if record.msg not in _routine_messages():
+            return True
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return logging.getLogger().isEnabledFor(logging.DEBUG)

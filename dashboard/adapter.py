@@ -22,6 +22,11 @@ def public_site() -> SimpleNamespace:
     return SimpleNamespace(domain=host, name=host)
 
 
+def user_display(user) -> str:
+    """ACCOUNT_USER_DISPLAY: a member as they know themselves, by their e-mail address."""
+    return user.email or str(user)
+
+
 class AccountAdapter(DefaultAccountAdapter):
     # allauth's per-account limit on failed sign-ins: what lifts it at once
     # (docs/operations/security.md#sign-in-lockouts).
@@ -71,7 +76,8 @@ class AccountAdapter(DefaultAccountAdapter):
         self.send_mail("account/email/account_already_exists", email, context)
 
     def send_mail(self, template_prefix: str, email: str, context: dict) -> None:
-        context = {**context, "current_site": public_site()}
+        # `email`: the address the mail goes to, which the mails name (never a username).
+        context = {**context, "current_site": public_site(), "email": email}
         if "signup_url" in context:  # the mail to an address with no account (password reset)
             context["signup_url"] = public_url("account_signup")
         super().send_mail(template_prefix, email, context)

@@ -34,6 +34,11 @@ class SignupForm(AllauthSignupForm):
         super().__init__(*args, **kwargs)
         self.fields["business_name"].widget.attrs["autocomplete"] = "organization"
         self.invitations = []
+        # The invitation's sign-up link names the invited address (?email=, allauth's initial):
+        # whoever comes to join a team is not asked for a business of their own.
+        email = self.data.get("email") if self.is_bound else self.initial.get("email")
+        if services.open_invitations(email or "") and not self.data.get("business_name"):
+            del self.fields["business_name"]
 
     def clean(self):
         cleaned = super().clean()

@@ -77,6 +77,9 @@ class Invitation(models.Model):
     created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
     expires_at = models.DateTimeField(_("expires at"), default=invitation_expiry)
     accepted_at = models.DateTimeField(_("accepted at"), null=True, blank=True)
+    # Withdrawn by the team before it was used: its link opens nothing any more, and the row
+    # stays for the audit log's sake.
+    revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("invitation")
@@ -88,7 +91,11 @@ class Invitation(models.Model):
 
     @property
     def is_open(self) -> bool:
-        return self.accepted_at is None and self.expires_at > timezone.now()
+        return (
+            self.accepted_at is None
+            and self.revoked_at is None
+            and self.expires_at > timezone.now()
+        )
 
 
 class MerchantSettings(models.Model):
@@ -178,6 +185,9 @@ class Action(models.TextChoices):
         "activation.changes_requested",
         _("changes requested to the application for live mode"),
     )
+    # An invitation not yet accepted, mailed again or withdrawn by the team.
+    INVITATION_RESENT = "invitation.resent", _("invitation sent again")
+    INVITATION_REVOKED = "invitation.revoked", _("invitation revoked")
 
 
 class AuditEntry(AppendOnlyModel):

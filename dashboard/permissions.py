@@ -28,7 +28,7 @@ from django.utils.translation import gettext as _
 
 from batches.models import PayoutBatch
 from dashboard import languages
-from dashboard.models import Membership, MerchantSettings
+from dashboard.models import Invitation, Membership, MerchantSettings
 from dashboard.roles import (
     OWNER,
     PERMISSIONS,
@@ -113,6 +113,7 @@ PATH_OBJECTS = {
     # The settlement settings list both modes' accounts on one page, outside a mode.
     "account_id": lambda merchant, mode: SettlementAccount.objects.filter(merchant=merchant),
     "member_id": lambda merchant, mode: Membership.objects.filter(merchant=merchant),
+    "invitation_id": lambda merchant, mode: Invitation.objects.filter(merchant=merchant),
 }
 
 

@@ -14,7 +14,14 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from dashboard import audit, notifications
-from dashboard.models import Action, Invitation, Membership, MerchantSettings, Role
+from dashboard.models import (
+    Action,
+    Invitation,
+    Membership,
+    MerchantSettings,
+    Role,
+    invitation_expiry,
+)
 from dashboard.permissions import may_manage
 from dashboard.roles import roles_with
 from messaging import services as messaging
@@ -52,7 +59,10 @@ def open_invitations(email: str) -> list[Invitation]:
         return []
     return list(
         Invitation.objects.filter(
-            email__iexact=email, accepted_at__isnull=True, expires_at__gt=timezone.now()
+            email__iexact=email,
+            accepted_at__isnull=True,
+            revoked_at__isnull=True,
+            expires_at__gt=timezone.now(),
         ).select_related("merchant")
     )
 
@@ -71,7 +81,7 @@ def invite(request, actor: Membership, *, email: str, role: str) -> Invitation:
     # One open invitation per address: the same one sent twice (a form submitted twice) does
     # nothing more; another role replaces it with a new link.
     pending = Invitation.objects.select_for_update().filter(
-        merchant=actor.merchant, email__iexact=email, accepted_at__isnull=True
+        merchant=actor.merchant, email__iexact=email, accepted_at__isnull=True, revoked_at=None
     )
     same = pending.filter(role=role, expires_at__gt=timezone.now()).first()
     if same is not None:
@@ -81,17 +91,69 @@ def invite(request, actor: Membership, *, email: str, role: str) -> Invitation:
         merchant=actor.merchant, email=email, role=role, invited_by=actor.user
     )
     audit.record(request, Action.MEMBER_INVITED, merchant=actor.merchant, object_id=email)
+    _mail_invitation(invitation, inviter=actor.user.email)
+    return invitation
+
+
+def _mail_invitation(invitation: Invitation, *, inviter: str) -> None:
+    """The invitation's mail, once the transaction that made or renewed it has committed."""
     url = settings.PUBLIC_BASE_URL + reverse("dashboard:invitation", args=[invitation.key])
-    context = {"invitation": invitation, "url": url, "inviter": actor.user.email}
+    context = {"invitation": invitation, "url": url, "inviter": inviter}
     transaction.on_commit(
         lambda: send_mail(
             render_to_string("dashboard/email/invitation_subject.txt", context).strip(),
             render_to_string("dashboard/email/invitation_message.txt", context),
             None,
-            [email],
+            [invitation.email],
         )
     )
+
+
+def _pending_invitation(actor: Membership, invitation_id: int) -> Invitation:
+    """The invitation, locked with the team; PermissionDenied for a role the actor may not
+    give (an admin and an owner's invitation); ValidationError once it was used."""
+    _lock_team(actor.merchant_id)
+    invitation = Invitation.objects.select_for_update().get(
+        pk=invitation_id, merchant_id=actor.merchant_id
+    )
+    if not may_manage(actor, invitation.role):
+        raise PermissionDenied
+    if invitation.accepted_at is not None:
+        raise ValidationError(
+            _("%(email)s has accepted this invitation already.") % {"email": invitation.email}
+        )
     return invitation
+
+
+@transaction.atomic
+def invitation_resend(request, actor: Membership, invitation_id: int) -> Invitation:
+    """The same link mailed again, valid for DASHBOARD_INVITATION_DAYS from now (an expired
+    invitation too). A revoked one is not sent again: invite the address anew."""
+    invitation = _pending_invitation(actor, invitation_id)
+    if invitation.revoked_at is not None:
+        raise ValidationError(_("This invitation was revoked: send a new one."))
+    invitation.expires_at = invitation_expiry()
+    invitation.save(update_fields=["expires_at"])
+    audit.record(
+        request, Action.INVITATION_RESENT, merchant=actor.merchant, object_id=invitation.email
+    )
+    _mail_invitation(invitation, inviter=actor.user.email)
+    return invitation
+
+
+@transaction.atomic
+def invitation_revoke(request, actor: Membership, invitation_id: int) -> bool:
+    """Its link opens nothing any more. True if this call revoked it: of the same form sent
+    twice, the second changes nothing and writes no audit row."""
+    invitation = _pending_invitation(actor, invitation_id)
+    if invitation.revoked_at is not None:
+        return False
+    invitation.revoked_at = timezone.now()
+    invitation.save(update_fields=["revoked_at"])
+    audit.record(
+        request, Action.INVITATION_REVOKED, merchant=actor.merchant, object_id=invitation.email
+    )
+    return True
 
 
 @transaction.atomic

@@ -27,6 +27,16 @@ urlpatterns = [
     path("settings/team/", views.settings_team, name="settings-team"),
     path("settings/team/<int:member_id>/role/", views.member_role, name="member-role"),
     path("settings/team/<int:member_id>/remove/", views.member_remove, name="member-remove"),
+    path(
+        "settings/team/invitations/<int:invitation_id>/resend/",
+        views.invitation_resend,
+        name="invitation-resend",
+    ),
+    path(
+        "settings/team/invitations/<int:invitation_id>/revoke/",
+        views.invitation_revoke,
+        name="invitation-revoke",
+    ),
     path("settings/security/", views.settings_security, name="settings-security"),
     path("settings/pricing/", views.settings_pricing, name="settings-pricing"),
     path("settings/notifications/", views.settings_notifications, name="settings-notifications"),

@@ -41,7 +41,7 @@ from dashboard.models import (
 )
 from dashboard.pages.common import row_id
 from dashboard.pages.forms import OnceForm
-from dashboard.pages.once import FIELD, once
+from dashboard.pages.once import FIELD, new_key, once
 from dashboard.permissions import (
     SESSION_MERCHANT,
     active_membership,
@@ -185,8 +185,10 @@ def settings_team(request):
                 )
                 return _back(request, "settings-team")
     members = Membership.objects.filter(merchant=request.merchant).select_related("user")
+    # Expired ones too, until someone sends them again or revokes them: an invitee back from a
+    # week away finds the team able to send the link again.
     invitations = Invitation.objects.filter(
-        merchant=request.merchant, accepted_at__isnull=True, expires_at__gt=timezone.now()
+        merchant=request.merchant, accepted_at__isnull=True, revoked_at__isnull=True
     )
     assignable = [c for c in Role.choices if may_manage(actor, c[0])]
     return render(
@@ -195,8 +197,12 @@ def settings_team(request):
         {
             "form": form,
             "members": [(m, may_manage(actor, m.role) and m.pk != actor.pk) for m in members],
-            "invitations": invitations,
+            "invitations": [
+                (invitation, may_manage(actor, invitation.role), new_key())
+                for invitation in invitations
+            ],
             "roles": assignable,
+            "now": timezone.now(),
         },
     )
 
@@ -240,6 +246,71 @@ def member_remove(request, member_id):
         _refused(request, error)
     except PermissionDenied:
         return forbidden(request)
+    return _back(request, "settings-team")
+
+
+def _invitation_managed(request, invitation_id) -> Invitation:
+    """The merchant's invitation (404 for another merchant's or none), if the member may give
+    its role (PermissionDenied otherwise: an admin and an owner's invitation)."""
+    found = get_object_or_404(Invitation, pk=invitation_id, merchant=request.merchant)
+    if not may_manage(request.membership, found.role):
+        raise PermissionDenied
+    return found
+
+
+@merchant_view("team", mode_in_path=False)
+@require_POST
+def invitation_resend(request, invitation_id):
+    """The invitation's mail sent again (its link valid anew). Once per form: the same form
+    sent twice mails once."""
+    try:
+        found = _invitation_managed(request, invitation_id)
+    except PermissionDenied:
+        return forbidden(request)
+    form = OnceForm(request.POST)
+    form.is_valid()
+
+    def resend() -> str:
+        return str(services.invitation_resend(request, request.membership, found.pk).pk)
+
+    try:
+        done = once(
+            request,
+            key=form.cleaned_data.get(FIELD, ""),
+            data={"invitation": found.pk},
+            operation=resend,
+            livemode=False,
+        )
+    except ApiError as error:
+        messages.error(request, error.for_people())
+    except ValidationError as error:
+        _refused(request, error)
+    except PermissionDenied:
+        return forbidden(request)
+    else:
+        if done.replayed:
+            messages.info(request, _("This invitation was sent again already."))
+        else:
+            messages.success(
+                request, _("Invitation sent again to %(email)s.") % {"email": found.email}
+            )
+    return _back(request, "settings-team")
+
+
+@merchant_view("team", mode_in_path=False)
+@require_POST
+def invitation_revoke(request, invitation_id):
+    """Its link opens nothing any more; the same form sent twice revokes once."""
+    try:
+        found = _invitation_managed(request, invitation_id)
+        revoked = services.invitation_revoke(request, request.membership, found.pk)
+    except PermissionDenied:
+        return forbidden(request)
+    except ValidationError as error:
+        _refused(request, error)
+        return _back(request, "settings-team")
+    if revoked:
+        messages.success(request, _("Invitation to %(email)s revoked.") % {"email": found.email})
     return _back(request, "settings-team")
 
 

@@ -1,6 +1,7 @@
 """Settlement accounts, schedules and moments said in words, in the active language: the
 settlement pages, the owners' and admins' mail and the audit log's details say them alike."""
 
+import re
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -13,6 +14,22 @@ from django.utils.translation import gettext_lazy
 
 from core.money import format_amount
 from payments.models import Network, SettlementAccountType, SettlementInterval
+
+# The webhook events, as the payment's timeline names them (their type is the API's name).
+EVENT_WORDS = {
+    "charge.succeeded": gettext_lazy("payment succeeded"),
+    "charge.failed": gettext_lazy("payment failed"),
+    "charge.declined": gettext_lazy("payment declined"),
+    "refund.succeeded": gettext_lazy("refund succeeded"),
+    "refund.failed": gettext_lazy("refund failed"),
+    "checkout.session.completed": gettext_lazy("checkout page paid"),
+    "checkout.session.expired": gettext_lazy("checkout page expired"),
+    "payout.succeeded": gettext_lazy("payout succeeded"),
+    "payout.failed": gettext_lazy("payout failed"),
+    "payout_batch.completed": gettext_lazy("payout batch completed"),
+    "settlement.paid": gettext_lazy("settlement paid"),
+    "settlement.failed": gettext_lazy("settlement failed"),
+}
 
 ZONE_NAMES = {
     "Africa/Kinshasa": gettext_lazy("Kinshasa time"),
@@ -111,3 +128,36 @@ def schedule_change_words(details: dict) -> str:
         "before": schedule_words(currency=currency, **details["before"]),
         "after": schedule_words(currency=currency, **details["after"]),
     }
+
+
+# A delivery attempt's error, as webhooks.transport stores it (in English, for logs and staff),
+# said in the page's language: what happened to the merchant's server, in words.
+_NO_ANSWER = "No answer: the connection failed or timed out."
+_DELIVERY_ERRORS = [
+    (re.compile(r"Connection failed: cannot resolve (?P<host>\S+?)(?::.*)?\.?$"), "unresolved"),
+    (re.compile(r"Refused destination: live webhook URLs must use https\.?$"), "https"),
+    (re.compile(r"Refused destination: (?P<host>\S+) resolves to (?P<address>\S+?),"), "private"),
+    (re.compile(r"HTTP (?P<code>\d{3})"), "http"),
+]
+
+
+def delivery_error(error: str) -> str:
+    """`No answer: …`, `Connection failed: cannot resolve shop.example: …`, `HTTP 500.` → the
+    same in the active language; an error of another shape is kept as it is."""
+    if error == _NO_ANSWER:
+        return _("No answer: the connection failed or timed out.")
+    for pattern, kind in _DELIVERY_ERRORS:
+        found = pattern.match(error)
+        if found is None:
+            continue
+        if kind == "unresolved":
+            return _("Connection failed: the name %(host)s is not found.") % found.groupdict()
+        if kind == "https":
+            return _("Not sent: a live webhook URL must begin with https.")
+        if kind == "private":
+            return (
+                _("Not sent: %(host)s leads to %(address)s, an address of a private network.")
+                % found.groupdict()
+            )
+        return _("Your server answered HTTP %(code)s.") % found.groupdict()
+    return error

@@ -41,6 +41,10 @@ def _context(request, link: PaymentLink, **extra) -> dict:
         ),
         "language": language,
         "language_links": language_links(request),
+        # What the next page offers: a CDF link's page never promises a card.
+        "card": card_offered(
+            merchant=link.merchant, livemode=link.livemode, currency=link.currency
+        ),
         **extra,
     }
 

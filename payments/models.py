@@ -244,11 +244,23 @@ class PriceRate(models.Model):
         return f"{self.merchant_id} {self.kind} {self.currency}"
 
 
+KEY_NAME_MAX = 60
+
+
 class ApiKey(models.Model):
     merchant = models.ForeignKey(
         Merchant, verbose_name=_("merchant"), on_delete=models.CASCADE, related_name="api_keys"
     )
     mode = models.CharField("mode", max_length=4, choices=Mode.choices)
+    # What the key is for, in the merchant's words ("Shop website", "Accounting"): among several
+    # keys of a mode, the one to revoke is found by it rather than by its prefix.
+    name = models.CharField(
+        _("name"),
+        max_length=KEY_NAME_MAX,
+        blank=True,
+        default="",
+        help_text=_("What the key is for, e.g. Shop website."),
+    )
     prefix = models.CharField(
         _("prefix"), max_length=40, help_text=_("Shown to identify the key; not secret.")
     )
@@ -277,7 +289,7 @@ class ApiKey(models.Model):
         permissions = [("issue_apikey", "Can issue API keys")]
 
     def __str__(self) -> str:
-        return self.prefix
+        return f"{self.name} ({self.prefix})" if self.name else self.prefix
 
     @property
     def livemode(self) -> bool:

@@ -54,6 +54,21 @@ MOBILE_MONEY_SUFFIXES: dict[str, tuple[str, str, str] | None] = {
 }
 SUCCESS = ("succeeded", "", "")
 LATE_SUFFIX = "005"  # approved by the customer only after the prompt's deadline
+# The numbers a test-mode checkout page offers to try (sandbox.context): one the customer
+# approves, and the declines, as a customer types them.
+APPROVING_NUMBER = "0812 345 678"
+DECLINING_SUFFIXES = ("001", "002")
+
+
+def test_numbers() -> list[tuple[str, str, str]]:
+    """(number as typed, status, failure_code): what each test number does, from the table
+    above, so that the pages and the sandbox never disagree."""
+    numbers = [(APPROVING_NUMBER, *SUCCESS[:2])]
+    for suffix in DECLINING_SUFFIXES:
+        status, code, _message = MOBILE_MONEY_SUFFIXES[suffix]
+        numbers.append((f"{APPROVING_NUMBER[:-3]}{suffix}", status, code))
+    return numbers
+
 
 # Payouts: last three digits of the recipient's phone → (status, failure_code, failure_message).
 PAYOUT_SUFFIXES: dict[str, tuple[str, str, str]] = {

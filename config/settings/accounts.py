@@ -13,6 +13,9 @@ ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
 ACCOUNT_FORMS = {"signup": "dashboard.forms.SignupForm"}
 ACCOUNT_ADAPTER = "dashboard.adapter.AccountAdapter"
+# A member is known by the e-mail address they signed up with: allauth's banners ("signed in as
+# …") and mails name it, never the username allauth derives for its own use.
+ACCOUNT_USER_DISPLAY = "dashboard.adapter.user_display"
 ACCOUNT_EMAIL_VERIFICATION = "mandatory"
 ACCOUNT_UNIQUE_EMAIL = True
 # The link in the verification mail signs the new member in (on the browser that signed up).

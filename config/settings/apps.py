@@ -72,6 +72,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "dashboard.context.dashboard",
+                "sandbox.context.sandbox_numbers",
             ],
         },
     },

@@ -8,15 +8,15 @@ the batch's page; an action sent twice finds the batch already moved and shows w
 import hashlib
 
 from django.contrib import messages
-from django.http import StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from batches import selectors, services
 from batches.errors import BatchStatusInvalid
 from batches.models import BatchStatus
-from batches.parsing import FileRefused
+from batches.parsing import FileRefused, template
 from batches.problems import Problem
 from core.errors import ApiError
 from dashboard import audit, downloads
@@ -231,4 +231,14 @@ def batch_results(request, mode, batch_id):
         services.results_csv_lines(batch=batch), content_type="text/csv; charset=utf-8"
     )
     response["Content-Disposition"] = f'attachment; filename="{batch.id}-results.csv"'
+    return response
+
+
+@merchant_view("view")
+def batch_template(request, mode):
+    """The batch file's template in the page's language (batches.parsing.template)."""
+    language = "en" if (get_language() or "fr").startswith("en") else "fr"
+    response = HttpResponse(template(language), content_type="text/csv; charset=utf-8")
+    name = {"fr": "modele-lot-de-paiements.csv", "en": "payout-batch-template.csv"}[language]
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response

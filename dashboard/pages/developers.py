@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from core.errors import ApiError
 from dashboard import audit
 from dashboard.pages.common import livemode, of_merchant, page_of, query_without_cursor, row_id
-from dashboard.pages.forms import OnceForm, WebhookEndpointForm
+from dashboard.pages.forms import KeyForm, OnceForm, WebhookEndpointForm
 from dashboard.pages.once import FIELD, once
 from dashboard.permissions import (
     can,
@@ -72,7 +72,7 @@ def _page(request, *, status=200, **context):
         {
             "keys": _keys(request),
             "keys_managed": keys_managed(request),
-            "key_form": context.pop("key_form", None) or OnceForm(),
+            "key_form": context.pop("key_form", None) or KeyForm(),
             "rotate_form": context.pop("rotate_form", None) or OnceForm(),
             "endpoint": endpoint,
             "endpoint_form": context.pop("endpoint_form", None)
@@ -115,20 +115,29 @@ def developers(request, mode):
 @posted
 def key_create(request, mode):
     """A new key of the mode; its secret is on this answer only (it is stored as a hash)."""
-    form = OnceForm(request.POST)
-    form.is_valid()
+    form = KeyForm(request.POST)
+    if not form.is_valid():
+        return _page(request, key_form=form, status=400)
+    name = form.cleaned_data["name"].strip()
     made = {}
 
     def issue() -> str:
         issued = api_key_create(
-            merchant=request.merchant, mode=request.mode, created_by_id=request.user.pk
+            merchant=request.merchant, mode=request.mode, created_by_id=request.user.pk, name=name
         )
-        audit.record(request, "api_key.created", object_id=issued.api_key.prefix)
+        audit.record(
+            request,
+            "api_key.created",
+            object_id=issued.api_key.prefix,
+            details={"name": name} if name else None,
+        )
         made["plaintext"] = issued.plaintext
         return str(issued.api_key.pk)
 
     try:
-        done = once(request, key=form.cleaned_data.get(FIELD, ""), data={}, operation=issue)
+        done = once(
+            request, key=form.cleaned_data.get(FIELD, ""), data={"name": name}, operation=issue
+        )
     except ApiError as error:
         form.add_api_error(error)
         return _page(request, key_form=form, status=error.status)
@@ -157,7 +166,7 @@ def key_revoke(request, mode, key_id):
         if revoked:
             audit.record(request, "api_key.revoked", object_id=key.prefix)
     if revoked:
-        messages.success(request, _("Key %(prefix)s revoked.") % {"prefix": key.prefix})
+        messages.success(request, _("Key %(key)s revoked.") % {"key": str(key)})
     return redirect("dashboard:developers", mode=mode)
 
 

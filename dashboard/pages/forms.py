@@ -8,10 +8,12 @@ from decimal import Decimal, InvalidOperation
 from django import forms
 from django.utils import timezone
 from django.utils.dates import WEEKDAYS
+from django.utils.formats import number_format
 from django.utils.translation import gettext_lazy as _
 from rest_framework.exceptions import ValidationError as SerializerError
 
 from batches.parsing import MAX_BYTES, too_large
+from core.api.fields import AMOUNT_MAX
 from core.errors import ApiError
 from core.money import MINOR_PER_UNIT
 from dashboard import words
@@ -19,6 +21,7 @@ from dashboard.pages.once import FIELD, new_key
 from links.serializers import LINK_DESCRIPTION_MAX, LinkCreateIn
 from payments import phones
 from payments.models import (
+    KEY_NAME_MAX,
     MERCHANT_REFUND_REASONS,
     Currency,
     Network,
@@ -72,14 +75,84 @@ class MajorAmountField(forms.CharField):
         return amount
 
 
+def whole_units_words(amount: int, currency: str) -> str:
+    """`12,50` typed for mobile money: the whole amounts either side, as a shopkeeper says them
+    (`Mobile money is paid in whole francs: 12 or 13 CDF`)."""
+    low = amount // MINOR_PER_UNIT
+    said = {
+        "low": number_format(low, force_grouping=True),
+        "high": number_format(low + 1, force_grouping=True),
+        "currency": currency,
+    }
+    if currency == Currency.USD:
+        return (
+            str(_("Mobile money is paid in whole dollars: %(low)s or %(high)s %(currency)s."))
+            % said
+        )
+    return str(_("Mobile money is paid in whole francs: %(low)s or %(high)s %(currency)s.")) % said
+
+
+# The API's errors that speak to integrators (a parameter's name, minor units, E.164), said to a
+# person instead: by the error's code and the parameter it is about.
+PHONE_WORDS = _(
+    "Enter a DRC mobile number: 10 digits starting with 08 or 09 (e.g. 0812 345 678), or +243 "
+    "then 9 digits."
+)
+NETWORK_WORDS = _(
+    "This number is not on the chosen network: choose its network, or “From the number”."
+)
+
+
 class ServiceForm(forms.Form):
-    """A form whose values a service of the API checks: its errors shown on the form."""
+    """A form whose values a service of the API checks: its errors shown on the form, in a
+    shopkeeper's words (people_words), never an API parameter's name or minor units."""
+
+    # The currency of the amount when the form has no currency field (a refund: the charge's).
+    currency_of_amount = ""
+
+    def people_words(self, *, param: str | None, code: str, message: str) -> str:
+        """The API's `message` (code, param) as the dashboard says it."""
+        data = getattr(self, "cleaned_data", {}) or {}
+        amount = data.get("amount")
+        currency = data.get("currency") or self.currency_of_amount
+        if param == "amount" and code == "amount_invalid" and isinstance(amount, int) and currency:
+            if amount % MINOR_PER_UNIT:
+                return whole_units_words(amount, currency)
+            if amount > AMOUNT_MAX:
+                return str(_("This amount is too large."))
+        if param == "phone" and code == phones.PHONE_INVALID:
+            return str(PHONE_WORDS)
+        if param in ("phone", "network") and code == phones.PHONE_NETWORK_MISMATCH:
+            return str(NETWORK_WORDS)
+        field = self.fields.get(param or "")
+        if field is None:
+            return message
+        if code in ("parameter_missing", "required"):
+            if param == "amount" and "custom_amount" in self.fields:
+                return str(_("Enter the amount, or let the customer choose it."))
+            return str(forms.Field.default_error_messages["required"])
+        # "expires_at must be in the future." → "“Expires at (UTC)” must be in the future.": the
+        # form's fields named as the API names them (custom_amount, max_payments…), and the
+        # parameter a message begins with ("amount must…"), said by their labels. A plain word
+        # ("the amount (200.00 CDF)…") is left alone.
+        for name, other in self.fields.items():
+            named = str(_("“%(label)s”")) % {"label": other.label}
+            if "_" in name:
+                message = re.sub(
+                    rf"(?<![\w.]){re.escape(name)}(?:: (?:true|false))?(?![\w])",
+                    lambda _m, named=named: named,
+                    message,
+                )
+            elif name == param and message.startswith(f"{name} "):
+                message = named + message[len(name) :]
+        return message
 
     def add_api_error(self, error: ApiError) -> None:
         """An error of the service, in words (its amounts as people read them), under the field it
         is about."""
         field = error.param if error.param in self.fields else None
-        self.add_error(field, error.for_people())
+        said = self.people_words(param=error.param, code=error.code, message=error.for_people())
+        self.add_error(field, said)
 
     def add_serializer_errors(self, error: SerializerError, names: dict[str, str]) -> None:
         """The API's validation errors; `names`: API parameter → form field."""
@@ -87,7 +160,9 @@ class ServiceForm(forms.Form):
         for param, messages in detail.items():
             field = names.get(param)
             for message in messages if isinstance(messages, list) else [messages]:
-                self.add_error(field if field in self.fields else None, str(message))
+                code = getattr(message, "code", "") or ""
+                said = self.people_words(param=param, code=code, message=str(message))
+                self.add_error(field if field in self.fields else None, said)
 
 
 class OnceForm(ServiceForm):
@@ -99,6 +174,17 @@ class OnceForm(ServiceForm):
         super().__init__(*args, **kwargs)
         if not self.is_bound:
             self.initial[FIELD] = new_key()
+
+
+class KeyForm(OnceForm):
+    """A new API key and what it is for."""
+
+    name = forms.CharField(
+        label=_("Key name"),
+        required=False,
+        max_length=KEY_NAME_MAX,
+        help_text=_("What the key is for, e.g. Shop website."),
+    )
 
 
 class RefundForm(OnceForm):

@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
 from core.errors import ApiError
-from dashboard import audit
+from dashboard import audit, words
 from dashboard.pages.common import livemode, of_merchant, page_of, query_without_cursor
 from dashboard.pages.forms import RefundForm
 from dashboard.pages.once import FIELD, once, tell
@@ -124,8 +124,9 @@ def timeline(charge, refunds: list, events: list) -> list[Moment]:
         moments.append(
             Moment(
                 event.created_at,
-                _("Event %(type)s") % {"type": event.type},
-                event.id,
+                _("Webhook event: %(what)s")
+                % {"what": words.EVENT_WORDS.get(event.type, event.type)},
+                f"{event.id} ({event.type})",
                 deliveries=list(event.deliveries.all()),
             )
         )
@@ -183,6 +184,7 @@ def payment_refund(request, mode, charge_id):
     if request.method != "POST":
         return redirect("dashboard:payment", mode=mode, charge_id=charge.id)
     form = RefundForm(request.POST)
+    form.currency_of_amount = charge.currency
     if not form.is_valid():
         return _detail(request, charge, form=form, status=400)
     amount, reason = form.cleaned_data["amount"], form.cleaned_data["reason"]

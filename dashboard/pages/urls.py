@@ -22,6 +22,7 @@ urlpatterns = [
     path("payouts/new/", payouts.payout_new, name="payout-new"),
     path("payouts/batches/", batches.batch_list, name="payout-batches"),
     path("payouts/batches/new/", batches.batch_new, name="payout-batch-new"),
+    path("payouts/batches/template.csv", batches.batch_template, name="payout-batch-template"),
     path("payouts/batches/<str:batch_id>/", batches.batch_detail, name="payout-batch"),
     path(
         "payouts/batches/<str:batch_id>/submit/", batches.batch_submit, name="payout-batch-submit"

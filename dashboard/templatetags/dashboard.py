@@ -30,6 +30,12 @@ def failure(code: str, message: str = "") -> str:
     return failure_words(code, message)
 
 
+@register.filter
+def delivery_error(error: str) -> str:
+    """A webhook delivery attempt's error in the page's language (dashboard.words)."""
+    return words.delivery_error(error or "")
+
+
 @register.simple_tag
 def local_time(moment, merchant) -> str:
     """`{% local_time settlement.created_at membership.merchant %}`: the moment in the

@@ -15,7 +15,7 @@ class ApiKeyInline(admin.TabularInline):
     model = ApiKey
     extra = 0
     can_delete = False
-    fields = ("prefix", "mode", "created_at", "last_used_at", "revoked_at")
+    fields = ("prefix", "name", "mode", "created_at", "last_used_at", "revoked_at")
     readonly_fields = fields
     show_change_link = True
 
@@ -25,10 +25,26 @@ class ApiKeyInline(admin.TabularInline):
 
 @admin.register(ApiKey)
 class ApiKeyAdmin(ActionsByPermission, admin.ModelAdmin):
-    list_display = ("prefix", merchant_name, "mode", "created_at", "last_used_at", "revoked_at")
+    list_display = (
+        "prefix",
+        "name",
+        merchant_name,
+        "mode",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    )
     list_filter = ("mode", ("revoked_at", admin.EmptyFieldListFilter))
-    search_fields = ("prefix", "merchant__id", "merchant__name")
-    readonly_fields = ("merchant", "mode", "prefix", "created_at", "last_used_at", "revoked_at")
+    search_fields = ("prefix", "name", "merchant__id", "merchant__name")
+    readonly_fields = (
+        "merchant",
+        "mode",
+        "name",
+        "prefix",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    )
     exclude = ("key_hash",)
     actions = ["revoke"]
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from core import events, ids
 from core.api.authentication import hash_api_key
-from payments.models import ApiKey, Merchant, Mode, new_webhook_secret
+from payments.models import KEY_NAME_MAX, ApiKey, Merchant, Mode, new_webhook_secret
 
 
 @dataclass(frozen=True)
@@ -19,14 +19,18 @@ class IssuedKey:
 
 
 @transaction.atomic
-def api_key_create(*, merchant: Merchant, mode: str, created_by_id: int | None = None) -> IssuedKey:
-    """A new key of `mode`; `created_by_id`: the dashboard member who made it, if one did."""
+def api_key_create(
+    *, merchant: Merchant, mode: str, created_by_id: int | None = None, name: str = ""
+) -> IssuedKey:
+    """A new key of `mode`; `created_by_id`: the dashboard member who made it, if one did;
+    `name`: what it is for, as the merchant calls it."""
     if mode not in Mode.values:
         raise ValueError(f"mode must be one of {Mode.values}")
     plaintext = f"sk_{mode}_{ids.random_token(32)}"
     key = ApiKey.objects.create(
         merchant=merchant,
         mode=mode,
+        name=name.strip()[:KEY_NAME_MAX],
         prefix=f"{plaintext[:12]}…{plaintext[-4:]}",
         key_hash=hash_api_key(plaintext),
         created_by_id=created_by_id,

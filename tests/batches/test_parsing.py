@@ -137,7 +137,7 @@ def test_a_file_over_1_mb_is_refused_in_words():
             "phone;amount;currency;reference\n0812345678;10;CDF;é\n".encode("cp1252"),
             "file_not_utf8",
         ),
-        (b"telephone,amount,currency,reference\n", "header_invalid"),
+        (b"mobile,amount,currency,reference\n", "header_invalid"),
         (b"phone,amount,currency\n", "header_invalid"),
         (b"phone,amount,amount,currency,reference\n", "header_invalid"),
         (b'"";""\n;;\n', "file_empty"),

@@ -269,3 +269,36 @@ def test_the_missing_page_says_its_language(client):
     assert (english.status_code, french.status_code) == (404, 404)
     assert '<html lang="en">' in english.text
     assert '<html lang="fr">' in french.text
+
+
+def test_after_a_decline_one_way_out_and_the_test_numbers(client, merchant):
+    """A declined attempt leaves one link back to the merchant (not a "give up" and a "cancel"
+    side by side); a test-mode page says which numbers approve or decline, as the sandbox
+    decides them."""
+    from sandbox.providers import MOBILE_MONEY_SUFFIXES
+
+    session = make_session(merchant)
+    first = client.get(f"/pay/{session.id}?lang=en").text
+    assert first.count('data-action="cancel"') == 1
+    assert "0812 345 678</span> — approves the payment" in first
+    for suffix in ("001", "002"):
+        assert MOBILE_MONEY_SUFFIXES[suffix][0] == "declined"
+        assert f"0812 345 {suffix}</span> — declines it" in first
+    client.post(f"/pay/{session.id}/mobile-money", {"phone": "0812345001", "network": "auto"})
+    charge = Charge.objects.get()
+    settle(charge, "declined", "insufficient_funds")
+    page = client.get(f"/pay/{session.id}?attempt={charge.id}&lang=fr").text
+    exits = re.findall(r'data-action="(return|cancel)"', page)
+    assert exits == ["return"]
+    assert "Mode test : aucun argent ne circule" in page
+
+
+def test_a_live_page_shows_no_test_numbers(client, merchant, settings):
+    merchant.live_approved = True
+    merchant.save(update_fields=["live_approved"])
+    sandbox = {"VODACOM_MPESA": "sandbox.providers.SandboxMobileMoney"}
+    settings.PAYMENT_PROVIDERS = {**settings.PAYMENT_PROVIDERS, "live": sandbox}
+    session = make_session(merchant, livemode=True)
+    page = client.get(f"/pay/{session.id}?lang=en")
+    assert page.status_code == 200 and 'data-method="mobile_money"' in page.text
+    assert "data-test-numbers" not in page.text

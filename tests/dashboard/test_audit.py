@@ -52,6 +52,8 @@ def test_every_contract_action_is_a_choice():
         # (docs/guides/going-live.md).
         "activation.submitted", "activation.approved", "activation.rejected",
         "activation.changes_requested",
+        # An invitation mailed again or revoked (docs/guides/dashboard.md).
+        "invitation.resent", "invitation.revoked",
     ]  # fmt: skip
     with pytest.raises(ValueError):
         audit.record(None, "charge.deleted")

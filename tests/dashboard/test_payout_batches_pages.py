@@ -418,3 +418,35 @@ def test_upload_and_preview_at_360px_in_french(browser, live_server, funded, axe
         assert axe_violations(page, axe_source) == []
     finally:
         context.close()
+
+
+@pytest.mark.parametrize(
+    ("lang", "header", "name"),
+    [
+        ("fr", "téléphone;montant;devise;réseau;référence;description", "modele-lot-de-paiements"),
+        ("en", "phone,amount,currency,network,reference,description", "payout-batch-template"),
+    ],
+)
+def test_the_template_is_offered_in_the_pages_language_and_reads_back(
+    funded, clients, lang, header, name
+):
+    owner = clients["owner"]
+    page = owner.get(NEW, HTTP_ACCEPT_LANGUAGE=lang).content.decode()
+    assert 'href="/dashboard/test/payouts/batches/template.csv"' in page
+    answer = owner.get(BATCHES + "template.csv", HTTP_ACCEPT_LANGUAGE=lang)
+    assert answer.status_code == 200
+    assert answer["Content-Type"] == "text/csv; charset=utf-8"
+    assert answer["Content-Disposition"] == f'attachment; filename="{name}.csv"'
+    text = answer.content.decode("utf-8")
+    assert text.startswith("\ufeff" + header + "\r\n")
+    rows = text.splitlines()[1:]
+    assert len(rows) == 2 and all("0812 345 678" in r or "0991 234 567" in r for r in rows)
+    # Sent back as it came (a spreadsheet saves it so), it is a batch of two payouts to check.
+    assert upload(owner, answer.content, lang=lang).status_code == 302
+    batch = PayoutBatch.objects.order_by("-created_at").first()
+    assert [(r.phone, r.amount, r.currency, r.problems) for r in batch.items.order_by("row")] == [
+        ("+243812345678", 2_500_000, "CDF", []),
+        ("+243991234567", 1500, "USD", []),
+    ]
+    # Every role that sees batches may take the template.
+    assert clients["viewer"].get(BATCHES + "template.csv").status_code == 200

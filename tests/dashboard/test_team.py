@@ -270,3 +270,94 @@ def test_a_transfer_to_no_member_answers_404(shop, owner):
         assert response.status_code == 404
     owner.refresh_from_db()
     assert owner.role == "owner"
+
+
+def team_forms(client) -> dict[str, tuple[str, dict]]:
+    """The invitations' forms on the team page: "resend <email>" / "revoke <email>" → (action,
+    fields), as the page gives them."""
+    page = client.get("/dashboard/settings/team/").content.decode()
+    forms = {}
+    for action, body in re.findall(r'<form[^>]*action="([^"]+)"[^>]*>(.*?)</form>', page, re.S):
+        match = re.search(r"/invitations/(\d+)/(resend|revoke)/", action)
+        if match:
+            email = Invitation.objects.get(pk=match[1]).email
+            fields = dict(re.findall(r'name="(\w+)" value="([^"]*)"', body))
+            forms[f"{match[2]} {email}"] = (action, fields)
+    return forms
+
+
+def test_an_invitation_is_sent_again_once_per_form_and_valid_anew(
+    shop, owner, django_capture_on_commit_callbacks
+):
+    invitation = Invitation.objects.create(
+        merchant=shop, email="late@example.com", role="finance", invited_by=owner.user
+    )
+    Invitation.objects.filter(pk=invitation.pk).update(expires_at=timezone.now())  # expired
+    client = signed_in(owner.user)
+    page = client.get("/dashboard/settings/team/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "late@example.com" in page and "expired" in page  # still listed, to send again
+    action, fields = team_forms(client)["resend late@example.com"]
+    with django_capture_on_commit_callbacks(execute=True):
+        assert client.post(action, fields).status_code == 302
+        assert client.post(action, fields).status_code == 302  # a double click: one mail
+    (sent,) = mail.outbox
+    assert sent.to == ["late@example.com"]
+    assert f"/dashboard/invitations/{invitation.key}/" in sent.body  # the same link
+    invitation.refresh_from_db()
+    assert invitation.is_open
+    assert actions(shop) == [("invitation.resent", "late@example.com")]
+    # another form (a later visit) sends it again
+    action, fields = team_forms(client)["resend late@example.com"]
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(action, fields)
+    assert len(mail.outbox) == 2
+
+
+def test_a_revoked_invitation_opens_nothing_and_is_revoked_once(shop, owner):
+    invitation = Invitation.objects.create(merchant=shop, email="no@example.com", role="viewer")
+    client = signed_in(owner.user)
+    action, fields = team_forms(client)["revoke no@example.com"]
+    assert client.post(action, fields).status_code == 302
+    assert client.post(action, fields).status_code == 302  # sent twice: revoked once
+    invitation.refresh_from_db()
+    assert invitation.revoked_at is not None and not invitation.is_open
+    assert actions(shop) == [("invitation.revoked", "no@example.com")]
+    assert "revoke no@example.com" not in team_forms(client)
+    # its link opens nothing, signed in as the address or not
+    invitee = make_user("no@example.com")
+    shown = Client().get(f"/dashboard/invitations/{invitation.key}/", HTTP_ACCEPT_LANGUAGE="en")
+    assert "withdrawn" in shown.content.decode()
+    assert signed_in(invitee).post(f"/dashboard/invitations/{invitation.key}/").status_code == 302
+    assert not Membership.objects.filter(user=invitee).exists()
+    # nor is it sent again
+    resend = f"/dashboard/settings/team/invitations/{invitation.pk}/resend/"
+    client.post(resend, {"idempotency_key": "dash_" + "r" * 32})
+    assert len(mail.outbox) == 0
+    # inviting the address again makes a new invitation
+    client.post("/dashboard/settings/team/", {"email": "no@example.com", "role": "viewer"})
+    assert Invitation.objects.filter(email="no@example.com", revoked_at=None).count() == 1
+
+
+def test_resend_and_revoke_are_the_teams_and_an_owners_invitation_the_owners(
+    shop, other_shop, owner
+):
+    ours = Invitation.objects.create(merchant=shop, email="o@example.com", role="viewer")
+    boss = Invitation.objects.create(merchant=shop, email="b@example.com", role="owner")
+    theirs = Invitation.objects.create(merchant=other_shop, email="t@example.com", role="viewer")
+    key = {"idempotency_key": "dash_" + "k" * 32}
+    admin = signed_in(make_member(shop, "admin").user)
+    finance = signed_in(make_member(shop, "finance").user)
+    for verb in ("resend", "revoke"):
+        path = "/dashboard/settings/team/invitations/{}/" + verb + "/"
+        assert finance.post(path.format(ours.pk), key).status_code == 403
+        assert finance.post(path.format(theirs.pk), key).status_code == 404
+        assert admin.post(path.format(theirs.pk), key).status_code == 404
+        assert admin.post(path.format(999999), key).status_code == 404
+        assert admin.post(path.format(boss.pk), key).status_code == 403  # an owner's: not theirs
+        assert admin.get(path.format(ours.pk)).status_code == 405
+    assert "b@example.com" not in [
+        fields for fields in team_forms(admin) if fields.endswith("b@example.com")
+    ]
+    assert len(mail.outbox) == 0
+    assert not AuditEntry.objects.filter(action__startswith="invitation.").exists()
+    assert Invitation.objects.filter(revoked_at__isnull=False).count() == 0

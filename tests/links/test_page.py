@@ -360,3 +360,17 @@ def test_sessions_opened_from_one_address_are_throttled(merchant, settings):
     # Another address is not held back.
     other = Client(enforce_csrf_checks=True, REMOTE_ADDR="10.1.2.3")
     assert pay(other, link).status_code == 303
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_a_cdf_link_promises_no_card_and_a_test_link_says_its_numbers(merchant, lang):
+    words = {
+        "fr": ("par mobile money à la page suivante", "ou carte", "Mode test : aucun argent"),
+        "en": ("by mobile money on the next page", "or card", "Test mode: no money moves"),
+    }[lang]
+    francs = Client().get(page_path(make_link(merchant)) + f"?lang={lang}").content.decode()
+    assert words[0] in francs and words[1] not in francs
+    assert words[2] in francs and "0812 345 001" in francs
+    dollars = make_link(merchant, currency="USD", amount=2000)
+    page = Client().get(page_path(dollars) + f"?lang={lang}").content.decode()
+    assert words[1] in page  # USD: the merchant's card rail is offered on the next page

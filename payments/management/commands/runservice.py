@@ -31,21 +31,23 @@ class Command(BaseCommand):
     def handle(self, *args, bind, web_workers, **options):
         python = sys.executable
 
+        # The workers without their start-up banners (--quiet), and Celery's routine lines at
+        # DEBUG (config.celery): the demo sign-in printed before stays in view.
         commands = {
             "worker": [
-                python, "-m", "celery", "-A", "config", "worker", "--beat",
+                python, "-m", "celery", "-A", "config", "--quiet", "worker", "--beat",
                 "--loglevel", "INFO", "--concurrency", "2",
                 "--queues", f"{current_app.conf.task_default_queue},{settings.PERIODIC_QUEUE}",
             ],
             # Live M-Pesa payment calls wait for the customer's PIN: threads, on their own queue.
             "long-calls": [
-                python, "-m", "celery", "-A", "config", "worker", "--hostname", "long-calls@%h",
+                python, "-m", "celery", "-A", "config", "--quiet", "worker", "--hostname", "long-calls@%h",
                 "--queues", settings.PAYMENTS_LONG_QUEUE, "--pool", "threads",
                 "--concurrency", "8", "--loglevel", "INFO",
             ],
             # Webhook deliveries wait on merchants' receivers: threads, on their own queue.
             "webhooks": [
-                python, "-m", "celery", "-A", "config", "worker", "--hostname", "webhooks@%h",
+                python, "-m", "celery", "-A", "config", "--quiet", "worker", "--hostname", "webhooks@%h",
                 "--queues", settings.WEBHOOKS_QUEUE, "--pool", "threads",
                 "--concurrency", "8", "--loglevel", "INFO",
             ],

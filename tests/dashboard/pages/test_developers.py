@@ -84,6 +84,26 @@ def test_a_new_key_is_shown_once_and_works(shop, owner):
     assert made.prefix.encode() in again.content
 
 
+def test_a_key_is_named_for_what_it_is_for_and_listed_by_its_name(shop, owner):
+    key = owner.get(DEV).context["key_form"]["idempotency_key"].value()
+    answer = owner.post(f"{DEV}keys/", {"idempotency_key": key, "name": "  Site de la boutique "})
+    assert answer.status_code == 200
+    made = ApiKey.objects.filter(merchant=shop, mode="test").latest("created_at")
+    assert made.name == "Site de la boutique"
+    assert AuditEntry.objects.get(action="api_key.created").details == {
+        "name": "Site de la boutique"
+    }
+    listed = owner.get(DEV).content.decode()
+    assert "<strong>Site de la boutique</strong>" in listed
+    revoked = owner.post(f"{DEV}keys/{made.pk}/revoke/", follow=True).content.decode()
+    assert f"Site de la boutique ({made.prefix})" in revoked  # "Key … revoked." by its name
+    too_long = owner.post(
+        f"{DEV}keys/", {"idempotency_key": key.replace("dash_", "dash_x"), "name": "x" * 61}
+    )
+    assert too_long.status_code == 400
+    assert ApiKey.objects.filter(merchant=shop, name__startswith="xxx").count() == 0
+
+
 def test_a_double_submitted_key_form_makes_one_key_and_never_shows_it_again(shop, owner):
     before = ApiKey.objects.filter(merchant=shop).count()
     key = owner.get(DEV).context["key_form"]["idempotency_key"].value()

@@ -1,6 +1,8 @@
 """The payouts pages: the list and one payout for every role, a new payout for the roles that
 may send one, through the API's service with its checks, once per form, audited."""
 
+import re
+
 import pytest
 
 from dashboard.models import AuditEntry
@@ -78,16 +80,37 @@ def test_a_double_submitted_payout_form_pays_once(funded, owner):
                 "en": "is 10,000.00 CDF, less than the payout of 50,000.00 CDF.",
             },
         ),
-        ({"amount": "12,50"}, {"fr": "unités entières", "en": "whole units"}),
-        ({"phone": "0812"}, {"fr": "E.164", "en": "E.164"}),
-        ({"network": "AIRTEL_MONEY"}, {"fr": "appartient", "en": "belongs to"}),
+        (
+            {"amount": "12,50"},
+            {
+                "fr": "Le mobile money se paie en francs entiers : 12 ou 13 CDF.",
+                "en": "Mobile money is paid in whole francs: 12 or 13 CDF.",
+            },
+        ),
+        (
+            {"amount": "2 500,50", "currency": "USD"},
+            {
+                "fr": "Le mobile money se paie en dollars entiers : 2 500 ou 2 501 USD.",
+                "en": "Mobile money is paid in whole dollars: 2,500 or 2,501 USD.",
+            },
+        ),
+        ({"phone": "0812"}, {"fr": "10 chiffres commençant par 08 ou 09", "en": "10 digits"}),
+        (
+            {"network": "AIRTEL_MONEY"},
+            {"fr": "pas sur le réseau choisi", "en": "not on the chosen"},
+        ),
     ],
 )
 @pytest.mark.parametrize("lang", ["fr", "en"])
 def test_what_the_api_refuses_is_said_in_words(funded, owner, fields, words, lang):
     answer = new_payout(owner, lang=lang, **fields)
     assert answer.status_code == 400
-    assert words[lang] in answer.content.decode()
+    page = answer.content.decode().replace("\xa0", " ").replace("\u202f", " ")
+    assert words[lang] in page
+    # A shopkeeper's words: no API parameter, no minor units, no E.164.
+    said = " ".join(re.findall(r'class="[^"]*error[^"]*"[^>]*>([^<]*)<', page))
+    api_words = r"\b(amount (must|doit)|phone (must|doit)|E\.164|multiple (of|de) 100)\b"
+    assert said and not re.search(api_words, said)
     assert not Payout.objects.exists()
 
 

@@ -149,7 +149,10 @@ def test_amounts_in_words_the_form_cannot_read(shop, owner):
         assert b"at most two decimals" in answer.content
     answer = refund(owner, charge, amount="12.50", lang="en")  # mobile money: whole units
     assert answer.status_code == 400
-    assert b"whole units" in answer.content
+    assert b"Mobile money is paid in whole francs: 12 or 13 CDF." in answer.content
+    assert b"multiple of 100" not in answer.content
+    answer = refund(owner, charge, amount="12,50", lang="fr")
+    assert "Le mobile money se paie en francs entiers : 12 ou 13 CDF." in answer.content.decode()
     assert not Refund.objects.filter(charge=charge).exists()
 
 
