@@ -4,8 +4,10 @@ its page (/r/{token}); a card payment only with the session's customer_phone; ne
 merchant turned them off; one message, counted as a phone counts it."""
 
 import re
+from zoneinfo import ZoneInfo
 
 import pytest
+from django.utils import timezone
 
 from checkout import services as checkout
 from links import services as links
@@ -122,3 +124,24 @@ def test_a_short_unicode_text_stays_unicode():
     )
     assert body == "Paiement de 5 CDF à Ça confirmé. Détails : u"
     assert gsm.fits_one(body)
+
+
+@pytest.mark.parametrize(
+    ("zone", "named"), [("Africa/Kinshasa", "WAT"), ("Africa/Lubumbashi", "CAT")]
+)
+def test_the_receipt_and_the_done_page_tell_the_time_of_the_merchants_zone(
+    merchant, client, zone, named
+):
+    """A customer in Lubumbashi reads the hour on their own clock, its zone named; never UTC."""
+    merchant.time_zone = zone
+    merchant.save(update_fields=["time_zone"])
+    charge = paid_link(merchant, amount=250000)
+    paid_at = timezone.localtime(charge.finalized_at, ZoneInfo(zone))
+    shown = f"{paid_at:%H:%M} {named}"
+    token = URL.search(Message.objects.get().body).group(1)
+    receipt = client.get(f"/r/{token}").content.decode()
+    slug = charge.checkout_session.payment_link.slug
+    session_id = charge.checkout_session_id
+    done = client.get(f"/pay/{slug}/done?session_id={session_id}").content.decode()
+    for page in (receipt, done):
+        assert shown in page and "UTC" not in page
