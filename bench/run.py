@@ -57,7 +57,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from deploy.render import nginx_command, nginx_prefix  # noqa: E402
+from deploy.render import NGINX, nginx_command, nginx_prefix  # noqa: E402
 
 PG = "postgres://postgres@127.0.0.1:5432"
 DATABASE = os.environ.get("BENCH_DATABASE", "bench")
@@ -111,7 +111,7 @@ def wait_for(check, what: str, seconds: float = 30) -> None:
     raise SystemExit(f"{what} did not come up within {seconds:g} s")
 
 
-# --- The machine: PostgreSQL, Redis, wrk -------------------------------------------------------
+# --- The machine: PostgreSQL, Redis, nginx, wrk ----------------------------------------------
 
 
 def ensure_servers() -> None:
@@ -126,15 +126,20 @@ def ensure_servers() -> None:
         wait_for(lambda: ready("redis-cli", "-h", "127.0.0.1", "-p", "6379", "ping"), "Redis")
 
 
-def ensure_wrk() -> str:
-    found = shutil.which("wrk")
-    if found:
-        return found
-    log("installing Debian's wrk")
+def ensure_debian(package: str, binary: str) -> None:
+    """Install Debian's `package` unless `binary` is there (a fresh machine has neither nginx
+    nor wrk); the package lists are refreshed only when the first try cannot find it."""
+    if Path(binary).exists() or shutil.which(binary):
+        return
+    log(f"installing Debian's {package}")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    if subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], env=env).returncode != 0:
+    if subprocess.run(["apt-get", "install", "-y", "-qq", package], env=env).returncode != 0:
         sh("apt-get", "update", "-qq", env=env)
-        sh("apt-get", "install", "-y", "-qq", "wrk", env=env)
+        sh("apt-get", "install", "-y", "-qq", package, env=env)
+
+
+def ensure_wrk() -> str:
+    ensure_debian("wrk", "wrk")
     return shutil.which("wrk") or "/usr/bin/wrk"
 
 
@@ -953,6 +958,7 @@ def report(rows: dict, others: dict, e2e: dict, pgbench: dict, load_at_start: st
 def main() -> None:
     started = time.monotonic()
     ensure_servers()
+    ensure_debian("nginx", NGINX)  # the new version runs behind it, as deployed
     wrk_binary = ensure_wrk()
     load_at_start = machine()
     folder = Path(tempfile.mkdtemp(prefix="bench-"))
