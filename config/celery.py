@@ -7,6 +7,8 @@ from celery.signals import after_setup_logger, task_postrun, task_prerun
 from django.conf import settings
 from django.db import close_old_connections, connection
 
+from config.logfilters import RoutineAtDebug
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("config")
@@ -19,8 +21,6 @@ def routine_lines_at_debug(logger=None, **kwargs):
     """A worker's log (Celery sets up its own handlers, at --loglevel): beat's ticks and each
     task received and succeeded at DEBUG, as config.settings.LOGGING has them, so that
     `make run`'s log keeps what a person needs in view (its demo sign-in first)."""
-    from config.logfilters import RoutineAtDebug
-
     for handler in logger.handlers:
         if not any(isinstance(f, RoutineAtDebug) for f in handler.filters):
             handler.addFilter(RoutineAtDebug())

@@ -2,6 +2,8 @@
 
 import logging
 
+from celery.app.trace import LOG_RECEIVED, LOG_SUCCESS
+
 
 class SecurityOneLine(logging.Filter):
     """Django reports a request it refuses as suspicious (a form of too many fields, a Host
@@ -22,12 +24,7 @@ class SecurityOneLine(logging.Filter):
 # that at INFO the log holds what a person acts on: start-up, failures, retries, the service's
 # own lines.
 BEAT_SENDING = "Scheduler: Sending due task %s (%s)"
-
-
-def _routine_messages() -> frozenset[str]:
-    from celery.app.trace import LOG_RECEIVED, LOG_SUCCESS
-
-    return frozenset({BEAT_SENDING, LOG_RECEIVED, LOG_SUCCESS})
+ROUTINE_MESSAGES = frozenset({BEAT_SENDING, LOG_RECEIVED, LOG_SUCCESS})
 
 
 class RoutineAtDebug(logging.Filter):
@@ -37,7 +34,7 @@ class RoutineAtDebug(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno != logging.INFO or not record.name.startswith("celery."):
             return True
-        if record.msg not in _routine_messages():
+        if record.msg not in ROUTINE_MESSAGES:
             return True
         record.levelno, record.levelname = logging.DEBUG, "DEBUG"
         return logging.getLogger().isEnabledFor(logging.DEBUG)
