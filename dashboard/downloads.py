@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
 from django.utils import timezone, translation
 from django.utils.formats import date_format
@@ -20,7 +20,7 @@ from core import money
 from dashboard import words
 from payments import phones
 from payments.failures import failure_words
-from payments.statement import BOM, EXPORT_CHUNK, spreadsheet_safe
+from payments.statement import BOM, EXPORT_CHUNK, rows_in_chunks, spreadsheet_safe
 
 # The query string's value of a download for people (`?format=people`); `csv` is the machines'.
 PEOPLE = "people"
@@ -82,18 +82,9 @@ def people_csv(request) -> PeopleCsv:
 
 
 def newest_first_in_chunks(rows: QuerySet, *, chunk: int = EXPORT_CHUNK) -> Iterator:
-    """The rows of `rows` newest first (created_at, then id, descending), `chunk` at a time,
-    each chunk a query of its own for the rows before the last one read (as the statement's
-    chunks, the other way round)."""
-    rows = rows.order_by("-created_at", "-id")
-    before = Q()
-    while True:
-        batch = list(rows.filter(before)[:chunk])
-        yield from batch
-        if len(batch) < chunk:
-            return
-        last = batch[-1]
-        before = Q(created_at__lt=last.created_at) | Q(created_at=last.created_at, id__lt=last.id)
+    """The rows of `rows` newest first (created_at, then id, descending), `chunk` at a time, as
+    the statement's chunks are read the other way round."""
+    return rows_in_chunks(rows.order_by("-created_at", "-id"), chunk=chunk, newest_first=True)
 
 
 def attachment(lines: Iterator[str], filename: str) -> StreamingHttpResponse:

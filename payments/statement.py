@@ -99,9 +99,11 @@ def statement_lines(entries: Iterable[LedgerEntry]) -> Iterator[str]:
         yield writer.writerow(_row(entry))
 
 
-def rows_in_chunks(rows: QuerySet, *, chunk: int) -> Iterator[LedgerEntry]:
-    """The rows of `rows` (ordered by created_at, then id), `chunk` at a time: each chunk is one
-    query of its own, in its own transaction, for the rows after the last one read."""
+def rows_in_chunks(rows: QuerySet, *, chunk: int, newest_first: bool = False) -> Iterator:
+    """The rows of `rows` (ordered by created_at, then id; both descending when `newest_first`),
+    `chunk` at a time: each chunk is one query of its own, in its own transaction, for the rows
+    after the last one read."""
+    beyond = "lt" if newest_first else "gt"
     after = Q()
     while True:
         batch = list(rows.filter(after)[:chunk])
@@ -109,4 +111,6 @@ def rows_in_chunks(rows: QuerySet, *, chunk: int) -> Iterator[LedgerEntry]:
         if len(batch) < chunk:
             return
         last = batch[-1]
-        after = Q(created_at__gt=last.created_at) | Q(created_at=last.created_at, id__gt=last.id)
+        after = Q(**{f"created_at__{beyond}": last.created_at}) | Q(
+            created_at=last.created_at, **{f"id__{beyond}": last.id}
+        )

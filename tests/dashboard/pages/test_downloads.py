@@ -12,7 +12,9 @@ import pytest
 import time_machine
 
 from batches import services as batch_services
+from dashboard import downloads
 from dashboard.models import AuditEntry
+from payments.models import Charge
 from tests.dashboard.pages.conftest import Members
 from tests.dashboard.test_payout_batches_pages import BATCHES, action, draft
 from tests.factories import succeeded_mobile_money_charge
@@ -169,3 +171,15 @@ def test_both_downloads_side_by_side_in_chromium(
         screenshot(page, f"dashboard-balance-downloads-{language}-{width}")
     finally:
         context.close()
+
+
+def test_newest_first_chunks_read_every_row_once_across_equal_times(shop):
+    """Chunks continue after the last row read, by time then id: rows made in the same instant
+    are neither skipped nor read twice at a chunk's edge."""
+    with time_machine.travel(datetime(2026, 12, 1, 9, tzinfo=UTC), tick=False):
+        made = [succeeded_mobile_money_charge(shop) for _ in range(3)]
+    made.append(succeeded_mobile_money_charge(shop))
+    rows = Charge.objects.filter(merchant=shop)
+    read = [charge.id for charge in downloads.newest_first_in_chunks(rows, chunk=2)]
+    assert read == list(rows.order_by("-created_at", "-id").values_list("id", flat=True))
+    assert sorted(read) == sorted(charge.id for charge in made)
