@@ -8,7 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("config", "core", "payments", "checkout", "links", "webhooks", "sandbox", "batches")
-PACKAGES += ("dashboard",)
+PACKAGES += ("dashboard", "messaging")
 SKIPPED = {"migrations", "tests", "__pycache__"}
 
 # (file, function, module imported) → why the import cannot be at the top of its module.
@@ -22,6 +22,7 @@ IMPORTS_INSIDE_FUNCTIONS = {
     ("webhooks/apps.py", "ready", "webhooks"): "app registry; registers webhooks' tasks",
     ("batches/apps.py", "ready", "batches"): "app registry; registers batches' tasks",
     ("dashboard/apps.py", "ready", "dashboard"): "app registry: the dashboard's receivers",
+    ("messaging/apps.py", "ready", "messaging"): "app registry; registers messaging's tasks",
     # config/wsgi.py imports the middleware before the settings are loaded, and core.api.errors
     # reads them as it is imported.
     ("core/api/middleware.py", "_body_timed_out", "core.api.errors"): "settings not loaded yet",

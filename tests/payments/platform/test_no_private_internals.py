@@ -31,6 +31,7 @@ PACKAGES = (
     "batches",
     "links",
     "dashboard",
+    "messaging",
 )
 # Documented public API despite the underscore.
 PUBLIC = {"_meta", "_replace", "_asdict", "_fields", "_make"}
